@@ -1,0 +1,4 @@
+//! The blog's sea-orm entities.
+
+pub mod author;
+pub mod post;

@@ -1,0 +1,29 @@
+//! Runs the blog example: `cargo run -p blog`.
+
+use std::net::SocketAddr;
+
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
+        .init();
+    let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| blog::DEFAULT_DATABASE_URL.to_string());
+    let bind: SocketAddr = std::env::var("SERVICE_BIND")
+        .unwrap_or_else(|_| "127.0.0.1:8000".to_string())
+        .parse()
+        .map_err(|e| format!("SERVICE_BIND is not an address such as 127.0.0.1:8000: {e}"))?;
+    let db = blog::connect_and_migrate(&url).await?;
+    if std::env::var("BLOG_SEED").as_deref() != Ok("0") && blog::seed::seed_if_empty(&db).await? {
+        tracing::info!("seeded the empty database with demo rows");
+    }
+    let listener = tokio::net::TcpListener::bind(bind).await?;
+    tracing::info!("blog example listening on http://{bind} (try GET /api/posts/)");
+    axum::serve(listener, blog::app(db)).with_graceful_shutdown(shutdown()).await?;
+    Ok(())
+}
+
+async fn shutdown() {
+    let _ = tokio::signal::ctrl_c().await;
+}

@@ -1,0 +1,72 @@
+//! The constant configuration of a ViewSet, as written in `#[viewset(...)]`.
+
+/// Which fields clients may order by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderingFields {
+    /// `ordering_fields = "__all__"`: every column (discouraged; the derive warns).
+    All,
+    /// An explicit allowlist (may be empty: no client ordering).
+    Only(&'static [&'static str]),
+}
+
+impl OrderingFields {
+    /// Whether `field` may be ordered by.
+    ///
+    /// ```
+    /// use viewset_core::OrderingFields;
+    /// assert!(OrderingFields::Only(&["id"]).allows("id"));
+    /// assert!(!OrderingFields::Only(&["id"]).allows("title"));
+    /// ```
+    pub fn allows(&self, field: &str) -> bool {
+        match self {
+            OrderingFields::All => true,
+            OrderingFields::Only(list) => list.contains(&field),
+        }
+    }
+}
+
+/// Sort direction of one ordering term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Ascending (`field`).
+    Asc,
+    /// Descending (`-field`).
+    Desc,
+}
+
+/// A ViewSet's configuration; the derive fills it from the attributes with the spec's defaults.
+///
+/// ```
+/// use viewset_core::{Config, OrderingFields};
+/// const C: Config = Config { name: "PostViewSet", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
+///     ai_exposed: true, stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[],
+///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[] };
+/// assert_eq!(C.default_limit, 20);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Config {
+    /// The ViewSet struct's name.
+    pub name: &'static str,
+    /// Public path prefix; empty means `/` + the model's table name.
+    pub prefix: &'static str,
+    /// API-documentation tags (default: the model's name).
+    pub tags: &'static [&'static str],
+    /// Field used by detail routes (default `id`).
+    pub lookup_field: &'static str,
+    /// Exposure to AI/MCP access (default true).
+    pub ai_exposed: bool,
+    /// Whether `GET <prefix>/stream` is registered (default true).
+    pub stream_enabled: bool,
+    /// Page size when `limit` is omitted (default 20).
+    pub default_limit: u64,
+    /// Largest accepted `limit` (default 100).
+    pub max_limit: u64,
+    /// Allowlist of `ServiceFilterBackend`.
+    pub filterable_fields: &'static [&'static str],
+    /// Text fields of `SearchFilter`.
+    pub search_fields: &'static [&'static str],
+    /// Allowlist of `OrderingFilter`.
+    pub ordering_fields: OrderingFields,
+    /// Default ordering.
+    pub ordering: &'static [(&'static str, Direction)],
+}

@@ -1,0 +1,242 @@
+//! Errors of the generated endpoints and their JSON bodies. Every error is JSON, whatever `Accept` says:
+//!
+//! - route input validation, 422: `{"detail": [{"loc": ["query", "limit"], "msg": "...", "type": "..."}]}`
+//! - service validation ([`ApiError::Validation`]), 422:
+//!   `{"detail": "...", "code": "validation_error", "errors": {"field": ["..."]}}`
+//! - everything else: `{"detail": "...", "code": "not_found" | "permission_denied" | "unique_violation" |
+//!   "foreign_key_violation" | "invalid_id" | "method_not_allowed" | "database_error"}`; 409 may add `"field"`.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use sea_orm::{DbErr, SqlErr};
+use serde::Serialize;
+use serde_json::json;
+
+/// One route-input validation problem: where (`loc`), what (`msg`) and its machine-readable `type`.
+///
+/// ```
+/// let e = viewset_core::InputError::new(["query", "limit"], "Input should be a valid integer", "int_parsing");
+/// assert_eq!(e.loc, vec!["query", "limit"]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputError {
+    /// Location, e.g. `["body", "title"]`.
+    pub loc: Vec<String>,
+    /// Human-readable message.
+    pub msg: String,
+    /// Machine-readable kind, e.g. `missing`, `int_parsing`, `string_too_long`.
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+impl InputError {
+    /// Builds an error at `loc`.
+    pub fn new<I: IntoIterator<Item = S>, S: Into<String>>(
+        loc: I,
+        msg: impl Into<String>,
+        kind: impl Into<String>,
+    ) -> Self {
+        InputError { loc: loc.into_iter().map(Into::into).collect(), msg: msg.into(), kind: kind.into() }
+    }
+}
+
+/// Errors collected while validating a body; empty means valid.
+///
+/// ```
+/// let mut errors = viewset_core::FieldErrors::default();
+/// errors.max_length("title", &"x".repeat(5), 3);
+/// assert!(errors.into_result().is_err());
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct FieldErrors(pub Vec<InputError>);
+
+impl FieldErrors {
+    /// Records an explicit `null` sent for a non-nullable field.
+    pub fn not_null(&mut self, field: &str) {
+        self.0.push(InputError::new(["body", field], "Input should not be null", "null_not_allowed"));
+    }
+    /// Records a string longer than `max` characters.
+    pub fn max_length<T: AsRef<str> + ?Sized>(&mut self, field: &str, value: &T, max: usize) {
+        if value.as_ref().chars().count() > max {
+            self.0.push(InputError::new(
+                ["body", field],
+                format!("String should have at most {max} characters"),
+                "string_too_long",
+            ));
+        }
+    }
+    /// `Ok(())` when nothing was recorded.
+    pub fn into_result(self) -> Result<(), FieldErrors> {
+        if self.0.is_empty() { Ok(()) } else { Err(self) }
+    }
+}
+
+/// Every error a generated endpoint returns. Application hooks return it too.
+///
+/// ```
+/// use axum::response::IntoResponse;
+/// let response = viewset_core::ApiError::NotFound.into_response();
+/// assert_eq!(response.status(), 404);
+/// ```
+#[derive(Debug)]
+pub enum ApiError {
+    /// Route input validation failure (422, list body).
+    Input(Vec<InputError>),
+    /// Service-level validation failure (422, `validation_error` body).
+    Validation {
+        /// Summary.
+        detail: String,
+        /// Messages per field.
+        errors: BTreeMap<String, Vec<String>>,
+    },
+    /// Denied by a permission (403).
+    PermissionDenied(String),
+    /// No such record, or not visible to the caller (404).
+    NotFound,
+    /// The detail identifier cannot be parsed (400).
+    InvalidId(String),
+    /// Uniqueness violation (409), with the column when it can be told.
+    UniqueViolation(Option<String>),
+    /// Foreign-key violation (400).
+    ForeignKeyViolation,
+    /// The route exists but not for this method (405).
+    MethodNotAllowed,
+    /// The body could not be read (e.g. 413 when it is too large).
+    BodyRejected(StatusCode, String),
+    /// Any other database error (500; the body never carries SQL).
+    Database(DbErr),
+}
+
+impl From<FieldErrors> for ApiError {
+    fn from(errors: FieldErrors) -> Self {
+        ApiError::Input(errors.0)
+    }
+}
+
+impl From<DbErr> for ApiError {
+    /// Maps unique and foreign-key violations (SQLite and PostgreSQL) to 409 and 400.
+    fn from(err: DbErr) -> Self {
+        ApiError::from_db(err, "")
+    }
+}
+
+impl ApiError {
+    /// Like `From<DbErr>`, knowing the table so a PostgreSQL constraint name gives the column.
+    pub fn from_db(err: DbErr, table: &str) -> Self {
+        match err.sql_err() {
+            Some(SqlErr::UniqueConstraintViolation(msg)) => ApiError::UniqueViolation(unique_field(&msg, table)),
+            Some(SqlErr::ForeignKeyConstraintViolation(_)) => ApiError::ForeignKeyViolation,
+            _ => match err {
+                DbErr::RecordNotFound(_) | DbErr::RecordNotUpdated => ApiError::NotFound,
+                other => ApiError::Database(other),
+            },
+        }
+    }
+}
+
+/// Best effort: SQLite says `UNIQUE constraint failed: authors.email`; PostgreSQL names the constraint
+/// (`authors_email_key`), whose middle part is the column for constraints made by `UNIQUE`.
+fn unique_field(msg: &str, table: &str) -> Option<String> {
+    if let Some(rest) = msg.split("UNIQUE constraint failed: ").nth(1) {
+        let first = rest.split([',', ' ', '"']).next()?;
+        return first.rsplit('.').next().map(str::to_string);
+    }
+    let constraint = msg.split("unique constraint \"").nth(1)?.split('"').next()?;
+    let base = constraint.strip_suffix("_key")?;
+    match base.strip_prefix(table).and_then(|rest| rest.strip_prefix('_')) {
+        Some(col) => Some(col.to_string()),
+        None => base.split_once('_').map(|(_, col)| col.to_string()),
+    }
+}
+
+impl ApiError {
+    /// The HTTP status of this error.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Input(_) | ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::PermissionDenied(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::InvalidId(_) | ApiError::ForeignKeyViolation => StatusCode::BAD_REQUEST,
+            ApiError::UniqueViolation(_) => StatusCode::CONFLICT,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::BodyRejected(status, _) => *status,
+            ApiError::Database(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// A single route-input error at `loc`.
+    pub fn input<I: IntoIterator<Item = S>, S: Into<String>>(
+        loc: I,
+        msg: impl Into<String>,
+        kind: impl Into<String>,
+    ) -> Self {
+        ApiError::Input(vec![InputError::new(loc, msg, kind)])
+    }
+
+    fn body(&self) -> serde_json::Value {
+        let simple = |detail: &str, code: &str| json!({"detail": detail, "code": code});
+        match self {
+            ApiError::Input(errors) => json!({ "detail": errors }),
+            ApiError::Validation { detail, errors } => {
+                json!({"detail": detail, "code": "validation_error", "errors": errors})
+            }
+            ApiError::PermissionDenied(msg) => simple(msg, "permission_denied"),
+            ApiError::NotFound => simple("Not found.", "not_found"),
+            ApiError::InvalidId(msg) => simple(msg, "invalid_id"),
+            ApiError::UniqueViolation(field) => {
+                let mut body = simple("A record with this value already exists.", "unique_violation");
+                if let Some(field) = field {
+                    body["field"] = json!(field);
+                }
+                body
+            }
+            ApiError::ForeignKeyViolation => simple("A referenced record does not exist.", "foreign_key_violation"),
+            ApiError::MethodNotAllowed => simple("Method not allowed.", "method_not_allowed"),
+            ApiError::BodyRejected(_, msg) => simple(msg, "invalid_body"),
+            ApiError::Database(_) => simple("Internal server error.", "database_error"),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Database(err) = &self {
+            tracing::error!(error = %err, "database error in a generated endpoint");
+        }
+        (self.status(), Json(self.body())).into_response()
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.status(), self.body())
+    }
+}
+
+impl std::error::Error for ApiError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unique_field_from_both_dialects() {
+        assert_eq!(unique_field("UNIQUE constraint failed: authors.email", "authors").as_deref(), Some("email"));
+        assert_eq!(
+            unique_field("duplicate key value violates unique constraint \"blog_posts_slug_key\"", "blog_posts")
+                .as_deref(),
+            Some("slug")
+        );
+        assert_eq!(unique_field("something else", "x"), None);
+    }
+
+    #[test]
+    fn database_error_body_hides_details() {
+        let err = ApiError::Database(DbErr::Custom("SELECT secret FROM x".into()));
+        assert!(!err.body().to_string().contains("SELECT"));
+        assert_eq!(err.status(), 500);
+    }
+}

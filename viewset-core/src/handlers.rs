@@ -1,0 +1,102 @@
+//! The default bodies of the handlers, as plain generic functions. Each can be called from an override.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, EntityName, EntityTrait, IdenStatic, IntoActiveModel, Iterable, PaginatorTrait,
+    PrimaryKeyToColumn, QueryFilter, QuerySelect, Select,
+};
+use serde_json::json;
+
+use crate::columns::column;
+use crate::filter::apply_exact_filters;
+use crate::ordering::finish_ordering;
+use crate::{
+    ApiError, CreateSchema, Filters, Hooks, ListQuery, Lookup, ModelOf, Page, Paginator, ReadSchema, RequestContext,
+    UpdateSchema, ViewSet,
+};
+
+fn table<V: ViewSet>() -> &'static str {
+    V::Entity::default().table_name()
+}
+
+fn db_err<V: ViewSet>(err: sea_orm::DbErr) -> ApiError {
+    ApiError::from_db(err, table::<V>())
+}
+
+/// The base query: every record, narrowed by the router's exact-match `filters`.
+pub fn base_queryset<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<Select<V::Entity>, ApiError> {
+    apply_exact_filters(V::Entity::find(), filters, request.db.get_database_backend())
+}
+
+/// The record at `pk` as the caller may see it (through `get_queryset`), after object permissions.
+pub async fn fetch<V: Hooks>(pk: &Lookup, request: &RequestContext) -> Result<ModelOf<V>, ApiError> {
+    let col = column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    let model = V::get_queryset(request, &Filters::new())?
+        .filter(col.eq(pk.value.clone()))
+        .one(&request.db)
+        .await
+        .map_err(db_err::<V>)?
+        .ok_or(ApiError::NotFound)?;
+    V::check_object_permissions(request, &model)?;
+    Ok(model)
+}
+
+/// Default `list`: `get_queryset`, then the filter backends, ordering, and the page.
+pub async fn list<V: Hooks>(
+    request: RequestContext,
+    limit: u64,
+    offset: u64,
+    filters: Filters,
+) -> Result<Response, ApiError> {
+    let query = ListQuery::new(V::get_queryset(&request, &filters)?);
+    let query = finish_ordering::<V>(V::filter_queryset(query, &request)?);
+    let count = query.select.clone().count(&request.db).await.map_err(db_err::<V>)?;
+    let rows = query.select.offset(offset).limit(limit).all(&request.db).await.map_err(db_err::<V>)?;
+    let results: Vec<V::ListItem> = rows.into_iter().map(V::ListItem::from_model).collect();
+    Ok(Json(V::Pagination::envelope(Page { count, results, limit, offset })).into_response())
+}
+
+/// Default `retrieve`.
+pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
+    let model = fetch::<V>(&pk, &request).await?;
+    Ok(Json(V::Detail::from_model(model)).into_response())
+}
+
+/// Default `create`: validate, insert, 201 with the record.
+pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Result<Response, ApiError> {
+    data.validate()?;
+    let model = data.into_active_model().insert(&request.db).await.map_err(db_err::<V>)?;
+    Ok((StatusCode::CREATED, Json(V::Detail::from_model(model))).into_response())
+}
+
+/// Default `update`: only the sent fields are written; omitted fields keep their values.
+pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestContext) -> Result<Response, ApiError> {
+    let model = fetch::<V>(&pk, &request).await?;
+    data.validate()?;
+    if data.is_empty() {
+        return Ok(Json(V::Detail::from_model(model)).into_response());
+    }
+    let mut active = model.into_active_model();
+    data.apply(&mut active);
+    let model = active.update(&request.db).await.map_err(db_err::<V>)?;
+    Ok(Json(V::Detail::from_model(model)).into_response())
+}
+
+/// Default `delete`: 200 `{"deleted": true, "id": <primary key>}`.
+pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
+    let model = fetch::<V>(&pk, &request).await?;
+    let id = primary_key_json::<V>(&model);
+    model.into_active_model().delete(&request.db).await.map_err(db_err::<V>)?;
+    Ok(Json(json!({"deleted": true, "id": id})).into_response())
+}
+
+/// The primary key of a record as JSON (an array for composite keys).
+fn primary_key_json<V: ViewSet>(model: &ModelOf<V>) -> serde_json::Value {
+    let as_json = serde_json::to_value(model).unwrap_or_default();
+    let mut keys: Vec<serde_json::Value> = <V::Entity as EntityTrait>::PrimaryKey::iter()
+        .map(|k| as_json.get(k.into_column().as_str()).cloned().unwrap_or_default())
+        .collect();
+    if keys.len() == 1 { keys.remove(0) } else { serde_json::Value::Array(keys) }
+}

@@ -1,0 +1,86 @@
+//! The overridable handlers and hooks of a ViewSet, with the spec's signatures.
+
+use std::future::Future;
+
+use axum::response::Response;
+use sea_orm::Select;
+
+use crate::{ApiError, Filters, Lookup, RequestContext, ViewSet, handlers};
+
+/// Handlers and hooks. `#[derive(ModelViewSet)]` implements it with every default; with `custom_hooks` in the
+/// attribute you implement it yourself and override what you need. A handler whose body you replace owns the
+/// checks and persistence it used to perform (permissions run in the route before the handler is called).
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub published: bool }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use sea_orm::{ColumnTrait, QueryFilter, Select};
+/// use viewset_core::prelude::*;
+/// use viewset_core::Filters;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity, custom_hooks)]
+/// pub struct PublishedPosts;
+///
+/// impl Hooks for PublishedPosts {
+///     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<post::Entity>, ApiError> {
+///         // Start from the base query so required filters are kept, then narrow it.
+///         let base = viewset_core::base_queryset::<Self>(request, filters)?;
+///         Ok(base.filter(post::Column::Published.eq(true)))
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not implement `viewset_core::Hooks`",
+    note = "remove `custom_hooks` from `#[viewset(...)]` to use the default handlers, or write `impl viewset_core::Hooks for {Self} {{ ... }}`"
+)]
+pub trait Hooks: ViewSet {
+    /// Fields the router accepts as exact-match query filters (default: every model field).
+    fn get_filter_fields() -> Vec<&'static str> {
+        crate::columns::column_names::<Self::Entity>()
+    }
+
+    /// Builds (does not run) the base query of lists and detail lookups, with the router's `filters`.
+    /// An override should start from [`crate::base_queryset`] so required filters are kept.
+    fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<Self::Entity>, ApiError> {
+        handlers::base_queryset::<Self>(request, filters)
+    }
+
+    /// `GET <prefix>/`: one page of records.
+    fn list(
+        request: RequestContext,
+        limit: u64,
+        offset: u64,
+        filters: Filters,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        handlers::list::<Self>(request, limit, offset, filters)
+    }
+
+    /// `GET <prefix>/{pk}`: one record.
+    fn retrieve(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        handlers::retrieve::<Self>(pk, request)
+    }
+
+    /// `POST <prefix>/`: creates a record (201).
+    fn create(data: Self::Create, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        handlers::create::<Self>(data, request)
+    }
+
+    /// `PATCH <prefix>/{pk}`: writes only the sent fields.
+    fn update(
+        pk: Lookup,
+        data: Self::Update,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        handlers::update::<Self>(pk, data, request)
+    }
+
+    /// `DELETE <prefix>/{pk}`: deletes a record; 200 `{"deleted": true, "id": <pk>}`.
+    fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        handlers::delete::<Self>(pk, request)
+    }
+}

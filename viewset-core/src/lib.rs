@@ -1,0 +1,103 @@
+//! # viewset-core
+//!
+//! The runtime of viewset: everything a `#[derive(ModelViewSet)]` expands into calls of. The derive emits a
+//! [`ViewSet`] impl (configuration constants and a few thin functions); the handlers, query building,
+//! pagination, permissions and errors are ordinary generic Rust in this crate.
+//!
+//! ```
+//! use viewset_core::prelude::*;
+//!
+//! mod post {
+//!     use sea_orm::entity::prelude::*;
+//!     use serde::{Deserialize, Serialize};
+//!     use viewset_core::ModelSchema;
+//!
+//!     #[derive(Clone, Debug, PartialEq, DeriveEntityModel, Serialize, Deserialize, ModelSchema)]
+//!     #[sea_orm(table_name = "posts")]
+//!     pub struct Model {
+//!         #[sea_orm(primary_key)]
+//!         pub id: i32,
+//!         pub title: String,
+//!         #[sea_orm(default_value = 0)]
+//!         pub views: i32,
+//!     }
+//!     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+//!     pub enum Relation {}
+//!     impl ActiveModelBehavior for ActiveModel {}
+//! }
+//!
+//! #[derive(ModelViewSet)]
+//! #[viewset(model = post::Entity, prefix = "/api/posts",
+//!           filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
+//!           filterable_fields = ["views"], search_fields = ["title"],
+//!           ordering_fields = ["id", "views"], ordering = "-id")]
+//! pub struct PostViewSet;
+//!
+//! # async fn run(db: sea_orm::DatabaseConnection) {
+//! let app: axum::Router = include_viewset::<PostViewSet, _>(axum::Router::new())
+//!     .with_state(ServiceState::new(db));
+//! # }
+//! ```
+
+mod body;
+mod checks;
+mod columns;
+mod config;
+mod error;
+mod filter;
+mod handlers;
+mod hooks;
+mod list_query;
+mod lookup;
+mod ordering;
+mod pagination;
+mod permission;
+mod principal;
+mod query_params;
+mod request;
+mod routes;
+mod schema;
+mod search;
+mod text_match;
+pub mod value;
+mod viewset;
+
+pub use body::parse_json_body;
+pub use config::{Config, Direction, OrderingFields};
+pub use error::{ApiError, FieldErrors, InputError};
+pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend};
+pub use handlers::{base_queryset, fetch};
+pub use hooks::Hooks;
+pub use list_query::{ListQuery, OrderingState};
+pub use lookup::Lookup;
+pub use ordering::OrderingFilter;
+pub use pagination::{LimitOffsetPagination, Page, Paginator};
+pub use permission::{
+    AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission, Permission,
+};
+pub use principal::Principal;
+pub use query_params::QueryParams;
+pub use request::{RequestContext, ServiceState};
+pub use routes::include_viewset;
+pub use schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema};
+pub use search::SearchFilter;
+pub use viewset::{ModelOf, ViewSet};
+pub use viewset_derive::{ModelSchema, ModelViewSet};
+
+/// Everything an application needs to declare and mount ViewSets.
+pub mod prelude {
+    pub use crate::{
+        AllowAny, ApiError, DjangoFilterBackend, Hooks, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly,
+        LimitOffsetPagination, ModelSchema, ModelViewSet, OperationPermission, OrderingFilter, Principal,
+        RequestContext, SearchFilter, ServiceFilterBackend, ServiceState, ViewSet, include_viewset,
+    };
+}
+
+/// Items the derives' generated code names. Not a stable API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::checks::{assert_text_field, check_object_permission, check_permission};
+    pub use crate::lookup::parse_lookup;
+    pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Set, Value};
+    pub use serde;
+}

@@ -1,0 +1,47 @@
+//! The detail identifier `{pk}`: parsed into the lookup field's own Rust type, so the bound value always matches
+//! the column (an `i64` bound to an `INTEGER` key fails on PostgreSQL).
+
+use sea_orm::Value;
+use serde::de::DeserializeOwned;
+
+use crate::ApiError;
+
+/// A parsed detail identifier: the raw path segment and the typed value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lookup {
+    /// The path segment as sent.
+    pub raw: String,
+    /// The value, of the lookup field's type.
+    pub value: Value,
+}
+
+impl std::fmt::Display for Lookup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.raw)
+    }
+}
+
+/// Parses `raw` as the type of the field `field` selects (the closure only names the type).
+///
+/// ```
+/// struct Model { id: i32 }
+/// let v = viewset_core::__private::parse_lookup(" 7", |m: &Model| &m.id);
+/// assert!(v.is_err()); // whitespace is not an id
+/// let v = viewset_core::__private::parse_lookup("7", |m: &Model| &m.id).unwrap();
+/// assert_eq!(v, sea_orm::Value::Int(Some(7)));
+/// ```
+pub fn parse_lookup<M, T, F>(raw: &str, field: F) -> Result<Value, ApiError>
+where
+    F: Fn(&M) -> &T,
+    T: DeserializeOwned + Into<Value>,
+{
+    let _ = field;
+    let invalid = || ApiError::InvalidId(format!("`{raw}` is not a valid identifier for this resource."));
+    if raw.is_empty() || raw.trim() != raw {
+        return Err(invalid());
+    }
+    // Strings (slugs, UUIDs) parse from the segment as it is; numbers and booleans as JSON scalars.
+    let parsed: Result<T, _> =
+        serde_json::from_value(serde_json::Value::String(raw.to_string())).or_else(|_| serde_json::from_str(raw));
+    parsed.map(Into::into).map_err(|_| invalid())
+}

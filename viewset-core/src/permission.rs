@@ -1,0 +1,138 @@
+//! Permissions: synchronous checks run before the query (request level) and on a fetched record (object level).
+
+use crate::RequestContext;
+
+/// The operation a request performs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    /// `GET <prefix>/`
+    List,
+    /// `GET <prefix>/{pk}`
+    Retrieve,
+    /// `POST <prefix>/`
+    Create,
+    /// `PATCH <prefix>/{pk}`
+    Update,
+    /// `DELETE <prefix>/{pk}`
+    Delete,
+    /// `GET <prefix>/stream`
+    Stream,
+}
+
+impl Operation {
+    /// `read` for the safe operations, else `create`, `update` or `delete`.
+    ///
+    /// ```
+    /// assert_eq!(viewset_core::Operation::List.kind(), "read");
+    /// ```
+    pub fn kind(self) -> &'static str {
+        match self {
+            Operation::List | Operation::Retrieve | Operation::Stream => "read",
+            Operation::Create => "create",
+            Operation::Update => "update",
+            Operation::Delete => "delete",
+        }
+    }
+    /// Whether the operation only reads.
+    pub fn is_safe(self) -> bool {
+        self.kind() == "read"
+    }
+}
+
+/// A permission class. Both checks are synchronous; deny by returning `false`.
+///
+/// ```
+/// use viewset_core::{Permission, RequestContext};
+/// struct OnlyStaff;
+/// impl Permission for OnlyStaff {
+///     fn has_permission(&self, request: &RequestContext) -> bool { request.principal.is_staff }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a permission class",
+    label = "not a permission",
+    note = "permission_classes takes values implementing `viewset_core::Permission`, e.g. `IsAuthenticated` or `OperationPermission::allow(&[\"read\"])`"
+)]
+pub trait Permission: Send + Sync {
+    /// Request-level check, before any query or write.
+    fn has_permission(&self, request: &RequestContext) -> bool;
+    /// Object-level check on a fetched record (detail routes). Allows by default.
+    fn has_object_permission(&self, request: &RequestContext, object: &dyn std::any::Any) -> bool {
+        let _ = (request, object);
+        true
+    }
+    /// The message of the 403 body.
+    fn message(&self) -> &str {
+        "You do not have permission to perform this action."
+    }
+}
+
+/// Allows every request.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllowAny;
+impl Permission for AllowAny {
+    fn has_permission(&self, _: &RequestContext) -> bool {
+        true
+    }
+}
+
+/// Requires an identity.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IsAuthenticated;
+impl Permission for IsAuthenticated {
+    fn has_permission(&self, request: &RequestContext) -> bool {
+        request.principal.is_authenticated()
+    }
+    fn message(&self) -> &str {
+        "Authentication credentials were not provided."
+    }
+}
+
+/// Requires a staff identity.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IsAdminUser;
+impl Permission for IsAdminUser {
+    fn has_permission(&self, request: &RequestContext) -> bool {
+        request.principal.is_authenticated() && request.principal.is_staff
+    }
+}
+
+/// Reads for anyone, writes with an identity.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IsAuthenticatedOrReadOnly;
+impl Permission for IsAuthenticatedOrReadOnly {
+    fn has_permission(&self, request: &RequestContext) -> bool {
+        request.operation.is_safe() || request.principal.is_authenticated()
+    }
+    fn message(&self) -> &str {
+        "Authentication credentials were not provided."
+    }
+}
+
+/// Restricts the operations a ViewSet performs: `read` (safe methods), `create`, `update`, `delete`.
+/// Denial happens per request; the routes stay registered.
+///
+/// ```
+/// use viewset_core::OperationPermission;
+/// const READ_ONLY: OperationPermission = OperationPermission::allow(&["read"]);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct OperationPermission {
+    allow: &'static [&'static str],
+}
+
+impl OperationPermission {
+    /// Allows only the listed operation kinds.
+    pub const fn allow(allow: &'static [&'static str]) -> Self {
+        OperationPermission { allow }
+    }
+}
+
+impl Permission for OperationPermission {
+    fn has_permission(&self, request: &RequestContext) -> bool {
+        self.allow.contains(&request.operation.kind())
+    }
+    fn message(&self) -> &str {
+        "This operation is not allowed on this resource."
+    }
+}

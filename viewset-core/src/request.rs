@@ -1,0 +1,96 @@
+//! The `request` every handler and hook receives, and the state the routes need.
+
+use axum::extract::{FromRef, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, Method, Uri};
+use sea_orm::DatabaseConnection;
+
+use crate::{Operation, Principal, QueryParams};
+
+/// State the generated routes need. Put it in your router's state directly, or implement
+/// `FromRef<YourState> for ServiceState`.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+/// let state = viewset_core::ServiceState::new(db);
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct ServiceState {
+    /// The database connection (pool).
+    pub db: DatabaseConnection,
+}
+
+impl ServiceState {
+    /// State over a connected database.
+    pub fn new(db: DatabaseConnection) -> Self {
+        ServiceState { db }
+    }
+}
+
+/// One request as handlers see it: the database, the server-owned principal, method, URI, headers, the
+/// decoded query and the operation being performed.
+#[derive(Clone, Debug)]
+pub struct RequestContext {
+    /// The database connection.
+    pub db: DatabaseConnection,
+    /// The caller (anonymous when the application attached none).
+    pub principal: Principal,
+    /// HTTP method.
+    pub method: Method,
+    /// Request URI.
+    pub uri: Uri,
+    /// Request headers.
+    pub headers: HeaderMap,
+    /// The operation; set by the generated route before permissions run.
+    pub operation: Operation,
+    /// Decoded query parameters.
+    pub query: QueryParams,
+}
+
+impl RequestContext {
+    /// A context for calling handlers directly (tests, scripts): an anonymous `GET /`.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+    /// let ctx = viewset_core::RequestContext::new(db, viewset_core::Operation::List);
+    /// assert!(!ctx.principal.is_authenticated());
+    /// # Ok(()) }
+    /// ```
+    pub fn new(db: DatabaseConnection, operation: Operation) -> Self {
+        RequestContext {
+            db,
+            principal: Principal::anonymous(),
+            method: Method::GET,
+            uri: Uri::from_static("/"),
+            headers: HeaderMap::new(),
+            operation,
+            query: QueryParams::default(),
+        }
+    }
+}
+
+impl<S> FromRequestParts<S> for RequestContext
+where
+    ServiceState: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let service = ServiceState::from_ref(state);
+        let principal = parts.extensions.get::<Principal>().cloned().unwrap_or_default();
+        let operation = if parts.method == Method::GET { Operation::List } else { Operation::Create };
+        Ok(RequestContext {
+            db: service.db,
+            principal,
+            method: parts.method.clone(),
+            uri: parts.uri.clone(),
+            headers: parts.headers.clone(),
+            operation,
+            query: QueryParams::parse(parts.uri.query()),
+        })
+    }
+}

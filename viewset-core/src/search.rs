@@ -1,0 +1,30 @@
+//! `SearchFilter`: `?search=` matched as one substring, case-insensitively, against every `search_fields` column,
+//! combined with OR. It is `ILIKE`-style matching (so `%` and `_` are wildcards, as the spec says), not full-text.
+
+use sea_orm::{Condition, QueryFilter};
+
+use crate::columns::column;
+use crate::text_match::{Wildcards, text_match};
+use crate::{ApiError, FilterBackend, ListQuery, RequestContext, ViewSet};
+
+/// Substring search over `search_fields` (`?search=...`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SearchFilter;
+
+impl FilterBackend for SearchFilter {
+    fn filter_queryset<V: ViewSet>(
+        mut query: ListQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> Result<ListQuery<V::Entity>, ApiError> {
+        let Some(term) = request.query.get("search").filter(|t| !t.is_empty()) else { return Ok(query) };
+        let backend = request.db.get_database_backend();
+        let mut any = Condition::any();
+        for name in V::CONFIG.search_fields {
+            if let Some(col) = column::<V::Entity>(name) {
+                any = any.add(text_match(col, term, Wildcards::Sql, true, backend));
+            }
+        }
+        query.select = query.select.filter(any);
+        Ok(query)
+    }
+}

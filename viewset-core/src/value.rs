@@ -1,0 +1,108 @@
+//! Query-string text to a typed database value, by the column's type. Every failure is a message for a 422,
+//! never a panic: the value is always bound as a parameter of the column's own type.
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use sea_orm::Value;
+use sea_orm::sea_query::ColumnType;
+
+/// The spec's truthy and falsy words (case-insensitive).
+pub fn parse_bool(raw: &str) -> Option<bool> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "true" | "yes" | "1" => Some(true),
+        "false" | "no" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// The spec's words for "no value": `null`, `none` or an empty string.
+pub fn is_null_word(raw: &str) -> bool {
+    matches!(raw.trim().to_ascii_lowercase().as_str(), "null" | "none" | "")
+}
+
+/// Whether substring lookups (`contains`, `search`) make sense on this column.
+pub fn is_text(column_type: &ColumnType) -> bool {
+    matches!(column_type, ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text)
+}
+
+/// Whether `gt`/`gte`/`lt`/`lte` make sense on this column.
+pub fn is_ordered(column_type: &ColumnType) -> bool {
+    !matches!(column_type, ColumnType::Boolean | ColumnType::Json | ColumnType::JsonBinary | ColumnType::Blob)
+}
+
+/// Converts `raw` to a value of the column's type.
+///
+/// ```
+/// use sea_orm::{Value, sea_query::ColumnType};
+/// use viewset_core::value::parse_value;
+/// assert_eq!(parse_value(&ColumnType::Integer, "42"), Ok(Value::Int(Some(42))));
+/// assert!(parse_value(&ColumnType::Integer, "4.2").is_err());
+/// assert_eq!(parse_value(&ColumnType::Boolean, "yes"), Ok(Value::Bool(Some(true))));
+/// ```
+pub fn parse_value(column_type: &ColumnType, raw: &str) -> Result<Value, String> {
+    let text = raw.trim();
+    let int_err = |_| "Input should be a valid integer".to_string();
+    let float_err = |_| "Input should be a valid number".to_string();
+    Ok(match column_type {
+        ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text => Value::String(Some(raw.to_string())),
+        ColumnType::TinyInteger => Value::TinyInt(Some(text.parse().map_err(int_err)?)),
+        ColumnType::SmallInteger => Value::SmallInt(Some(text.parse().map_err(int_err)?)),
+        ColumnType::Integer => Value::Int(Some(text.parse().map_err(int_err)?)),
+        ColumnType::BigInteger => Value::BigInt(Some(text.parse().map_err(int_err)?)),
+        ColumnType::TinyUnsigned => Value::TinyUnsigned(Some(text.parse().map_err(int_err)?)),
+        ColumnType::SmallUnsigned => Value::SmallUnsigned(Some(text.parse().map_err(int_err)?)),
+        ColumnType::Unsigned => Value::Unsigned(Some(text.parse().map_err(int_err)?)),
+        ColumnType::BigUnsigned => Value::BigUnsigned(Some(text.parse().map_err(int_err)?)),
+        ColumnType::Float => Value::Float(Some(finite(text.parse().map_err(float_err)?)?)),
+        ColumnType::Double => Value::Double(Some(finite(text.parse().map_err(float_err)?)?)),
+        ColumnType::Boolean => {
+            Value::Bool(Some(parse_bool(text).ok_or("Input should be a valid boolean (true/false, yes/no, 1/0)")?))
+        }
+        ColumnType::Date => Value::ChronoDate(Some(
+            NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| "Input should be a valid date (YYYY-MM-DD)")?,
+        )),
+        ColumnType::Time => Value::ChronoTime(Some(
+            NaiveTime::parse_from_str(text, "%H:%M:%S%.f").map_err(|_| "Input should be a valid time (HH:MM:SS)")?,
+        )),
+        ColumnType::DateTime | ColumnType::Timestamp => Value::ChronoDateTime(Some(parse_datetime(text)?.naive_utc())),
+        ColumnType::TimestampWithTimeZone => Value::ChronoDateTimeUtc(Some(parse_datetime(text)?)),
+        other => return Err(format!("filtering on a column of type {other:?} is not supported")),
+    })
+}
+
+fn finite<F: Into<f64> + Copy>(v: F) -> Result<F, String> {
+    if v.into().is_finite() { Ok(v) } else { Err("Input should be a finite number".into()) }
+}
+
+/// RFC 3339 (`2026-11-22T10:00:00Z`), a naive date-time taken as UTC, or a bare date (midnight UTC).
+fn parse_datetime(text: &str) -> Result<DateTime<Utc>, String> {
+    if let Ok(dt) = DateTime::parse_from_rfc3339(text) {
+        return Ok(dt.with_timezone(&Utc));
+    }
+    for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"] {
+        if let Ok(dt) = NaiveDateTime::parse_from_str(text, format) {
+            return Ok(dt.and_utc());
+        }
+    }
+    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(date.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
+    }
+    Err("Input should be a valid datetime (RFC 3339, e.g. 2026-11-22T10:00:00Z)".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_values() {
+        assert!(parse_value(&ColumnType::Integer, "99999999999").is_err());
+        assert_eq!(parse_value(&ColumnType::Double, "2.5"), Ok(Value::Double(Some(2.5))));
+        assert!(parse_value(&ColumnType::Double, "NaN").is_err());
+        assert!(parse_value(&ColumnType::Boolean, "maybe").is_err());
+        assert!(matches!(
+            parse_value(&ColumnType::TimestampWithTimeZone, "2026-11-22"),
+            Ok(Value::ChronoDateTimeUtc(Some(_)))
+        ));
+        assert!(parse_value(&ColumnType::TimestampWithTimeZone, "yesterday").is_err());
+    }
+}

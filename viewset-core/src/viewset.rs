@@ -1,0 +1,69 @@
+//! The `ViewSet` trait: what `#[derive(ModelViewSet)]` implements.
+
+use sea_orm::{ActiveModelBehavior, ActiveModelTrait, EntityTrait, IntoActiveModel, Value};
+use serde::Serialize;
+
+use crate::{ApiError, Config, CreateSchema, ListQuery, Paginator, ReadSchema, RequestContext, UpdateSchema};
+
+/// The model type of a ViewSet.
+pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;
+
+/// A ViewSet: a model plus its configuration. Implemented by `#[derive(ModelViewSet)]`, whose attributes are:
+///
+/// | attribute | meaning / default |
+/// |---|---|
+/// | `model` | required: the sea-orm entity (`post::Entity`) |
+/// | `prefix` | public path prefix; empty → `/` + table name |
+/// | `tags` | documentation tags; default the model's name |
+/// | `lookup_field` | detail lookup field; default `id` |
+/// | `permission_classes` | `[IsAuthenticated, ...]`; default none (allow) |
+/// | `ai_exposed`, `stream_enabled` | default `true` |
+/// | `default_limit`, `max_limit` | 20, 100 |
+/// | `pagination_class` | default `LimitOffsetPagination` |
+/// | `filter_backends` | `[ServiceFilterBackend, SearchFilter, OrderingFilter]`; default none |
+/// | `filterable_fields`, `search_fields`, `ordering_fields` | allowlists (`ordering_fields = "__all__"` allowed, discouraged) |
+/// | `ordering` | default ordering: `"-id"` or `["-views", "id"]` |
+/// | `list_serializer_class`, `retrieve_serializer_class` | read types (`From<Model> + Serialize`) |
+/// | `create_serializer_class`, `update_serializer_class` | body types (`CreateSchema`, `UpdateSchema`) |
+/// | `create_schema_class`, `update_schema_class`, `read_schema_class` | the same, as schema overrides |
+/// | `custom_hooks` | you write `impl Hooks for YourViewSet` to override handlers or `get_queryset` |
+pub trait ViewSet: Send + Sync + Sized + 'static {
+    /// The sea-orm entity.
+    type Entity: EntityTrait<
+            Model: Serialize + Send + Sync + IntoActiveModel<<Self::Entity as EntityTrait>::ActiveModel>,
+            ActiveModel: ActiveModelBehavior + ActiveModelTrait<Entity = Self::Entity> + Send,
+        >;
+    /// The create body.
+    type Create: CreateSchema<Self::Entity>;
+    /// The PATCH body.
+    type Update: UpdateSchema<Self::Entity>;
+    /// The representation in lists.
+    type ListItem: ReadSchema<ModelOf<Self>>;
+    /// The representation of one record.
+    type Detail: ReadSchema<ModelOf<Self>>;
+    /// The pagination class.
+    type Pagination: Paginator;
+    /// The configuration.
+    const CONFIG: Config;
+
+    /// Parses a detail identifier into the lookup field's type (400 when it cannot be).
+    fn lookup_value(raw: &str) -> Result<Value, ApiError>;
+    /// Runs `permission_classes` at request level (403 on the first denial).
+    fn check_permissions(request: &RequestContext) -> Result<(), ApiError>;
+    /// Runs `permission_classes` at object level on a fetched record.
+    fn check_object_permissions(request: &RequestContext, object: &ModelOf<Self>) -> Result<(), ApiError>;
+    /// Runs `filter_backends` in order.
+    fn filter_queryset(
+        query: ListQuery<Self::Entity>,
+        request: &RequestContext,
+    ) -> Result<ListQuery<Self::Entity>, ApiError>;
+
+    /// The public prefix: `prefix`, or `/` + the table name when it is empty.
+    fn prefix() -> String {
+        if Self::CONFIG.prefix.is_empty() {
+            format!("/{}", sea_orm::EntityName::table_name(&Self::Entity::default()))
+        } else {
+            Self::CONFIG.prefix.to_string()
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! Every attribute name the derives understand, written once.
+
+/// Attributes of `#[viewset(...)]` on a ViewSet that the spec names but that have no effect, with what to use instead.
+pub const NO_EFFECT: &[(&str, &str)] = &[
+    (
+        "serializer_class",
+        "use `list_serializer_class`, `retrieve_serializer_class`, `create_serializer_class` or `update_serializer_class`",
+    ),
+    (
+        "authentication_classes",
+        "authenticate in your own middleware and attach a `viewset_core::Principal` request extension; use `permission_classes` for access rules",
+    ),
+    ("queryset", "the model's query comes from `model`; override `Hooks::get_queryset` to change it"),
+    ("filterset_fields", "use `filterable_fields` with `filter_backends = [ServiceFilterBackend]`"),
+    ("page_size", "use `default_limit`"),
+    ("max_page_size", "use `max_limit`"),
+    ("allowed_actions", "restrict operations with `permission_classes = [OperationPermission::allow(&[..])]`"),
+    ("excluded_actions", "restrict operations with `permission_classes = [OperationPermission::allow(&[..])]`"),
+    ("url_name_prefix", "route names come from the handler functions; there is nothing to prefix"),
+];
+
+/// The value of `ordering_fields` that allows every column.
+pub const ALL_FIELDS: &str = "__all__";
+
+/// Filter backends recognised by their last path segment, for cross-attribute checks.
+pub const SERVICE_FILTER: &[&str] = &["ServiceFilterBackend", "DjangoFilterBackend"];
+/// See [`SERVICE_FILTER`].
+pub const SEARCH_FILTER: &str = "SearchFilter";
+/// See [`SERVICE_FILTER`].
+pub const ORDERING_FILTER: &str = "OrderingFilter";

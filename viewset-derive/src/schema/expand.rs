@@ -1,0 +1,131 @@
+//! Emits `<Model>Create` and `<Model>Patch` and the `ModelSchema` impl tying them to the model.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::attrs::{Field, Model};
+
+pub fn expand(model: &Model) -> TokenStream {
+    let vs = quote!(::viewset_core::__private);
+    let ident = &model.ident;
+    let create = format_ident!("{}Create", ident);
+    let patch = format_ident!("{}Patch", ident);
+    let active = quote!(<<#ident as #vs::ModelTrait>::Entity as #vs::EntityTrait>::ActiveModel);
+
+    let create_fields = model.fields.iter().filter(|f| f.writable_on_create()).map(|f| {
+        let name = &f.ident;
+        let inner = &f.inner;
+        if f.required_on_create() {
+            quote!(pub #name: #inner,)
+        } else {
+            quote!(#[serde(default)] pub #name: ::viewset_core::Patch<#inner>,)
+        }
+    });
+    let create_validate =
+        model.fields.iter().filter(|f| f.writable_on_create()).map(|f| validate(f, f.required_on_create()));
+    let create_assign = model.fields.iter().filter(|f| f.writable_on_create()).map(|f| {
+        let name = &f.ident;
+        if f.required_on_create() { quote!(am.#name = #vs::Set(self.#name);) } else { assign_patch(f, &vs) }
+    });
+
+    let patch_fields = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| {
+        let name = &f.ident;
+        let inner = &f.inner;
+        quote!(#[serde(default)] pub #name: ::viewset_core::Patch<#inner>,)
+    });
+    let patch_validate = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| validate(f, false));
+    let patch_assign = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| assign_patch(f, &vs));
+    let patch_is_empty = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| {
+        let name = &f.ident;
+        quote!(self.#name.is_missing())
+    });
+
+    let infos = model.fields.iter().map(|f| {
+        let name = f.ident.to_string();
+        let (nullable, pk, ro) = (f.nullable, f.primary_key, !f.writable_on_create() && !f.writable_on_update());
+        let required = f.required_on_create();
+        let max = match f.max_length {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote!(::viewset_core::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max })
+    });
+
+    let create_doc = format!("Body of a create request for [`{ident}`], derived by `ModelSchema`.");
+    let patch_doc = format!("Body of a PATCH request for [`{ident}`]: every field optional, derived by `ModelSchema`.");
+    quote! {
+        #[doc = #create_doc]
+        #[derive(::core::fmt::Debug, #vs::serde::Deserialize)]
+        #[serde(crate = "::viewset_core::__private::serde", deny_unknown_fields)]
+        pub struct #create { #(#create_fields)* }
+
+        #[doc = #patch_doc]
+        #[derive(::core::fmt::Debug, ::core::default::Default, #vs::serde::Deserialize)]
+        #[serde(crate = "::viewset_core::__private::serde", deny_unknown_fields)]
+        pub struct #patch { #(#patch_fields)* }
+
+        impl ::viewset_core::ModelSchema for #ident {
+            type Create = #create;
+            type Update = #patch;
+            const FIELDS: &'static [::viewset_core::FieldInfo] = &[#(#infos),*];
+        }
+
+        impl ::viewset_core::CreateSchema<<#ident as #vs::ModelTrait>::Entity> for #create {
+            fn validate(&self) -> ::core::result::Result<(), ::viewset_core::FieldErrors> {
+                let mut errors = ::viewset_core::FieldErrors::default();
+                #(#create_validate)*
+                errors.into_result()
+            }
+            fn into_active_model(self) -> #active {
+                let mut am = <#active as #vs::ActiveModelTrait>::default();
+                #(#create_assign)*
+                am
+            }
+        }
+
+        impl ::viewset_core::UpdateSchema<<#ident as #vs::ModelTrait>::Entity> for #patch {
+            fn validate(&self) -> ::core::result::Result<(), ::viewset_core::FieldErrors> {
+                let mut errors = ::viewset_core::FieldErrors::default();
+                #(#patch_validate)*
+                errors.into_result()
+            }
+            fn is_empty(&self) -> bool {
+                true #(&& #patch_is_empty)*
+            }
+            fn apply(self, am: &mut #active) {
+                #(#patch_assign)*
+            }
+        }
+    }
+}
+
+/// Validation of one field: `null` on a non-nullable column, then length.
+fn validate(f: &Field, required: bool) -> TokenStream {
+    let name = &f.ident;
+    let label = name.to_string();
+    let null_check =
+        if required || f.nullable { quote!() } else { quote!(if self.#name.is_null() { errors.not_null(#label); }) };
+    let length_check = f.max_length.map(|max| {
+        let value =
+            if required { quote!(::core::option::Option::Some(&self.#name)) } else { quote!(self.#name.value()) };
+        quote!(if let ::core::option::Option::Some(v) = #value { errors.max_length(#label, v, #max); })
+    });
+    quote!(#null_check #length_check)
+}
+
+fn assign_patch(f: &Field, vs: &TokenStream) -> TokenStream {
+    let name = &f.ident;
+    if f.nullable {
+        quote! {
+            match self.#name {
+                ::viewset_core::Patch::Value(v) => am.#name = #vs::Set(::core::option::Option::Some(v)),
+                ::viewset_core::Patch::Null => am.#name = #vs::Set(::core::option::Option::None),
+                ::viewset_core::Patch::Missing => {}
+            }
+        }
+    } else {
+        quote! {
+            if let ::viewset_core::Patch::Value(v) = self.#name { am.#name = #vs::Set(v); }
+        }
+    }
+}

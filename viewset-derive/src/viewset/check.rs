@@ -1,0 +1,257 @@
+//! Semantic checks of a ViewSet's attributes. Every mistake is collected with the span of the offending token;
+//! checks that need the model's fields are emitted as code (see `expand::field_checks`), since a derive cannot
+//! see another item's fields.
+
+use darling::util::SpannedValue;
+use syn::spanned::Spanned;
+use syn::{Expr, LitStr};
+
+use super::attrs::ViewSetAttrs;
+use crate::names::{ALL_FIELDS, ORDERING_FILTER, SEARCH_FILTER, SERVICE_FILTER};
+
+/// The spec's defaults.
+const DEFAULT_LIMIT: u64 = 20;
+const MAX_LIMIT: u64 = 100;
+
+/// A ViewSet configuration that passed every check the macro can make.
+pub struct Config {
+    pub attrs: ViewSetAttrs,
+    pub prefix: String,
+    pub tags: Vec<String>,
+    pub lookup_field: LitStr,
+    pub default_limit: u64,
+    pub max_limit: u64,
+    /// `None` means `"__all__"`.
+    pub ordering_fields: Option<Vec<LitStr>>,
+    /// The literal `"__all__"`, to warn at.
+    pub all_fields_literal: Option<LitStr>,
+    /// Default ordering as (field, descending).
+    pub ordering: Vec<(LitStr, bool)>,
+}
+
+/// Checks the parsed attributes; returns every error at once.
+pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
+    let mut errors = darling::Error::accumulator();
+    if !attrs.generics.params.is_empty() {
+        errors.push(
+            darling::Error::custom("a ViewSet cannot be generic: derive `ModelViewSet` on a plain unit struct")
+                .with_span(&attrs.generics),
+        );
+    }
+    let prefix = check_prefix(&attrs, &mut errors);
+    let (default_limit, max_limit) = check_limits(attrs.default_limit, attrs.max_limit, &mut errors);
+
+    let lookup_field = attrs.lookup_field.clone().unwrap_or_else(|| LitStr::new("id", attrs.model.span()));
+    let named_fields =
+        attrs.filterable_fields.0.iter().chain(&attrs.search_fields.0).chain(std::iter::once(&lookup_field));
+    for name in named_fields {
+        check_field_name(name, &mut errors);
+    }
+    for name in &attrs.search_fields.0 {
+        if name.value().contains("__") {
+            errors.push(
+                darling::Error::custom(
+                    "relation paths are not supported in `search_fields`: name a text column of this model",
+                )
+                .with_span(name),
+            );
+        }
+    }
+
+    let all_fields_literal = attrs.ordering_fields.0.iter().find(|l| l.value() == ALL_FIELDS).cloned();
+    let ordering_fields = match &all_fields_literal {
+        Some(lit) if attrs.ordering_fields.0.len() > 1 => {
+            errors.push(darling::Error::custom("`\"__all__\"` cannot be combined with field names").with_span(lit));
+            None
+        }
+        Some(_) => None,
+        None => {
+            for name in &attrs.ordering_fields.0 {
+                check_field_name(name, &mut errors);
+            }
+            Some(attrs.ordering_fields.0.clone())
+        }
+    };
+    let ordering = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
+    check_backends(&attrs, &mut errors);
+    check_schema_pairs(&attrs, &mut errors);
+
+    let tags = match &attrs.tags {
+        Some(list) => list.0.iter().map(LitStr::value).collect(),
+        None => vec![model_name(&attrs.model)],
+    };
+    errors.finish_with(Config {
+        prefix,
+        tags,
+        lookup_field,
+        default_limit,
+        max_limit,
+        ordering_fields,
+        all_fields_literal,
+        ordering,
+        attrs,
+    })
+}
+
+fn check_prefix(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) -> String {
+    let Some(lit) = &attrs.prefix else { return String::new() };
+    let value = lit.value();
+    if !value.is_empty() && !value.starts_with('/') {
+        errors.push(darling::Error::custom(format!("`prefix` must start with `/`: write \"/{value}\"")).with_span(lit));
+    } else if value.len() > 1 && value.ends_with('/') {
+        errors.push(
+            darling::Error::custom(format!(
+                "`prefix` must not end with `/`: collection routes add it (write \"{}\")",
+                value.trim_end_matches('/')
+            ))
+            .with_span(lit),
+        );
+    } else if value.contains(['{', '}', '?', '#', ' ']) {
+        errors.push(
+            darling::Error::custom("`prefix` must be a plain path without `{`, `}`, `?`, `#` or spaces").with_span(lit),
+        );
+    }
+    value
+}
+
+fn check_limits(
+    default: Option<SpannedValue<u64>>,
+    max: Option<SpannedValue<u64>>,
+    errors: &mut darling::error::Accumulator,
+) -> (u64, u64) {
+    let max_value = max.as_ref().map_or(MAX_LIMIT, |m| **m);
+    let default_value = default.as_ref().map_or(DEFAULT_LIMIT.min(max_value), |d| **d);
+    if let Some(m) = &max
+        && **m == 0
+    {
+        errors.push(darling::Error::custom("`max_limit` must be at least 1").with_span(&m.span()));
+    }
+    if let Some(d) = &default {
+        if **d == 0 {
+            errors.push(darling::Error::custom("`default_limit` must be at least 1").with_span(&d.span()));
+        } else if **d > max_value {
+            errors.push(
+                darling::Error::custom(format!("`default_limit` ({}) is above `max_limit` ({max_value})", **d))
+                    .with_span(&d.span()),
+            );
+        }
+    }
+    (default_value, max_value)
+}
+
+/// A field name must be a plain Rust identifier (the checks emitted later name it as a field of the model).
+fn check_field_name(name: &LitStr, errors: &mut darling::error::Accumulator) -> bool {
+    let value = name.value();
+    let valid = value.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !valid {
+        errors.push(
+            darling::Error::custom(format!(
+                "`{value}` is not a field name: use the model's snake_case field, e.g. \"title\""
+            ))
+            .with_span(name),
+        );
+    }
+    valid
+}
+
+fn check_ordering(
+    attrs: &ViewSetAttrs,
+    allowed: Option<&[LitStr]>,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<(LitStr, bool)> {
+    let mut out = Vec::new();
+    for term in &attrs.ordering.0 {
+        let value = term.value();
+        let (desc, name) = match value.strip_prefix('-') {
+            Some(rest) => (true, rest.to_string()),
+            None => (false, value.clone()),
+        };
+        let field = LitStr::new(&name, term.span());
+        if !check_field_name(&field, errors) {
+            continue;
+        }
+        if let Some(allowed) = allowed
+            && !allowed.is_empty()
+            && !allowed.iter().any(|a| a.value() == name)
+        {
+            let list = allowed.iter().map(|a| format!("\"{}\"", a.value())).collect::<Vec<_>>().join(", ");
+            errors.push(
+                darling::Error::custom(format!(
+                    "default ordering term `{value}` is not in `ordering_fields` [{list}]: add \"{name}\" to `ordering_fields`"
+                ))
+                .with_span(term),
+            );
+            continue;
+        }
+        out.push((field, desc));
+    }
+    out
+}
+
+fn backend_named(backends: &[Expr], names: &[&str]) -> bool {
+    backends.iter().any(|b| match b {
+        Expr::Path(p) => p.path.segments.last().is_some_and(|s| names.iter().any(|n| s.ident == n)),
+        _ => false,
+    })
+}
+
+/// Configuration that would be stored and never applied is an error: each allowlist needs its backend.
+fn check_backends(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) {
+    let backends = &attrs.filter_backends.0;
+    for b in backends {
+        if !matches!(b, Expr::Path(_)) {
+            errors.push(darling::Error::custom("a filter backend is a type, e.g. `SearchFilter`").with_span(b));
+        }
+    }
+    let rules: [(&[LitStr], &[&str], &str, &str); 3] = [
+        (&attrs.filterable_fields.0, SERVICE_FILTER, "filterable_fields", "ServiceFilterBackend"),
+        (&attrs.search_fields.0, &[SEARCH_FILTER], "search_fields", SEARCH_FILTER),
+        (&attrs.ordering_fields.0, &[ORDERING_FILTER], "ordering_fields", ORDERING_FILTER),
+    ];
+    for (fields, names, attr, backend) in rules {
+        if let Some(first) = fields.first()
+            && !backend_named(backends, names)
+        {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{attr}` has no effect without `{backend}`: add it to `filter_backends = [..]`"
+                ))
+                .with_span(first),
+            );
+        }
+    }
+}
+
+fn check_schema_pairs(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) {
+    let pairs = [
+        (&attrs.create_serializer_class, &attrs.create_schema_class, "create"),
+        (&attrs.update_serializer_class, &attrs.update_schema_class, "update"),
+    ];
+    for (serializer, schema, op) in pairs {
+        if let (Some(_), Some(schema)) = (serializer, schema) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "give either `{op}_serializer_class` or `{op}_schema_class`, not both: both name the {op} body type"
+                ))
+                .with_span(schema),
+            );
+        }
+    }
+}
+
+/// `post::Entity` → `Post`; `Post` → `Post`.
+fn model_name(path: &syn::Path) -> String {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let name = match segments.as_slice() {
+        [.., module, last] if last == "Entity" => module.clone(),
+        [.., last] => last.clone(),
+        [] => String::new(),
+    };
+    name.split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+        })
+        .collect()
+}

@@ -1,0 +1,193 @@
+//! Code generation for a checked ViewSet: one `impl ViewSet` of constants and thin calls into `viewset_core`,
+//! the default `impl Hooks`, and never-called functions whose only job is to make rustc check field names and
+//! types at the user's tokens.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, LitStr};
+
+use super::check::Config;
+
+pub fn expand(config: &Config) -> TokenStream {
+    let attrs = &config.attrs;
+    let ident = &attrs.ident;
+    let model = &attrs.model;
+    let vs = quote!(::viewset_core::__private);
+    let model_ty = quote!(<#model as #vs::EntityTrait>::Model);
+
+    let create = body_type(
+        &attrs.create_serializer_class,
+        &attrs.create_schema_class,
+        quote!(<#model_ty as ::viewset_core::ModelSchema>::Create),
+    );
+    let update = body_type(
+        &attrs.update_serializer_class,
+        &attrs.update_schema_class,
+        quote!(<#model_ty as ::viewset_core::ModelSchema>::Update),
+    );
+    let read_default = attrs.read_schema_class.as_ref().map_or_else(|| model_ty.clone(), |p| quote!(#p));
+    let list_item = attrs.list_serializer_class.as_ref().map_or_else(|| read_default.clone(), |p| quote!(#p));
+    let detail = attrs.retrieve_serializer_class.as_ref().map_or_else(|| read_default.clone(), |p| quote!(#p));
+    let pagination = attrs
+        .pagination_class
+        .as_ref()
+        .map_or_else(|| quote!(::viewset_core::LimitOffsetPagination), |p| quote_spanned!(p.span()=> #p));
+
+    let config_const = config_const(config);
+    let lookup = field_ident(&config.lookup_field);
+    let permissions = permission_calls(&attrs.permission_classes.0, &vs);
+    let object_permissions = object_permission_calls(&attrs.permission_classes.0, &vs);
+    let backends = backend_calls(&attrs.filter_backends.0);
+    let field_checks = field_checks(config, &model_ty, &vs);
+    let hooks =
+        if attrs.custom_hooks.is_present() { quote!() } else { quote!(impl ::viewset_core::Hooks for #ident {}) };
+
+    quote! {
+        const _: () = {
+            impl ::viewset_core::ViewSet for #ident {
+                type Entity = #model;
+                type Create = #create;
+                type Update = #update;
+                type ListItem = #list_item;
+                type Detail = #detail;
+                type Pagination = #pagination;
+                const CONFIG: ::viewset_core::Config = #config_const;
+
+                fn lookup_value(raw: &str) -> ::core::result::Result<#vs::Value, ::viewset_core::ApiError> {
+                    #vs::parse_lookup(raw, |m: &#model_ty| &m.#lookup)
+                }
+                fn check_permissions(request: &::viewset_core::RequestContext) -> ::core::result::Result<(), ::viewset_core::ApiError> {
+                    #(#permissions)*
+                    ::core::result::Result::Ok(())
+                }
+                fn check_object_permissions(request: &::viewset_core::RequestContext, object: &#model_ty) -> ::core::result::Result<(), ::viewset_core::ApiError> {
+                    #(#object_permissions)*
+                    let _ = (request, object);
+                    ::core::result::Result::Ok(())
+                }
+                fn filter_queryset(
+                    query: ::viewset_core::ListQuery<#model>,
+                    request: &::viewset_core::RequestContext,
+                ) -> ::core::result::Result<::viewset_core::ListQuery<#model>, ::viewset_core::ApiError> {
+                    #(let query = #backends;)*
+                    let _ = request;
+                    ::core::result::Result::Ok(query)
+                }
+            }
+            #hooks
+            #field_checks
+        };
+    }
+}
+
+fn body_type(serializer: &Option<syn::Path>, schema: &Option<syn::Path>, derived: TokenStream) -> TokenStream {
+    match serializer.as_ref().or(schema.as_ref()) {
+        Some(path) => quote_spanned!(path.span()=> #path),
+        None => derived,
+    }
+}
+
+fn strs(list: &[LitStr]) -> TokenStream {
+    quote!(&[#(#list),*])
+}
+
+fn config_const(config: &Config) -> TokenStream {
+    let attrs = &config.attrs;
+    let name = attrs.ident.to_string();
+    let prefix = &config.prefix;
+    let tags = &config.tags;
+    let lookup = &config.lookup_field;
+    let ai_exposed = attrs.ai_exposed.unwrap_or(true);
+    let stream_enabled = attrs.stream_enabled.unwrap_or(true);
+    let default_limit = config.default_limit;
+    let max_limit = config.max_limit;
+    let filterable = strs(&attrs.filterable_fields.0);
+    let search = strs(&attrs.search_fields.0);
+    let ordering_fields = match &config.ordering_fields {
+        Some(list) => {
+            let list = strs(list);
+            quote!(::viewset_core::OrderingFields::Only(#list))
+        }
+        None => quote!(::viewset_core::OrderingFields::All),
+    };
+    let ordering = config.ordering.iter().map(|(field, desc)| {
+        let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
+        quote!((#field, ::viewset_core::Direction::#direction))
+    });
+    quote! {
+        ::viewset_core::Config {
+            name: #name,
+            prefix: #prefix,
+            tags: &[#(#tags),*],
+            lookup_field: #lookup,
+            ai_exposed: #ai_exposed,
+            stream_enabled: #stream_enabled,
+            default_limit: #default_limit,
+            max_limit: #max_limit,
+            filterable_fields: #filterable,
+            search_fields: #search,
+            ordering_fields: #ordering_fields,
+            ordering: &[#(#ordering),*],
+        }
+    }
+}
+
+fn permission_calls(perms: &[Expr], vs: &TokenStream) -> Vec<TokenStream> {
+    perms.iter().map(|p| quote_spanned!(p.span()=> #vs::check_permission(&#p, request)?;)).collect()
+}
+
+fn object_permission_calls(perms: &[Expr], vs: &TokenStream) -> Vec<TokenStream> {
+    perms.iter().map(|p| quote_spanned!(p.span()=> #vs::check_object_permission(&#p, request, object)?;)).collect()
+}
+
+fn backend_calls(backends: &[Expr]) -> Vec<TokenStream> {
+    backends
+        .iter()
+        .map(|b| quote_spanned!(b.span()=> <#b as ::viewset_core::FilterBackend>::filter_queryset::<Self>(query, request)?))
+        .collect()
+}
+
+/// The field named by a string literal, as an identifier carrying the literal's span, so that rustc's
+/// "no field `titel` on type `Model`" points at the user's literal.
+fn field_ident(lit: &LitStr) -> syn::Ident {
+    syn::Ident::new(&lit.value(), lit.span())
+}
+
+fn field_checks(config: &Config, model_ty: &TokenStream, vs: &TokenStream) -> TokenStream {
+    let attrs = &config.attrs;
+    let plain = attrs
+        .filterable_fields
+        .0
+        .iter()
+        .chain(config.ordering_fields.iter().flatten())
+        .chain(config.ordering.iter().map(|(field, _)| field))
+        .map(|lit| {
+            let field = field_ident(lit);
+            quote_spanned!(lit.span()=> let _ = &m.#field;)
+        });
+    let text = attrs.search_fields.0.iter().map(|lit| {
+        let field = field_ident(lit);
+        quote_spanned!(lit.span()=> #vs::assert_text_field(&m.#field);)
+    });
+    let all_warning = config.all_fields_literal.as_ref().map(|lit| {
+        let span = lit.span();
+        let name = syn::Ident::new("ordering_fields_all", span);
+        quote_spanned! {span=>
+            #[deprecated(note = "`ordering_fields = \"__all__\"` lets clients order by every column, hidden ones included; list the fields instead")]
+            #[allow(non_upper_case_globals)]
+            const #name: () = ();
+            #[allow(clippy::let_unit_value)]
+            let _ = #name;
+        }
+    });
+    let check_fn = syn::Ident::new("__viewset_field_checks", Span::call_site());
+    quote! {
+        #[allow(dead_code, unused_variables, clippy::no_effect_underscore_binding)]
+        fn #check_fn(m: &#model_ty) {
+            #(#plain)*
+            #(#text)*
+            #all_warning
+        }
+    }
+}

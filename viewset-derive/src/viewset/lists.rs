@@ -1,0 +1,46 @@
+//! Attribute values that are a list or a single item: `["a", "b"]`, `"a"`, `[A, B]`, `A`.
+
+use darling::FromMeta;
+use syn::{Expr, ExprArray, Lit, LitStr};
+
+/// String literals, each keeping its own span: `"a"` or `["a", "b"]`.
+#[derive(Debug, Default, Clone)]
+pub struct StrList(pub Vec<LitStr>);
+
+/// Expressions, each keeping its own span: `A` or `[A, B::new(..)]`.
+#[derive(Debug, Default, Clone)]
+pub struct ExprList(pub Vec<Expr>);
+
+fn items(expr: &Expr) -> Vec<&Expr> {
+    match expr {
+        Expr::Array(ExprArray { elems, .. }) => elems.iter().collect(),
+        Expr::Group(g) => items(&g.expr),
+        other => vec![other],
+    }
+}
+
+impl FromMeta for StrList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let mut errors = darling::Error::accumulator();
+        let mut out = Vec::new();
+        for item in items(expr) {
+            match item {
+                Expr::Lit(lit) => match &lit.lit {
+                    Lit::Str(s) => out.push(s.clone()),
+                    other => errors
+                        .push(darling::Error::custom("expected a string literal, e.g. \"title\"").with_span(other)),
+                },
+                other => {
+                    errors.push(darling::Error::custom("expected a string literal, e.g. \"title\"").with_span(other))
+                }
+            }
+        }
+        errors.finish_with(StrList(out))
+    }
+}
+
+impl FromMeta for ExprList {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Ok(ExprList(items(expr).into_iter().cloned().collect()))
+    }
+}
