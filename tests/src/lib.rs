@@ -1,1 +1,5 @@
-//! stub
+//! Shared pieces of the cross-crate tests: a fixture model for the trybuild cases and the HTTP harness that
+//! runs the examples on SQLite and PostgreSQL.
+
+pub mod fixtures;
+pub mod harness;

@@ -15,8 +15,12 @@ use crate::{ApiError, InputError};
 /// assert_eq!(err.status(), 422);
 /// ```
 pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    let Some(first) = bytes.iter().find(|b| !b.is_ascii_whitespace()) else {
         return Err(ApiError::input(["body"], "Field required", "missing"));
+    };
+    // serde would accept a JSON array for a struct (fields by position): a body must be an object.
+    if *first == b'[' {
+        return Err(ApiError::input(["body"], "Input should be a valid JSON object", "model_type"));
     }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     serde_path_to_error::deserialize(de).map_err(|err| {
@@ -27,11 +31,12 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
         let kind = classify(&inner, &msg);
         // serde reports a missing or unknown field at the parent; name the field itself.
         let field = between_backticks(&msg);
-        if path != "." {
-            loc.extend(path.split('.').map(str::to_string));
+        if path != "." && kind != "json_invalid" {
+            loc.extend(path.split('.').filter(|segment| *segment != "?").map(str::to_string));
         }
         if matches!(kind, "missing" | "extra_forbidden")
             && let Some(field) = field
+            && loc.last() != Some(&field)
         {
             loc.push(field);
         }
@@ -90,7 +95,9 @@ mod tests {
         assert_eq!(loc_kind(r#"{"title": "a", "x": 1}"#), (vec!["body".into(), "x".into()], "extra_forbidden".into()));
         assert_eq!(loc_kind(r#"{"title": 5}"#), (vec!["body".into(), "title".into()], "type_error".into()));
         assert_eq!(loc_kind("{not json"), (vec!["body".into()], "json_invalid".into()));
-        assert_eq!(loc_kind("[1]").1, "type_error");
+        assert_eq!(loc_kind("[1]").1, "model_type");
+        assert_eq!(loc_kind(r#"["t", 1]"#).1, "model_type");
+        assert_eq!(loc_kind("5").1, "type_error");
         assert_eq!(loc_kind("  ").1, "missing");
     }
 }

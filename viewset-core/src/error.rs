@@ -129,6 +129,8 @@ impl ApiError {
         match err.sql_err() {
             Some(SqlErr::UniqueConstraintViolation(msg)) => ApiError::UniqueViolation(unique_field(&msg, table)),
             Some(SqlErr::ForeignKeyConstraintViolation(_)) => ApiError::ForeignKeyViolation,
+            // SQLite reports a RESTRICT action with another extended code than sea-orm maps (787).
+            _ if err.to_string().contains("FOREIGN KEY constraint failed") => ApiError::ForeignKeyViolation,
             _ => match err {
                 DbErr::RecordNotFound(_) | DbErr::RecordNotUpdated => ApiError::NotFound,
                 other => ApiError::Database(other),

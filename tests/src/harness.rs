@@ -1,0 +1,191 @@
+//! Runs an example app on a real TCP port against SQLite or PostgreSQL, for tests that send real requests.
+//!
+//! PostgreSQL tests read the server URL from `VIEWSET_TEST_PG_URL` (e.g. `postgres://postgres@127.0.0.1:5432`;
+//! `.ci/run` sets it). Each test gets its own database, created here and dropped when the app is dropped. When
+//! the variable is unset, PostgreSQL tests print that they were skipped.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use axum::Router;
+use reqwest::{Method, StatusCode};
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
+use serde_json::Value;
+
+/// Which database a test runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// A fresh SQLite file.
+    Sqlite,
+    /// A fresh database on the server at `VIEWSET_TEST_PG_URL`.
+    Postgres,
+}
+
+/// A test database: its URL and how to remove it.
+pub struct TestDb {
+    /// Connection URL.
+    pub url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    File(std::path::PathBuf),
+    Postgres { admin_url: String, name: String },
+}
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+fn unique_name() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    format!("viewset_test_{}_{}_{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed), nanos % 1_000_000_000)
+}
+
+/// The PostgreSQL server URL, when configured.
+pub fn postgres_url() -> Option<String> {
+    std::env::var("VIEWSET_TEST_PG_URL").ok().filter(|s| !s.is_empty()).map(|s| s.trim_end_matches('/').to_string())
+}
+
+impl TestDb {
+    /// Creates an empty database; `None` (with a note on stderr) when PostgreSQL is not configured.
+    pub async fn create(backend: Backend) -> Option<TestDb> {
+        let name = unique_name();
+        match backend {
+            Backend::Sqlite => {
+                let path = std::env::temp_dir().join(format!("{name}.db"));
+                Some(TestDb { url: format!("sqlite://{}?mode=rwc", path.display()), cleanup: Cleanup::File(path) })
+            }
+            Backend::Postgres => {
+                let Some(server) = postgres_url() else {
+                    eprintln!("skipped: VIEWSET_TEST_PG_URL is not set, so this PostgreSQL test did not run");
+                    return None;
+                };
+                let admin_url = format!("{server}/postgres");
+                let admin = Database::connect(&admin_url).await.expect("connect to the PostgreSQL server");
+                admin.execute_unprepared(&format!("CREATE DATABASE \"{name}\"")).await.expect("create test database");
+                admin.close().await.ok();
+                Some(TestDb { url: format!("{server}/{name}"), cleanup: Cleanup::Postgres { admin_url, name } })
+            }
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match &self.cleanup {
+            Cleanup::File(path) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+                }
+            }
+            Cleanup::Postgres { admin_url, name } => {
+                let (admin_url, name) = (admin_url.clone(), name.clone());
+                // Drop runs inside the test's runtime: use a thread with its own runtime and wait for it.
+                let dropper = std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                    rt.block_on(async {
+                        if let Ok(admin) = Database::connect(&admin_url).await {
+                            let _ = admin
+                                .execute_unprepared(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                                .await;
+                            admin.close().await.ok();
+                        }
+                    });
+                });
+                let _ = dropper.join();
+            }
+        }
+    }
+}
+
+/// A running app and a client for it.
+pub struct TestApp {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// The app's database connection (for assertions that look at rows directly).
+    pub db: DatabaseConnection,
+    client: reqwest::Client,
+    server: tokio::task::JoinHandle<()>,
+    _database: TestDb,
+}
+
+impl TestApp {
+    /// Serves the blog example, migrated and seeded, on `backend`; `None` when that backend is not configured.
+    pub async fn blog(backend: Backend) -> Option<TestApp> {
+        let database = TestDb::create(backend).await?;
+        let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
+        blog::seed::seed_if_empty(&db).await.expect("seed the blog");
+        Some(TestApp::serve(blog::app(db.clone()), db, database).await)
+    }
+
+    /// Serves `router` on an ephemeral loopback port.
+    pub async fn serve(router: Router, db: DatabaseConnection, database: TestDb) -> TestApp {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://{}", listener.local_addr().expect("addr"));
+        let server = tokio::spawn(async move {
+            axum::serve(listener, router).await.expect("serve");
+        });
+        TestApp { base, db, client: reqwest::Client::new(), server, _database: database }
+    }
+
+    /// Sends a request with an optional bearer token and JSON body; returns status and parsed JSON body.
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&str>,
+    ) -> (StatusCode, Value) {
+        let mut request = self.client.request(method, format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.header("content-type", "application/json").body(body.to_string());
+        }
+        let response = request.send().await.expect("request");
+        let status = response.status();
+        let content_type =
+            response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let text = response.text().await.expect("body");
+        let json = serde_json::from_str(&text)
+            .unwrap_or_else(|_| panic!("{status} response to {path} is not JSON ({content_type}): {text:?}"));
+        (status, json)
+    }
+
+    /// `GET path` anonymously.
+    pub async fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.send(Method::GET, path, None, None).await
+    }
+
+    /// The raw client, for requests that need more control.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+/// Runs each named `async fn(TestApp)` scenario against the blog on SQLite and on PostgreSQL.
+#[macro_export]
+macro_rules! blog_tests {
+    ($($scenario:ident),* $(,)?) => {
+        $(
+            mod $scenario {
+                #[tokio::test]
+                async fn sqlite() {
+                    let app = $crate::harness::TestApp::blog($crate::harness::Backend::Sqlite).await.expect("sqlite");
+                    super::$scenario(app).await;
+                }
+                #[tokio::test]
+                async fn postgres() {
+                    if let Some(app) = $crate::harness::TestApp::blog($crate::harness::Backend::Postgres).await {
+                        super::$scenario(app).await;
+                    }
+                }
+            }
+        )*
+    };
+}
