@@ -84,6 +84,11 @@ pub use search::SearchFilter;
 pub use viewset::{ModelOf, ViewSet};
 pub use viewset_derive::{ModelSchema, ModelViewSet};
 
+/// The README's Rust snippets, compiled as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// Everything an application needs to declare and mount ViewSets.
 pub mod prelude {
     pub use crate::{
