@@ -36,3 +36,45 @@ pub mod article {
 
     impl ActiveModelBehavior for ActiveModel {}
 }
+
+/// ViewSets over the blog's posts with the other paginators, for the query-layer tests.
+pub mod paged {
+    use blog::entities::post;
+    use viewset_core::prelude::*;
+
+    /// Posts with `PageNumberPagination` at `/paged/posts`.
+    #[derive(ModelViewSet)]
+    #[viewset(
+        model = post::Entity,
+        prefix = "/paged/posts",
+        pagination_class = PageNumberPagination,
+        filter_backends = [ServiceFilterBackend, OrderingFilter],
+        filterable_fields = ["published"],
+        ordering_fields = ["id", "views"],
+        ordering = "-id",
+        default_limit = 2,
+        max_limit = 50,
+    )]
+    pub struct PagedPosts;
+
+    /// Posts with `CursorPagination` at `/cursor/posts`, ordered by any column including the nullable `rating`.
+    #[derive(ModelViewSet)]
+    #[viewset(
+        model = post::Entity,
+        prefix = "/cursor/posts",
+        pagination_class = CursorPagination,
+        filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
+        filterable_fields = ["published", "views"],
+        search_fields = ["title"],
+        ordering_fields = ["id", "title", "views", "created_at", "rating"],
+        ordering = "-id",
+    )]
+    pub struct CursorPosts;
+
+    /// The blog app plus both ViewSets.
+    pub fn app(db: sea_orm::DatabaseConnection) -> axum::Router {
+        let extra = include_viewset::<PagedPosts, _>(axum::Router::new());
+        let extra = include_viewset::<CursorPosts, _>(extra);
+        blog::app(db.clone()).merge(extra.with_state(ServiceState::new(db)))
+    }
+}

@@ -116,6 +116,13 @@ impl TestApp {
         Some(TestApp::serve(blog::app(db.clone()), db, database).await)
     }
 
+    /// Serves the blog, migrated but empty, plus the paginated ViewSets of [`crate::fixtures::paged`].
+    pub async fn query_app(backend: Backend) -> Option<TestApp> {
+        let database = TestDb::create(backend).await?;
+        let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
+        Some(TestApp::serve(crate::fixtures::paged::app(db.clone()), db, database).await)
+    }
+
     /// Serves `router` on an ephemeral loopback port.
     pub async fn serve(router: Router, db: DatabaseConnection, database: TestDb) -> TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");

@@ -34,6 +34,20 @@ pub enum Direction {
     Desc,
 }
 
+impl Direction {
+    /// The other direction.
+    ///
+    /// ```
+    /// assert_eq!(viewset_core::Direction::Asc.reversed(), viewset_core::Direction::Desc);
+    /// ```
+    pub fn reversed(self) -> Self {
+        match self {
+            Direction::Asc => Direction::Desc,
+            Direction::Desc => Direction::Asc,
+        }
+    }
+}
+
 /// A ViewSet's configuration; the derive fills it from the attributes with the spec's defaults.
 ///
 /// ```

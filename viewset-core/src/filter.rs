@@ -105,7 +105,7 @@ fn apply_lookup<E: EntityTrait>(
             if !is_ordered(ty) {
                 return Err(bad(format!("lookup `{lookup}` is not supported on this field"), "unsupported_lookup"));
             }
-            let v = value(raw)?;
+            let v = comparable(ty, raw, lookup).map_err(|msg| bad(msg, "value_error"))?;
             match lookup {
                 "gt" => col.gt(v),
                 "gte" => col.gte(v),
@@ -134,4 +134,31 @@ fn apply_lookup<E: EntityTrait>(
         other => return Err(bad(format!("unsupported lookup `{other}`"), "unsupported_lookup")),
     };
     Ok(select.filter(condition))
+}
+
+/// A comparison operand of the column's own type. The spec coerces a value with a dot to a float; on an integer
+/// column the float is rounded to the equivalent integer bound (`views > 2.5` is `views > 2`, `views >= 2.5` is
+/// `views >= 3`), so the parameter keeps the column's type (PostgreSQL rejects a float bound to an integer).
+fn comparable(ty: &sea_orm::sea_query::ColumnType, raw: &str, lookup: &str) -> Result<sea_orm::Value, String> {
+    use sea_orm::sea_query::ColumnType as T;
+    let integer = matches!(
+        ty,
+        T::TinyInteger
+            | T::SmallInteger
+            | T::Integer
+            | T::BigInteger
+            | T::TinyUnsigned
+            | T::SmallUnsigned
+            | T::Unsigned
+            | T::BigUnsigned
+    );
+    if integer && raw.contains('.') {
+        let f = raw.trim().parse::<f64>().ok().filter(|f| f.is_finite()).ok_or("Input should be a valid number")?;
+        let bound = if matches!(lookup, "gt" | "lte") { f.floor() } else { f.ceil() };
+        if bound.abs() > 9.0e15 {
+            return Err("Input is out of range for this field".into());
+        }
+        return parse_value(ty, &format!("{bound:.0}")).map_err(|_| "Input is out of range for this field".into());
+    }
+    parse_value(ty, raw)
 }

@@ -4,24 +4,24 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityName, EntityTrait, IdenStatic, IntoActiveModel, Iterable, PaginatorTrait,
-    PrimaryKeyToColumn, QueryFilter, QuerySelect, Select,
+    ActiveModelTrait, ColumnTrait, EntityName, EntityTrait, IdenStatic, IntoActiveModel, Iterable, PrimaryKeyToColumn,
+    QueryFilter, Select,
 };
 use serde_json::json;
 
 use crate::columns::column;
 use crate::filter::apply_exact_filters;
-use crate::ordering::finish_ordering;
+use crate::ordering::effective_order;
 use crate::{
-    ApiError, CreateSchema, Filters, Hooks, ListQuery, Lookup, ModelOf, Page, Paginator, ReadSchema, RequestContext,
-    UpdateSchema, ViewSet,
+    ApiError, CreateSchema, Filters, Hooks, ListQuery, Lookup, ModelOf, PageQuery, Paginator, ReadSchema,
+    RequestContext, UpdateSchema, ViewSet,
 };
 
 fn table<V: ViewSet>() -> &'static str {
     V::Entity::default().table_name()
 }
 
-fn db_err<V: ViewSet>(err: sea_orm::DbErr) -> ApiError {
+pub(crate) fn db_err<V: ViewSet>(err: sea_orm::DbErr) -> ApiError {
     ApiError::from_db(err, table::<V>())
 }
 
@@ -43,19 +43,17 @@ pub async fn fetch<V: Hooks>(pk: &Lookup, request: &RequestContext) -> Result<Mo
     Ok(model)
 }
 
-/// Default `list`: `get_queryset`, then the filter backends, ordering, and the page.
+/// Default `list`: `get_queryset`, the filter backends, the effective ordering, then the paginator.
 pub async fn list<V: Hooks>(
     request: RequestContext,
     limit: u64,
     offset: u64,
     filters: Filters,
 ) -> Result<Response, ApiError> {
-    let query = ListQuery::new(V::get_queryset(&request, &filters)?);
-    let query = finish_ordering::<V>(V::filter_queryset(query, &request)?);
-    let count = query.select.clone().count(&request.db).await.map_err(db_err::<V>)?;
-    let rows = query.select.offset(offset).limit(limit).all(&request.db).await.map_err(db_err::<V>)?;
-    let results: Vec<V::ListItem> = rows.into_iter().map(V::ListItem::from_model).collect();
-    Ok(Json(V::Pagination::envelope(Page { count, results, limit, offset })).into_response())
+    let query = V::filter_queryset(ListQuery::new(V::get_queryset(&request, &filters)?), &request)?;
+    let order = effective_order::<V>(&query);
+    let page = PageQuery { select: query.select, order, limit, offset };
+    Ok(Json(V::Pagination::paginate::<V>(page, &request).await?).into_response())
 }
 
 /// Default `retrieve`.

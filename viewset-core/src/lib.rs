@@ -68,10 +68,13 @@ pub use error::{ApiError, FieldErrors, InputError};
 pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend};
 pub use handlers::{base_queryset, fetch};
 pub use hooks::Hooks;
-pub use list_query::{ListQuery, OrderingState};
+pub use list_query::{ListQuery, OrderTerm, OrderingState};
 pub use lookup::Lookup;
 pub use ordering::OrderingFilter;
-pub use pagination::{LimitOffsetPagination, Page, Paginator};
+pub use pagination::{
+    CursorPagination, LimitOffsetPagination, Page, PageNumberPagination, PageQuery, Paginator, Window, count_rows,
+    fetch_rows, list_items,
+};
 pub use permission::{
     AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission, Permission,
 };
@@ -92,9 +95,10 @@ pub struct ReadmeDoctests;
 /// Everything an application needs to declare and mount ViewSets.
 pub mod prelude {
     pub use crate::{
-        AllowAny, ApiError, DjangoFilterBackend, Hooks, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly,
-        LimitOffsetPagination, ModelSchema, ModelViewSet, OperationPermission, OrderingFilter, Principal,
-        RequestContext, SearchFilter, ServiceFilterBackend, ServiceState, ViewSet, include_viewset,
+        AllowAny, ApiError, CursorPagination, DjangoFilterBackend, Hooks, IsAdminUser, IsAuthenticated,
+        IsAuthenticatedOrReadOnly, LimitOffsetPagination, ModelSchema, ModelViewSet, OperationPermission,
+        OrderingFilter, PageNumberPagination, Principal, RequestContext, SearchFilter, ServiceFilterBackend,
+        ServiceState, ViewSet, include_viewset,
     };
 }
 

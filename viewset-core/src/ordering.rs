@@ -1,12 +1,15 @@
-//! `OrderingFilter` (`?ordering=-views,id`) and the default ordering with its primary-key tie-breaker.
+//! `OrderingFilter` (`?ordering=-views,id`) and the final ordering: the default when none was requested, then the
+//! primary key as tie-breaker.
 
-use sea_orm::{EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder};
+use sea_orm::sea_query::NullOrdering;
+use sea_orm::{EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
 
 use crate::columns::column;
+use crate::list_query::OrderTerm;
 use crate::{ApiError, Direction, FilterBackend, ListQuery, OrderingState, RequestContext, ViewSet};
 
 /// Client ordering over `ordering_fields`: comma-separated terms, `-` for descending. Terms outside the
-/// allowlist are dropped; if every term is dropped the query stays unordered by request (spec).
+/// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OrderingFilter;
 
@@ -22,15 +25,15 @@ impl FilterBackend for OrderingFilter {
         }
         let mut applied = false;
         for term in terms {
-            let (name, order) = match term.strip_prefix('-') {
-                Some(name) => (name, Order::Desc),
-                None => (term, Order::Asc),
+            let (name, direction) = match term.strip_prefix('-') {
+                Some(name) => (name, Direction::Desc),
+                None => (term, Direction::Asc),
             };
             if !V::CONFIG.ordering_fields.allows(name) {
                 continue;
             }
-            if let Some(col) = column::<V::Entity>(name) {
-                query.select = query.select.order_by(col, order);
+            if let Some(column) = column::<V::Entity>(name) {
+                query.order.push(OrderTerm { column, direction });
                 applied = true;
             }
         }
@@ -39,22 +42,34 @@ impl FilterBackend for OrderingFilter {
     }
 }
 
-/// Applies the ViewSet's default ordering when no client ordering was requested, then the primary key as the
-/// final tie-breaker so pages are deterministic.
-pub fn finish_ordering<V: ViewSet>(mut query: ListQuery<V::Entity>) -> ListQuery<V::Entity> {
+/// The effective ordering: requested terms, or the ViewSet's default when none was requested, then the primary key
+/// (unless already present), so every page is deterministic.
+pub fn effective_order<V: ViewSet>(query: &ListQuery<V::Entity>) -> Vec<OrderTerm<V::Entity>> {
+    let mut terms = query.order.clone();
     if query.ordering == OrderingState::NotRequested {
-        for (name, direction) in V::CONFIG.ordering {
-            if let Some(col) = column::<V::Entity>(name) {
-                let order = match direction {
-                    Direction::Asc => Order::Asc,
-                    Direction::Desc => Order::Desc,
-                };
-                query.select = query.select.order_by(col, order);
-            }
-        }
+        terms.extend(V::CONFIG.ordering.iter().filter_map(|(name, direction)| {
+            column::<V::Entity>(name).map(|column| OrderTerm { column, direction: *direction })
+        }));
     }
     for key in <V::Entity as EntityTrait>::PrimaryKey::iter() {
-        query.select = query.select.order_by(key.into_column(), Order::Asc);
+        let column = key.into_column();
+        let name = sea_orm::IdenStatic::as_str(&column);
+        if !terms.iter().any(|t| sea_orm::IdenStatic::as_str(&t.column) == name) {
+            terms.push(OrderTerm { column, direction: Direction::Asc });
+        }
     }
-    query
+    terms
+}
+
+/// Applies `terms` to `select`; `reversed` flips every direction (keyset pages walked backwards).
+pub fn apply_order<E: EntityTrait>(mut select: Select<E>, terms: &[OrderTerm<E>], reversed: bool) -> Select<E> {
+    for term in terms {
+        let direction = if reversed { term.direction.reversed() } else { term.direction };
+        let (order, nulls) = match direction {
+            Direction::Asc => (Order::Asc, NullOrdering::First),
+            Direction::Desc => (Order::Desc, NullOrdering::Last),
+        };
+        select = select.order_by_with_nulls(term.column, order, nulls);
+    }
+    select
 }

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 
 use crate::body::json_body;
-use crate::{ApiError, Filters, Hooks, Lookup, Operation, RequestContext, ServiceState};
+use crate::{ApiError, Filters, Hooks, Lookup, Operation, Paginator, RequestContext, ServiceState};
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
 /// Defining a ViewSet registers nothing; this does, and it neither applies migrations nor authenticates.
@@ -65,11 +65,9 @@ async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
     respond(
         async {
             V::check_permissions(&request)?;
-            let config = V::CONFIG;
-            let limit = request.query.bounded_int("limit", config.default_limit, 1, Some(config.max_limit))?;
-            let offset = request.query.bounded_int("offset", 0, 0, None)?;
+            let window = V::Pagination::window(&request.query, &V::CONFIG)?;
             let filters = router_filters::<V>(&request);
-            V::list(request, limit, offset, filters).await
+            V::list(request, window.limit, window.offset, filters).await
         }
         .await,
     )

@@ -1,10 +1,10 @@
 //! Substring matching that behaves the same on SQLite and PostgreSQL, always with bound parameters.
 //!
 //! Case-insensitive: `ILIKE` on PostgreSQL, `LOWER(col) LIKE LOWER(pattern)` elsewhere (sea-query's `ilike`
-//! panics when built for SQLite). Case-sensitive: `LIKE` on PostgreSQL; on SQLite, whose `LIKE` ignores ASCII
-//! case, `LIKE` plus an exact `instr()` check (literal needles only).
+//! panics when built for SQLite, and on PostgreSQL it renders `ESCAPE` inside parentheses, which PostgreSQL
+//! rejects). Case-sensitive literal matches: `LIKE` on PostgreSQL, `instr()` on SQLite (whose `LIKE` ignores case).
 
-use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr};
+use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DbBackend};
 
 /// Whether `%` and `_` in the needle are wildcards.
@@ -29,17 +29,58 @@ pub fn text_match<C: ColumnTrait>(
         Wildcards::Literal => needle.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"),
         Wildcards::Sql => needle.replace('\\', "\\\\"),
     };
-    let like = |pattern: String| LikeExpr::new(format!("%{pattern}%")).escape('\\');
-    match (backend, insensitive) {
-        (DbBackend::Postgres, true) => {
-            use sea_orm::sea_query::extension::postgres::PgExpr;
-            column.ilike(like(body))
+    let pattern = Expr::val(format!("%{body}%"));
+    // Custom-expression placeholders follow the backend: `$n` on PostgreSQL, `?` elsewhere.
+    let template = match (backend, insensitive, wildcards) {
+        (DbBackend::Postgres, true, _) => "$1 ILIKE $2 ESCAPE '\\'",
+        (DbBackend::Postgres, false, _) => "$1 LIKE $2 ESCAPE '\\'",
+        (DbBackend::Sqlite, false, Wildcards::Literal) => {
+            return Expr::cust_with_exprs("instr(?, ?) > 0", [column, Expr::val(needle.to_string())]);
         }
-        (_, true) => Expr::expr(Func::lower(column)).like(like(body.to_lowercase())),
-        (DbBackend::Sqlite, false) if wildcards == Wildcards::Literal => {
-            let exact = Expr::cust_with_exprs("instr(?, ?) > 0", [column.clone(), Expr::val(needle.to_string())]);
-            column.like(like(body)).and(exact)
+        (_, true, _) => "LOWER(?) LIKE LOWER(?) ESCAPE '\\'",
+        (_, false, _) => "? LIKE ? ESCAPE '\\'",
+    };
+    Expr::cust_with_exprs(template, [column, pattern])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sea_orm::{EntityTrait, QueryFilter, QueryTrait};
+
+    mod cake {
+        use sea_orm::entity::prelude::*;
+        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+        #[sea_orm(table_name = "cake")]
+        pub struct Model {
+            #[sea_orm(primary_key)]
+            pub id: i32,
+            pub name: String,
         }
-        (_, false) => column.like(like(body)),
+        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+        pub enum Relation {}
+        impl ActiveModelBehavior for ActiveModel {}
+    }
+
+    fn sql(backend: DbBackend, insensitive: bool, wildcards: Wildcards) -> String {
+        let e = text_match(cake::Column::Name, "a%b", wildcards, insensitive, backend);
+        cake::Entity::find().filter(e).build(backend).to_string()
+    }
+
+    #[test]
+    fn renders_per_backend() {
+        assert!(
+            sql(DbBackend::Postgres, true, Wildcards::Literal)
+                .ends_with(r#""cake"."name" ILIKE E'%a\\%b%' ESCAPE '\'"#)
+        );
+        assert!(
+            sql(DbBackend::Postgres, false, Wildcards::Literal)
+                .ends_with(r#""cake"."name" LIKE E'%a\\%b%' ESCAPE '\'"#)
+        );
+        assert!(
+            sql(DbBackend::Sqlite, true, Wildcards::Sql)
+                .ends_with(r#"LOWER("cake"."name") LIKE LOWER('%a%b%') ESCAPE '\'"#)
+        );
+        assert!(sql(DbBackend::Sqlite, false, Wildcards::Literal).ends_with(r#"instr("cake"."name", 'a%b') > 0"#));
     }
 }

@@ -1,0 +1,164 @@
+//! `CursorPagination`: keyset pagination over the effective ordering plus the primary key. Correct for every
+//! allowed ordering (nullable columns included), stable while rows are inserted, and a deep page costs what the
+//! first one does.
+
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, IdenStatic, QueryFilter, QuerySelect, Value};
+use serde::Serialize;
+
+use super::cursor_token::CursorToken;
+use super::{PageQuery, Paginator, Window, list_items, to_body};
+use crate::list_query::OrderTerm;
+use crate::ordering::apply_order;
+use crate::value::parse_value;
+use crate::{ApiError, Config, Direction, ModelOf, QueryParams, RequestContext, ViewSet};
+
+/// `?cursor=&limit=` and `{next, previous, results}`; `next`/`previous` are relative URLs (path and query) or null.
+/// A cursor is only valid for the ordering it was made with.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CursorPagination;
+
+#[derive(Serialize)]
+struct CursorPage<T> {
+    next: Option<String>,
+    previous: Option<String>,
+    results: Vec<T>,
+}
+
+fn invalid_cursor(msg: &str) -> ApiError {
+    ApiError::input(["query", "cursor"], msg, "cursor_invalid")
+}
+
+impl Paginator for CursorPagination {
+    const PARAMETERS: &'static [&'static str] = &["cursor", "limit"];
+    const RESPONSE_FIELDS: &'static [&'static str] = &["next", "previous", "results"];
+
+    fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
+        Ok(Window { limit: query.bounded_int("limit", config.default_limit, 1, Some(config.max_limit))?, offset: 0 })
+    }
+
+    async fn paginate<V: ViewSet>(
+        page: PageQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> Result<serde_json::Value, ApiError> {
+        let signature = ordering_signature(&page.order);
+        let token = match request.query.get("cursor").filter(|c| !c.is_empty()) {
+            None => None,
+            Some(raw) => {
+                let token = CursorToken::decode(raw).ok_or_else(|| invalid_cursor("Invalid cursor"))?;
+                if token.ordering != signature || token.values.len() != page.order.len() {
+                    return Err(invalid_cursor("This cursor was made for another ordering; start again without it"));
+                }
+                Some(token)
+            }
+        };
+        let backwards = token.as_ref().is_some_and(|t| t.backwards);
+        let mut select = page.select;
+        if let Some(token) = &token {
+            select = select.filter(after::<V::Entity>(&page.order, &token.values, backwards)?);
+        }
+        let mut rows: Vec<ModelOf<V>> = apply_order(select, &page.order, backwards)
+            .limit(page.limit + 1)
+            .all(&request.db)
+            .await
+            .map_err(crate::handlers::db_err::<V>)?;
+        let more = rows.len() as u64 > page.limit;
+        rows.truncate(page.limit as usize);
+        if backwards {
+            rows.reverse();
+        }
+        let edge = |row: Option<&ModelOf<V>>, backwards: bool| {
+            row.map(|r| {
+                link(
+                    request,
+                    CursorToken { values: row_values::<V>(r, &page.order), backwards, ordering: signature.clone() },
+                )
+            })
+        };
+        let (next, previous) = if backwards {
+            (edge(rows.last(), false), if more { edge(rows.first(), true) } else { None })
+        } else {
+            (
+                if more { edge(rows.last(), false) } else { None },
+                if token.is_some() { edge(rows.first(), true) } else { None },
+            )
+        };
+        // An empty page reached through a cursor still links back to where it came from.
+        let previous = previous.or_else(|| match (&token, rows.is_empty(), backwards) {
+            (Some(t), true, false) => Some(link(request, CursorToken { backwards: true, ..t.clone() })),
+            _ => None,
+        });
+        let next = next.or_else(|| match (&token, rows.is_empty(), backwards) {
+            (Some(t), true, true) => Some(link(request, CursorToken { backwards: false, ..t.clone() })),
+            _ => None,
+        });
+        to_body(&CursorPage { next, previous, results: list_items::<V>(rows) })
+    }
+}
+
+/// `-views,id`: what a cursor is bound to.
+fn ordering_signature<E: EntityTrait>(order: &[OrderTerm<E>]) -> String {
+    order
+        .iter()
+        .map(|t| format!("{}{}", if t.direction == Direction::Desc { "-" } else { "" }, t.column.as_str()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn row_values<V: ViewSet>(row: &ModelOf<V>, order: &[OrderTerm<V::Entity>]) -> Vec<serde_json::Value> {
+    let json = serde_json::to_value(row).unwrap_or_default();
+    order.iter().map(|t| json.get(t.column.as_str()).cloned().unwrap_or_default()).collect()
+}
+
+/// The request's own path and query with `cursor` replaced.
+fn link(request: &RequestContext, token: CursorToken) -> String {
+    let mut query = form_urlencoded::Serializer::new(String::new());
+    for (k, v) in request.query.iter().filter(|(k, _)| *k != "cursor") {
+        query.append_pair(k, v);
+    }
+    query.append_pair("cursor", &token.encode());
+    format!("{}?{}", request.uri.path(), query.finish())
+}
+
+/// A cursor value back to a typed value of the column (`None` for JSON null).
+fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Result<Option<Value>, ApiError> {
+    let def = column.def();
+    let text = match json {
+        serde_json::Value::Null => return Ok(None),
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        serde_json::Value::Number(n) => n.to_string(),
+        _ => return Err(invalid_cursor("Invalid cursor")),
+    };
+    parse_value(def.get_column_type(), &text).map(Some).map_err(|_| invalid_cursor("Invalid cursor"))
+}
+
+/// Rows strictly after the boundary in the walk's direction: for terms t1..tn,
+/// `(t1 ≻ v1) OR (t1 = v1 AND t2 ≻ v2) OR ...`, where ≻ follows each term's direction and NULLs sort first
+/// ascending, last descending (as `apply_order` sorts them).
+fn after<E: EntityTrait>(
+    order: &[OrderTerm<E>],
+    values: &[serde_json::Value],
+    backwards: bool,
+) -> Result<Condition, ApiError> {
+    let mut any = Condition::any();
+    for i in 0..order.len() {
+        let mut all = Condition::all();
+        for (term, value) in order[..i].iter().zip(values) {
+            all = all.add(match typed(term.column, value)? {
+                None => term.column.is_null(),
+                Some(v) => term.column.eq(v),
+            });
+        }
+        let term = &order[i];
+        let direction = if backwards { term.direction.reversed() } else { term.direction };
+        let beyond: Expr = match (direction, typed(term.column, &values[i])?) {
+            (Direction::Asc, None) => term.column.is_not_null(),
+            (Direction::Asc, Some(v)) => term.column.gt(v),
+            (Direction::Desc, None) => Expr::val(1).eq(0),
+            (Direction::Desc, Some(v)) => Expr::col(term.column.as_column_ref()).lt(v).or(term.column.is_null()),
+        };
+        any = any.add(all.add(beyond));
+    }
+    Ok(any)
+}

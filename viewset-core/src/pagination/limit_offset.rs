@@ -1,0 +1,39 @@
+//! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}`.
+
+use super::{Page, PageQuery, Paginator, Window, count_rows, fetch_rows, list_items, to_body};
+use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
+
+/// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (≥ 0).
+///
+/// ```
+/// use viewset_core::{LimitOffsetPagination, Paginator, QueryParams};
+/// # let config = viewset_core::Config { name: "", prefix: "", tags: &[], lookup_field: "id", ai_exposed: true,
+/// #     stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[], search_fields: &[],
+/// #     ordering_fields: viewset_core::OrderingFields::Only(&[]), ordering: &[] };
+/// let w = LimitOffsetPagination::window(&QueryParams::parse(Some("offset=40")), &config).unwrap();
+/// assert_eq!((w.limit, w.offset), (20, 40));
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LimitOffsetPagination;
+
+impl Paginator for LimitOffsetPagination {
+    const PARAMETERS: &'static [&'static str] = &["limit", "offset"];
+    const RESPONSE_FIELDS: &'static [&'static str] = &["count", "results", "limit", "offset"];
+
+    fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
+        Ok(Window {
+            limit: query.bounded_int("limit", config.default_limit, 1, Some(config.max_limit))?,
+            offset: query.bounded_int("offset", 0, 0, None)?,
+        })
+    }
+
+    async fn paginate<V: ViewSet>(
+        page: PageQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> Result<serde_json::Value, ApiError> {
+        let (limit, offset) = (page.limit, page.offset);
+        let count = count_rows::<V>(&page.select, &request.db).await?;
+        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?);
+        to_body(&Page { count, results, limit, offset })
+    }
+}

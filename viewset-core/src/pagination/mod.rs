@@ -1,0 +1,122 @@
+//! Paginators (`pagination_class`): which query parameters select a page, how the page is fetched and how it is
+//! enveloped. Built in: [`LimitOffsetPagination`] (the default), [`PageNumberPagination`], [`CursorPagination`].
+
+mod cursor;
+mod cursor_token;
+mod limit_offset;
+mod page_number;
+
+use std::future::Future;
+
+use sea_orm::{EntityTrait, PaginatorTrait, QuerySelect, Select};
+use serde::Serialize;
+
+use crate::list_query::OrderTerm;
+use crate::ordering::apply_order;
+use crate::{ApiError, Config, ModelOf, QueryParams, ReadSchema, RequestContext, ViewSet};
+
+pub use cursor::CursorPagination;
+pub use limit_offset::LimitOffsetPagination;
+pub use page_number::PageNumberPagination;
+
+/// The default envelope: `{count, results, limit, offset}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Page<T> {
+    /// Size of the filtered result set.
+    pub count: u64,
+    /// Records of the requested page.
+    pub results: Vec<T>,
+    /// Page size used.
+    pub limit: u64,
+    /// Offset used.
+    pub offset: u64,
+}
+
+/// The page a request asks for, as the spec's `list(request, limit, offset, filters)` arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    /// Page size.
+    pub limit: u64,
+    /// Rows skipped (0 for cursor pagination).
+    pub offset: u64,
+}
+
+/// A filtered, not yet ordered list query with its effective ordering and window.
+#[derive(Debug)]
+pub struct PageQuery<E: EntityTrait> {
+    /// Conditions (filters, search, policy).
+    pub select: Select<E>,
+    /// Effective ordering, primary key last.
+    pub order: Vec<OrderTerm<E>>,
+    /// Page size.
+    pub limit: u64,
+    /// Offset.
+    pub offset: u64,
+}
+
+/// A pagination class. Implement it for your own envelope; declare your query parameters and response fields so
+/// the API documentation can show them (anything else you add to the body is documented as free-form).
+///
+/// ```
+/// use viewset_core::{ApiError, Config, PageQuery, Paginator, QueryParams, RequestContext, ViewSet, Window};
+/// /// Like limit/offset, but only `{"items": [...]}`.
+/// struct ItemsOnly;
+/// impl Paginator for ItemsOnly {
+///     const PARAMETERS: &'static [&'static str] = &["limit", "offset"];
+///     const RESPONSE_FIELDS: &'static [&'static str] = &["items"];
+///     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
+///         viewset_core::LimitOffsetPagination::window(query, config)
+///     }
+///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<serde_json::Value, ApiError> {
+///         let rows = viewset_core::fetch_rows::<V>(page, &request.db).await?;
+///         Ok(serde_json::json!({ "items": viewset_core::list_items::<V>(rows) }))
+///     }
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a pagination class",
+    note = "pagination_class takes a type implementing `viewset_core::Paginator`: LimitOffsetPagination, PageNumberPagination or CursorPagination"
+)]
+pub trait Paginator: Send + Sync + 'static {
+    /// Query parameters it reads.
+    const PARAMETERS: &'static [&'static str];
+    /// Fields of its response body.
+    const RESPONSE_FIELDS: &'static [&'static str];
+    /// The window the query string asks for; 422 naming the parameter when it is invalid.
+    fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError>;
+    /// Fetches the page and builds the response body.
+    fn paginate<V: ViewSet>(
+        page: PageQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<serde_json::Value, ApiError>> + Send;
+}
+
+/// The ordered rows of a page window.
+pub async fn fetch_rows<V: ViewSet>(
+    page: PageQuery<V::Entity>,
+    db: &sea_orm::DatabaseConnection,
+) -> Result<Vec<ModelOf<V>>, ApiError> {
+    apply_order(page.select, &page.order, false)
+        .offset(page.offset)
+        .limit(page.limit)
+        .all(db)
+        .await
+        .map_err(crate::handlers::db_err::<V>)
+}
+
+/// The size of the filtered result set.
+pub async fn count_rows<V: ViewSet>(
+    select: &Select<V::Entity>,
+    db: &sea_orm::DatabaseConnection,
+) -> Result<u64, ApiError> {
+    select.clone().count(db).await.map_err(crate::handlers::db_err::<V>)
+}
+
+/// Rows as the list representation.
+pub fn list_items<V: ViewSet>(rows: Vec<ModelOf<V>>) -> Vec<V::ListItem> {
+    rows.into_iter().map(V::ListItem::from_model).collect()
+}
+
+pub(crate) fn to_body<T: Serialize>(body: &T) -> Result<serde_json::Value, ApiError> {
+    serde_json::to_value(body).map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("serialize page: {e}"))))
+}

@@ -1,0 +1,46 @@
+//! `PageNumberPagination`: `?page=&page_size=` and `{count, page, page_size, total_pages, results}`.
+
+use serde::Serialize;
+
+use super::{PageQuery, Paginator, Window, count_rows, fetch_rows, list_items, to_body};
+use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
+
+/// `page` (≥ 1, default 1) and `page_size` (1..=`max_limit`, default `default_limit`). A page past the last one is
+/// a 404 (the first page always exists, even when empty).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PageNumberPagination;
+
+#[derive(Serialize)]
+struct NumberedPage<T> {
+    count: u64,
+    page: u64,
+    page_size: u64,
+    total_pages: u64,
+    results: Vec<T>,
+}
+
+impl Paginator for PageNumberPagination {
+    const PARAMETERS: &'static [&'static str] = &["page", "page_size"];
+    const RESPONSE_FIELDS: &'static [&'static str] = &["count", "page", "page_size", "total_pages", "results"];
+
+    fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
+        let page_size = query.bounded_int("page_size", config.default_limit, 1, Some(config.max_limit))?;
+        let page = query.bounded_int("page", 1, 1, Some(u64::MAX / page_size))?;
+        Ok(Window { limit: page_size, offset: (page - 1) * page_size })
+    }
+
+    async fn paginate<V: ViewSet>(
+        page: PageQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> Result<serde_json::Value, ApiError> {
+        let page_size = page.limit;
+        let number = page.offset / page_size + 1;
+        let count = count_rows::<V>(&page.select, &request.db).await?;
+        let total_pages = count.div_ceil(page_size);
+        if number > total_pages.max(1) {
+            return Err(ApiError::NotFound);
+        }
+        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?);
+        to_body(&NumberedPage { count, page: number, page_size, total_pages, results })
+    }
+}
