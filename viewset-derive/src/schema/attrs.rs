@@ -1,7 +1,6 @@
 //! The fields of a sea-orm `Model` as typed data, from its `#[sea_orm(...)]` and `#[viewset(...)]` attributes.
 
 use darling::FromMeta;
-use syn::spanned::Spanned;
 use syn::{Data, Fields, GenericArgument, PathArguments, Type};
 
 /// Field options of `#[viewset(...)]` on a model field.
@@ -31,7 +30,7 @@ pub struct Field {
 impl Field {
     /// Clients may send this field on create.
     pub fn writable_on_create(&self) -> bool {
-        !self.read_only && !(self.primary_key && self.auto_increment)
+        !(self.read_only || (self.primary_key && self.auto_increment))
     }
     /// Clients may send this field on update (never the primary key).
     pub fn writable_on_update(&self) -> bool {
@@ -78,10 +77,10 @@ fn parse_field(field: &syn::Field) -> darling::Result<Option<Field>> {
     for attr in &field.attrs {
         if attr.path().is_ident("sea_orm") {
             errors.handle(sea.read(attr));
-        } else if attr.path().is_ident("viewset") {
-            if let Some(o) = errors.handle(FieldOptions::from_meta(&attr.meta)) {
-                options = o;
-            }
+        } else if attr.path().is_ident("viewset")
+            && let Some(o) = errors.handle(FieldOptions::from_meta(&attr.meta))
+        {
+            options = o;
         }
     }
     errors.finish()?;
@@ -92,7 +91,6 @@ fn parse_field(field: &syn::Field) -> darling::Result<Option<Field>> {
         Some(inner) => (inner.clone(), true),
         None => (field.ty.clone(), false),
     };
-    let _ = field.ty.span();
     Ok(Some(Field {
         ident,
         inner,
