@@ -1,5 +1,6 @@
 //! Shared pieces of the cross-crate tests: a fixture model for the trybuild cases and the HTTP harness that
 //! runs the examples on SQLite and PostgreSQL.
 
+pub mod datagen;
 pub mod fixtures;
 pub mod harness;

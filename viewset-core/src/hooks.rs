@@ -36,7 +36,7 @@ use crate::{ApiError, Filters, Lookup, RequestContext, ViewSet, handlers};
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` does not implement `viewset_core::Hooks`",
-    note = "remove `custom_hooks` from `#[viewset(...)]` to use the default handlers, or write `impl viewset_core::Hooks for {Self} {{ ... }}`"
+    note = "if `#[derive(ModelViewSet)]` on `{Self}` reported errors, fix those first; otherwise `custom_hooks` asks you to write `impl viewset_core::Hooks for {Self} {{ ... }}` (or remove `custom_hooks` to use the default handlers)"
 )]
 pub trait Hooks: ViewSet {
     /// Fields the router accepts as exact-match query filters (default: every model field).

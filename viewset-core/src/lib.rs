@@ -105,7 +105,7 @@ pub mod prelude {
 /// Items the derives' generated code names. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::checks::{assert_text_field, check_object_permission, check_permission};
+    pub use crate::checks::assert_text_field;
     pub use crate::lookup::parse_lookup;
     pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Set, Value};
     pub use serde;

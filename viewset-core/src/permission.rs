@@ -1,6 +1,6 @@
 //! Permissions: synchronous checks run before the query (request level) and on a fetched record (object level).
 
-use crate::RequestContext;
+use crate::{ApiError, RequestContext};
 
 /// The operation a request performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,5 +134,27 @@ impl Permission for OperationPermission {
     }
     fn message(&self) -> &str {
         "This operation is not allowed on this resource."
+    }
+}
+
+/// Runs one permission's request-level check.
+pub(crate) fn check(permission: &dyn Permission, request: &RequestContext) -> Result<(), ApiError> {
+    if permission.has_permission(request) {
+        Ok(())
+    } else {
+        Err(ApiError::PermissionDenied(permission.message().to_string()))
+    }
+}
+
+/// Runs one permission's object-level check.
+pub(crate) fn check_object(
+    permission: &dyn Permission,
+    request: &RequestContext,
+    object: &dyn std::any::Any,
+) -> Result<(), ApiError> {
+    if permission.has_object_permission(request, object) {
+        Ok(())
+    } else {
+        Err(ApiError::PermissionDenied(permission.message().to_string()))
     }
 }

@@ -3,7 +3,9 @@
 use sea_orm::{ActiveModelBehavior, ActiveModelTrait, EntityTrait, IntoActiveModel, Value};
 use serde::Serialize;
 
-use crate::{ApiError, Config, CreateSchema, ListQuery, Paginator, ReadSchema, RequestContext, UpdateSchema};
+use crate::{
+    ApiError, Config, CreateSchema, ListQuery, Paginator, Permission, ReadSchema, RequestContext, UpdateSchema,
+};
 
 /// The model type of a ViewSet.
 pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;
@@ -48,10 +50,19 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
 
     /// Parses a detail identifier into the lookup field's type (400 when it cannot be).
     fn lookup_value(raw: &str) -> Result<Value, ApiError>;
+    /// Visits `permission_classes` in order; stops at the first error `visit` returns.
+    fn permission_classes(visit: &mut dyn FnMut(&dyn Permission) -> Result<(), ApiError>) -> Result<(), ApiError>;
+
     /// Runs `permission_classes` at request level (403 on the first denial).
-    fn check_permissions(request: &RequestContext) -> Result<(), ApiError>;
+    fn check_permissions(request: &RequestContext) -> Result<(), ApiError> {
+        Self::permission_classes(&mut |p| crate::permission::check(p, request))
+    }
+
     /// Runs `permission_classes` at object level on a fetched record.
-    fn check_object_permissions(request: &RequestContext, object: &ModelOf<Self>) -> Result<(), ApiError>;
+    fn check_object_permissions(request: &RequestContext, object: &ModelOf<Self>) -> Result<(), ApiError> {
+        Self::permission_classes(&mut |p| crate::permission::check_object(p, request, object))
+    }
+
     /// Runs `filter_backends` in order.
     fn filter_queryset(
         query: ListQuery<Self::Entity>,

@@ -14,7 +14,8 @@ use crate::names::NO_EFFECT;
 pub struct ViewSetAttrs {
     pub ident: syn::Ident,
     pub generics: syn::Generics,
-    pub model: syn::Path,
+    #[darling(default)]
+    pub model: Option<syn::Path>,
     #[darling(default)]
     pub prefix: Option<syn::LitStr>,
     #[darling(default)]

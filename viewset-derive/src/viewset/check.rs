@@ -16,6 +16,8 @@ const MAX_LIMIT: u64 = 100;
 /// A ViewSet configuration that passed every check the macro can make.
 pub struct Config {
     pub attrs: ViewSetAttrs,
+    /// The sea-orm entity.
+    pub model: syn::Path,
     pub prefix: String,
     pub tags: Vec<String>,
     pub lookup_field: LitStr,
@@ -31,6 +33,12 @@ pub struct Config {
 
 /// Checks the parsed attributes; returns every error at once.
 pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
+    let Some(model) = attrs.model.clone() else {
+        return Err(darling::Error::custom(
+            "missing `model`: name the sea-orm entity this ViewSet serves, e.g. `#[viewset(model = post::Entity)]`",
+        )
+        .with_span(&attrs.ident));
+    };
     let mut errors = darling::Error::accumulator();
     if !attrs.generics.params.is_empty() {
         errors.push(
@@ -41,7 +49,7 @@ pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
     let prefix = check_prefix(&attrs, &mut errors);
     let (default_limit, max_limit) = check_limits(attrs.default_limit, attrs.max_limit, &mut errors);
 
-    let lookup_field = attrs.lookup_field.clone().unwrap_or_else(|| LitStr::new("id", attrs.model.span()));
+    let lookup_field = attrs.lookup_field.clone().unwrap_or_else(|| LitStr::new("id", model.span()));
     let named_fields =
         attrs.filterable_fields.0.iter().chain(&attrs.search_fields.0).chain(std::iter::once(&lookup_field));
     for name in named_fields {
@@ -78,9 +86,10 @@ pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
 
     let tags = match &attrs.tags {
         Some(list) => list.0.iter().map(LitStr::value).collect(),
-        None => vec![model_name(&attrs.model)],
+        None => vec![model_name(&model)],
     };
     errors.finish_with(Config {
+        model,
         prefix,
         tags,
         lookup_field,

@@ -12,7 +12,7 @@ use super::check::Config;
 pub fn expand(config: &Config) -> TokenStream {
     let attrs = &config.attrs;
     let ident = &attrs.ident;
-    let model = &attrs.model;
+    let model = &config.model;
     let vs = quote!(::viewset_core::__private);
     let model_ty = quote!(<#model as #vs::EntityTrait>::Model);
 
@@ -36,12 +36,20 @@ pub fn expand(config: &Config) -> TokenStream {
 
     let config_const = config_const(config);
     let lookup = field_ident(&config.lookup_field);
-    let permissions = permission_calls(&attrs.permission_classes.0, &vs);
-    let object_permissions = object_permission_calls(&attrs.permission_classes.0, &vs);
+    let permissions = permission_visits(&attrs.permission_classes.0);
     let backends = backend_calls(&attrs.filter_backends.0);
     let field_checks = field_checks(config, &model_ty, &vs);
-    let hooks =
-        if attrs.custom_hooks.is_present() { quote!() } else { quote!(impl ::viewset_core::Hooks for #ident {}) };
+    let hooks = if attrs.custom_hooks.is_present() {
+        // The application promised its own `impl Hooks`: check it here, at the flag, not where the ViewSet is mounted.
+        quote_spanned! {attrs.custom_hooks.span()=>
+            const _: fn() = || {
+                fn custom_hooks_needs_an_impl_hooks<T: ::viewset_core::Hooks>() {}
+                custom_hooks_needs_an_impl_hooks::<#ident>();
+            };
+        }
+    } else {
+        quote!(impl ::viewset_core::Hooks for #ident {})
+    };
 
     quote! {
         const _: () = {
@@ -57,13 +65,11 @@ pub fn expand(config: &Config) -> TokenStream {
                 fn lookup_value(raw: &str) -> ::core::result::Result<#vs::Value, ::viewset_core::ApiError> {
                     #vs::parse_lookup(raw, |m: &#model_ty| &m.#lookup)
                 }
-                fn check_permissions(request: &::viewset_core::RequestContext) -> ::core::result::Result<(), ::viewset_core::ApiError> {
+                fn permission_classes(
+                    visit: &mut dyn ::core::ops::FnMut(&dyn ::viewset_core::Permission) -> ::core::result::Result<(), ::viewset_core::ApiError>,
+                ) -> ::core::result::Result<(), ::viewset_core::ApiError> {
                     #(#permissions)*
-                    ::core::result::Result::Ok(())
-                }
-                fn check_object_permissions(request: &::viewset_core::RequestContext, object: &#model_ty) -> ::core::result::Result<(), ::viewset_core::ApiError> {
-                    #(#object_permissions)*
-                    let _ = (request, object);
+                    let _ = &visit;
                     ::core::result::Result::Ok(())
                 }
                 fn filter_queryset(
@@ -133,12 +139,9 @@ fn config_const(config: &Config) -> TokenStream {
     }
 }
 
-fn permission_calls(perms: &[Expr], vs: &TokenStream) -> Vec<TokenStream> {
-    perms.iter().map(|p| quote_spanned!(p.span()=> #vs::check_permission(&#p, request)?;)).collect()
-}
-
-fn object_permission_calls(perms: &[Expr], vs: &TokenStream) -> Vec<TokenStream> {
-    perms.iter().map(|p| quote_spanned!(p.span()=> #vs::check_object_permission(&#p, request, object)?;)).collect()
+/// Each permission is named once, as `&dyn Permission`, so a value that is not one fails once, at its token.
+fn permission_visits(perms: &[Expr]) -> Vec<TokenStream> {
+    perms.iter().map(|p| quote_spanned!(p.span()=> visit(&#p)?;)).collect()
 }
 
 fn backend_calls(backends: &[Expr]) -> Vec<TokenStream> {

@@ -1,0 +1,8 @@
+use viewset_core::prelude::*;
+use viewset_tests::fixtures::article;
+
+#[derive(ModelViewSet)]
+#[viewset(model = article::Entity, filter_backends = [SearchFilter], search_fields = ["title", "views"])]
+pub struct ArticleViewSet;
+
+fn main() {}

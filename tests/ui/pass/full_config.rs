@@ -1,0 +1,31 @@
+use viewset_core::prelude::*;
+use viewset_tests::fixtures::article;
+
+#[derive(ModelViewSet)]
+#[viewset(
+    model = article::Entity,
+    prefix = "/api/articles",
+    filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
+    filterable_fields = ["published", "views", "rating", "title"],
+    search_fields = ["title", "body"],
+    ordering_fields = ["id", "title", "views"],
+    ordering = ["-views", "id"],
+    permission_classes = [IsAuthenticatedOrReadOnly, OperationPermission::allow(&["read", "create"])],
+    default_limit = 10,
+    max_limit = 50,
+    pagination_class = LimitOffsetPagination,
+    tags = ["Articles", "Content"],
+    lookup_field = "slug",
+    stream_enabled = false,
+    ai_exposed = false,
+)]
+pub struct ArticleViewSet;
+
+fn main() {
+    let config = <ArticleViewSet as ViewSet>::CONFIG;
+    assert_eq!(config.prefix, "/api/articles");
+    assert_eq!(config.lookup_field, "slug");
+    assert_eq!((config.default_limit, config.max_limit), (10, 50));
+    assert!(!config.stream_enabled && !config.ai_exposed);
+    let _mount = include_viewset::<ArticleViewSet, ServiceState>;
+}

@@ -1,0 +1,10 @@
+use viewset_core::prelude::*;
+use viewset_tests::fixtures::article;
+
+#[derive(ModelViewSet)]
+#[viewset(model = article::Entity, prefix = "")]
+pub struct ArticleViewSet;
+
+fn main() {
+    let _mount = include_viewset::<ArticleViewSet, ServiceState>;
+}
