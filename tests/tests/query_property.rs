@@ -10,10 +10,13 @@ use viewset_tests::harness::{Backend, TestApp};
 const CASES: usize = 300;
 const ORDERING_FIELDS: &[&str] = &["id", "title", "views", "created_at"];
 
+/// A reference predicate over one row.
+type Predicate = Box<dyn Fn(&post::Model) -> bool>;
+
 /// One random query: its query string and the reference predicate/ordering.
 struct Query {
     params: Vec<(String, String)>,
-    filters: Vec<Box<dyn Fn(&post::Model) -> bool>>,
+    filters: Vec<Predicate>,
     ordering: Option<Vec<(String, bool)>>,
     limit: usize,
     offset: usize,
@@ -26,7 +29,7 @@ fn word(rng: &mut Rng, value: bool) -> String {
 
 fn random_query(rng: &mut Rng, authors: &[i32]) -> Query {
     let mut q = Query { params: Vec::new(), filters: Vec::new(), ordering: None, limit: 20, offset: 0 };
-    let mut add = |q: &mut Query, k: &str, v: String, f: Box<dyn Fn(&post::Model) -> bool>| {
+    let add = |q: &mut Query, k: &str, v: String, f: Predicate| {
         q.params.push((k.to_string(), v));
         q.filters.push(f);
     };
@@ -37,7 +40,7 @@ fn random_query(rng: &mut Rng, authors: &[i32]) -> Query {
     if rng.chance(40) {
         let n = rng.below(100) as i32;
         let op = *rng.pick(&["gt", "gte", "lt", "lte"]);
-        let f: Box<dyn Fn(&post::Model) -> bool> = match op {
+        let f: Predicate = match op {
             "gt" => Box::new(move |p| p.views > n),
             "gte" => Box::new(move |p| p.views >= n),
             "lt" => Box::new(move |p| p.views < n),
