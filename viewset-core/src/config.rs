@@ -54,7 +54,8 @@ impl Direction {
 /// use viewset_core::{Config, OrderingFields};
 /// const C: Config = Config { name: "PostViewSet", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
 ///     ai_exposed: true, stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[],
-///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[] };
+///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
+///     staff_only_fields: &[] };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -83,4 +84,8 @@ pub struct Config {
     pub ordering_fields: OrderingFields,
     /// Default ordering.
     pub ordering: &'static [(&'static str, Direction)],
+    /// The tenant column: rows are scoped to the principal's tenant and stamped with it on create.
+    pub tenant_field: Option<&'static str>,
+    /// Fields only staff principals see.
+    pub staff_only_fields: &'static [&'static str],
 }

@@ -60,7 +60,7 @@ impl FilterBackend for ServiceFilterBackend {
         let backend = request.db.get_database_backend();
         for (key, raw) in request.query.iter() {
             let (field, lookup) = key.split_once("__").unwrap_or((key, "exact"));
-            if !allowed.contains(&field) {
+            if !allowed.contains(&field) || !request.may_query(field) {
                 continue;
             }
             let col = column::<V::Entity>(field)

@@ -12,6 +12,8 @@ use serde_json::json;
 use crate::columns::column;
 use crate::filter::apply_exact_filters;
 use crate::ordering::effective_order;
+use crate::policy::{required_condition, stamp_tenant};
+use crate::visibility::visible;
 use crate::{
     ApiError, CreateSchema, Filters, Hooks, ListQuery, Lookup, ModelOf, PageQuery, Paginator, ReadSchema,
     RequestContext, UpdateSchema, ViewSet,
@@ -30,17 +32,22 @@ pub fn base_queryset<V: Hooks>(request: &RequestContext, filters: &Filters) -> R
     apply_exact_filters(V::Entity::find(), filters, request.db.get_database_backend())
 }
 
-/// The record at `pk` as the caller may see it (through `get_queryset`), after object permissions.
+/// The record at `pk` as the caller may see it (through `get_queryset` and the row policies), after the ViewSet's
+/// object permissions.
 pub async fn fetch<V: Hooks>(pk: &Lookup, request: &RequestContext) -> Result<ModelOf<V>, ApiError> {
-    let col = column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
-    let model = V::get_queryset(request, &Filters::new())?
-        .filter(col.eq(pk.value.clone()))
-        .one(&request.db)
-        .await
-        .map_err(db_err::<V>)?
-        .ok_or(ApiError::NotFound)?;
+    let model = fetch_scoped::<V>(pk, request).await?;
     V::check_object_permissions(request, &model)?;
     Ok(model)
+}
+
+/// The record at `pk` through `get_queryset` and the row policies (404 outside them), without object permissions.
+pub async fn fetch_scoped<V: Hooks>(pk: &Lookup, request: &RequestContext) -> Result<ModelOf<V>, ApiError> {
+    let col = column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    let mut select = V::get_queryset(request, &Filters::new())?;
+    if let Some(required) = required_condition::<V>(request)? {
+        select = select.filter(required);
+    }
+    select.filter(col.eq(pk.value.clone())).one(&request.db).await.map_err(db_err::<V>)?.ok_or(ApiError::NotFound)
 }
 
 /// Default `list`: `get_queryset`, the filter backends, the effective ordering, then the paginator.
@@ -50,8 +57,11 @@ pub async fn list<V: Hooks>(
     offset: u64,
     filters: Filters,
 ) -> Result<Response, ApiError> {
-    let query = V::filter_queryset(ListQuery::new(V::get_queryset(&request, &filters)?), &request)?;
-    let order = effective_order::<V>(&query);
+    let mut query = V::filter_queryset(ListQuery::new(V::get_queryset(&request, &filters)?), &request)?;
+    if let Some(required) = required_condition::<V>(&request)? {
+        query.select = query.select.filter(required);
+    }
+    let order = effective_order::<V>(&query, &request);
     let page = PageQuery { select: query.select, order, limit, offset };
     Ok(Json(V::Pagination::paginate::<V>(page, &request).await?).into_response())
 }
@@ -59,14 +69,26 @@ pub async fn list<V: Hooks>(
 /// Default `retrieve`.
 pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
     let model = fetch::<V>(&pk, &request).await?;
-    Ok(Json(V::Detail::from_model(model)).into_response())
+    Ok(detail::<V>(model, &request, StatusCode::OK))
+}
+
+/// A record as the detail representation, without the fields hidden from this caller.
+pub fn detail<V: ViewSet>(model: ModelOf<V>, request: &RequestContext, status: StatusCode) -> Response {
+    let item = V::Detail::from_model(model);
+    if request.hidden_fields.is_empty() {
+        (status, Json(item)).into_response()
+    } else {
+        (status, Json(visible(&item, &request.hidden_fields))).into_response()
+    }
 }
 
 /// Default `create`: validate, insert, 201 with the record.
 pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Result<Response, ApiError> {
     data.validate()?;
-    let model = data.into_active_model().insert(&request.db).await.map_err(db_err::<V>)?;
-    Ok((StatusCode::CREATED, Json(V::Detail::from_model(model))).into_response())
+    let mut active = data.into_active_model();
+    stamp_tenant::<V>(&request, &mut active)?;
+    let model = active.insert(&request.db).await.map_err(db_err::<V>)?;
+    Ok(detail::<V>(model, &request, StatusCode::CREATED))
 }
 
 /// Default `update`: only the sent fields are written; omitted fields keep their values.
@@ -74,12 +96,12 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
     let model = fetch::<V>(&pk, &request).await?;
     data.validate()?;
     if data.is_empty() {
-        return Ok(Json(V::Detail::from_model(model)).into_response());
+        return Ok(detail::<V>(model, &request, StatusCode::OK));
     }
     let mut active = model.into_active_model();
     data.apply(&mut active);
     let model = active.update(&request.db).await.map_err(db_err::<V>)?;
-    Ok(Json(V::Detail::from_model(model)).into_response())
+    Ok(detail::<V>(model, &request, StatusCode::OK))
 }
 
 /// Default `delete`: 200 `{"deleted": true, "id": <primary key>}`.

@@ -44,8 +44,15 @@ pub trait Hooks: ViewSet {
         crate::columns::column_names::<Self::Entity>()
     }
 
+    /// Fields this caller may not see (default: `staff_only_fields` unless the principal is staff). Hidden fields
+    /// are absent from responses, cannot be written, and are ignored for filtering, search and ordering.
+    fn hidden_fields(request: &RequestContext) -> Vec<&'static str> {
+        crate::visibility::default_hidden_fields::<Self>(request)
+    }
+
     /// Builds (does not run) the base query of lists and detail lookups, with the router's `filters`.
-    /// An override should start from [`crate::base_queryset`] so required filters are kept.
+    /// Required row policies (`tenant_field`, `policy`) are applied by the framework after this and after the filter
+    /// backends, so an override cannot drop them.
     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<Self::Entity>, ApiError> {
         handlers::base_queryset::<Self>(request, filters)
     }

@@ -39,9 +39,11 @@
 //! # }
 //! ```
 
+mod actions;
 mod body;
 mod checks;
 mod columns;
+mod composition;
 mod config;
 mod error;
 mod filter;
@@ -49,9 +51,11 @@ mod handlers;
 mod hooks;
 mod list_query;
 mod lookup;
+mod operation;
 mod ordering;
 mod pagination;
 mod permission;
+mod policy;
 mod principal;
 mod query_params;
 mod request;
@@ -61,23 +65,28 @@ mod search;
 mod text_match;
 pub mod value;
 mod viewset;
+mod visibility;
 
+pub use actions::{JsonBody, PermissionList};
 pub use body::parse_json_body;
+pub use composition::{And, Not, Or, PermissionExt};
 pub use config::{Config, Direction, OrderingFields};
 pub use error::{ApiError, FieldErrors, InputError};
 pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend};
-pub use handlers::{base_queryset, fetch};
+pub use handlers::{base_queryset, detail, fetch, fetch_scoped};
 pub use hooks::Hooks;
 pub use list_query::{ListQuery, OrderTerm, OrderingState};
 pub use lookup::Lookup;
+pub use operation::Operation;
 pub use ordering::OrderingFilter;
 pub use pagination::{
     CursorPagination, LimitOffsetPagination, Page, PageNumberPagination, PageQuery, Paginator, Window, count_rows,
     fetch_rows, list_items,
 };
 pub use permission::{
-    AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission, Permission,
+    AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
 };
+pub use policy::{RowPolicy, required_condition};
 pub use principal::Principal;
 pub use query_params::QueryParams;
 pub use request::{RequestContext, ServiceState};
@@ -85,7 +94,8 @@ pub use routes::include_viewset;
 pub use schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema};
 pub use search::SearchFilter;
 pub use viewset::{ModelOf, ViewSet};
-pub use viewset_derive::{ModelSchema, ModelViewSet};
+pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
+pub use visibility::Items;
 
 /// The README's Rust snippets, compiled as doc tests.
 #[cfg(doctest)]
@@ -105,8 +115,11 @@ pub mod prelude {
 /// Items the derives' generated code names. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::actions::{ActionRoutes, NoActions, Probe, action_object, admit_action, inherited};
     pub use crate::checks::assert_text_field;
     pub use crate::lookup::parse_lookup;
+    pub use crate::routes::{method_not_allowed, respond};
+    pub use axum;
     pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Set, Value};
     pub use serde;
 }

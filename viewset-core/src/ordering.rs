@@ -29,7 +29,7 @@ impl FilterBackend for OrderingFilter {
                 Some(name) => (name, Direction::Desc),
                 None => (term, Direction::Asc),
             };
-            if !V::CONFIG.ordering_fields.allows(name) {
+            if !V::CONFIG.ordering_fields.allows(name) || !request.may_query(name) {
                 continue;
             }
             if let Some(column) = column::<V::Entity>(name) {
@@ -44,10 +44,14 @@ impl FilterBackend for OrderingFilter {
 
 /// The effective ordering: requested terms, or the ViewSet's default when none was requested, then the primary key
 /// (unless already present), so every page is deterministic.
-pub fn effective_order<V: ViewSet>(query: &ListQuery<V::Entity>) -> Vec<OrderTerm<V::Entity>> {
+pub fn effective_order<V: ViewSet>(
+    query: &ListQuery<V::Entity>,
+    request: &RequestContext,
+) -> Vec<OrderTerm<V::Entity>> {
     let mut terms = query.order.clone();
     if query.ordering == OrderingState::NotRequested {
-        terms.extend(V::CONFIG.ordering.iter().filter_map(|(name, direction)| {
+        let defaults = V::CONFIG.ordering.iter().filter(|(name, _)| request.may_query(name));
+        terms.extend(defaults.filter_map(|(name, direction)| {
             column::<V::Entity>(name).map(|column| OrderTerm { column, direction: *direction })
         }));
     }

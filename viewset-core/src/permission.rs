@@ -2,43 +2,6 @@
 
 use crate::{ApiError, RequestContext};
 
-/// The operation a request performs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Operation {
-    /// `GET <prefix>/`
-    List,
-    /// `GET <prefix>/{pk}`
-    Retrieve,
-    /// `POST <prefix>/`
-    Create,
-    /// `PATCH <prefix>/{pk}`
-    Update,
-    /// `DELETE <prefix>/{pk}`
-    Delete,
-    /// `GET <prefix>/stream`
-    Stream,
-}
-
-impl Operation {
-    /// `read` for the safe operations, else `create`, `update` or `delete`.
-    ///
-    /// ```
-    /// assert_eq!(viewset_core::Operation::List.kind(), "read");
-    /// ```
-    pub fn kind(self) -> &'static str {
-        match self {
-            Operation::List | Operation::Retrieve | Operation::Stream => "read",
-            Operation::Create => "create",
-            Operation::Update => "update",
-            Operation::Delete => "delete",
-        }
-    }
-    /// Whether the operation only reads.
-    pub fn is_safe(self) -> bool {
-        self.kind() == "read"
-    }
-}
-
 /// A permission class. Both checks are synchronous; deny by returning `false`.
 ///
 /// ```

@@ -47,6 +47,17 @@ pub struct RequestContext {
     pub operation: Operation,
     /// Decoded query parameters.
     pub query: QueryParams,
+    /// Fields this caller may not see (set by the route from `Hooks::hidden_fields`).
+    pub hidden_fields: Vec<&'static str>,
+    /// Fields this caller may not write, filter, search or order by: the hidden ones and the tenant field.
+    pub restricted_fields: Vec<&'static str>,
+}
+
+impl RequestContext {
+    /// Whether clients may filter, search or order by `field` in this request.
+    pub fn may_query(&self, field: &str) -> bool {
+        !self.restricted_fields.contains(&field)
+    }
 }
 
 impl RequestContext {
@@ -68,6 +79,8 @@ impl RequestContext {
             headers: HeaderMap::new(),
             operation,
             query: QueryParams::default(),
+            hidden_fields: Vec::new(),
+            restricted_fields: Vec::new(),
         }
     }
 }
@@ -91,6 +104,8 @@ where
             headers: parts.headers.clone(),
             operation,
             query: QueryParams::parse(parts.uri.query()),
+            hidden_fields: Vec::new(),
+            restricted_fields: Vec::new(),
         })
     }
 }

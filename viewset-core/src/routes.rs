@@ -8,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 
 use crate::body::json_body;
+use crate::visibility::{reject_restricted_keys, restricted_fields};
 use crate::{ApiError, Filters, Hooks, Lookup, Operation, Paginator, RequestContext, ServiceState};
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
@@ -32,21 +33,30 @@ where
     let collection: MethodRouter<S> = get(list_route::<V>).post(create_route::<V>).fallback(method_not_allowed);
     let detail: MethodRouter<S> =
         get(retrieve_route::<V>).patch(update_route::<V>).delete(delete_route::<V>).fallback(method_not_allowed);
+    // Custom actions: collection actions first, then the `{pk}` routes (axum prefers static segments anyway).
+    let router = V::register_actions(router);
     router.route(&format!("{base}/"), collection).route(&format!("{base}/{{pk}}"), detail)
 }
 
-async fn method_not_allowed() -> Response {
+/// The JSON 405 of every generated path.
+pub async fn method_not_allowed() -> Response {
     ApiError::MethodNotAllowed.into_response()
 }
 
-fn respond(result: Result<Response, ApiError>) -> Response {
+/// A handler's result as a response.
+pub fn respond(result: Result<Response, ApiError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
 /// Query parameters named in `get_filter_fields()` become the router's exact-match filters.
 fn router_filters<V: Hooks>(request: &RequestContext) -> Filters {
     let allowed = V::get_filter_fields();
-    request.query.iter().filter(|(k, _)| allowed.contains(k)).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    request
+        .query
+        .iter()
+        .filter(|(k, _)| allowed.contains(k) && request.may_query(k))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 fn lookup<V: Hooks>(path: Result<Path<String>, PathRejection>) -> Result<Lookup, ApiError> {
@@ -55,16 +65,29 @@ fn lookup<V: Hooks>(path: Result<Path<String>, PathRejection>) -> Result<Lookup,
     Ok(Lookup { raw, value })
 }
 
-fn body<T: serde::de::DeserializeOwned>(bytes: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+/// The typed body, after refusing fields this caller may not write.
+fn body<T: serde::de::DeserializeOwned>(
+    bytes: Result<Bytes, BytesRejection>,
+    request: &RequestContext,
+) -> Result<T, ApiError> {
     let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
+    reject_restricted_keys(&bytes, &request.restricted_fields)?;
     json_body(&bytes)
 }
 
+/// Runs the permissions, then works out what this caller may see and query.
+pub(crate) fn admit<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Result<(), ApiError> {
+    request.operation = operation;
+    V::check_permissions(request)?;
+    request.hidden_fields = V::hidden_fields(request);
+    request.restricted_fields = restricted_fields::<V>(&request.hidden_fields);
+    Ok(())
+}
+
 async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
-    request.operation = Operation::List;
     respond(
         async {
-            V::check_permissions(&request)?;
+            admit::<V>(&mut request, Operation::List)?;
             let window = V::Pagination::window(&request.query, &V::CONFIG)?;
             let filters = router_filters::<V>(&request);
             V::list(request, window.limit, window.offset, filters).await
@@ -74,10 +97,9 @@ async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
 }
 
 async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: Result<Path<String>, PathRejection>) -> Response {
-    request.operation = Operation::Retrieve;
     respond(
         async {
-            V::check_permissions(&request)?;
+            admit::<V>(&mut request, Operation::Retrieve)?;
             V::retrieve(lookup::<V>(path)?, request).await
         }
         .await,
@@ -85,11 +107,11 @@ async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: Result<Path
 }
 
 async fn create_route<V: Hooks>(mut request: RequestContext, bytes: Result<Bytes, BytesRejection>) -> Response {
-    request.operation = Operation::Create;
     respond(
         async {
-            V::check_permissions(&request)?;
-            V::create(body(bytes)?, request).await
+            admit::<V>(&mut request, Operation::Create)?;
+            let data = body(bytes, &request)?;
+            V::create(data, request).await
         }
         .await,
     )
@@ -100,22 +122,21 @@ async fn update_route<V: Hooks>(
     path: Result<Path<String>, PathRejection>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
-    request.operation = Operation::Update;
     respond(
         async {
-            V::check_permissions(&request)?;
+            admit::<V>(&mut request, Operation::Update)?;
             let pk = lookup::<V>(path)?;
-            V::update(pk, body(bytes)?, request).await
+            let data = body(bytes, &request)?;
+            V::update(pk, data, request).await
         }
         .await,
     )
 }
 
 async fn delete_route<V: Hooks>(mut request: RequestContext, path: Result<Path<String>, PathRejection>) -> Response {
-    request.operation = Operation::Delete;
     respond(
         async {
-            V::check_permissions(&request)?;
+            admit::<V>(&mut request, Operation::Delete)?;
             V::delete(lookup::<V>(path)?, request).await
         }
         .await,

@@ -19,7 +19,7 @@ impl FilterBackend for SearchFilter {
         let Some(term) = request.query.get("search").filter(|t| !t.is_empty()) else { return Ok(query) };
         let backend = request.db.get_database_backend();
         let mut any = Condition::any();
-        for name in V::CONFIG.search_fields {
+        for name in V::CONFIG.search_fields.iter().filter(|f| request.may_query(f)) {
             if let Some(col) = column::<V::Entity>(name) {
                 any = any.add(text_match(col, term, Wildcards::Sql, true, backend));
             }

@@ -4,7 +4,8 @@ use sea_orm::{ActiveModelBehavior, ActiveModelTrait, EntityTrait, IntoActiveMode
 use serde::Serialize;
 
 use crate::{
-    ApiError, Config, CreateSchema, ListQuery, Paginator, Permission, ReadSchema, RequestContext, UpdateSchema,
+    ApiError, Config, CreateSchema, ListQuery, Paginator, Permission, ReadSchema, RequestContext, RowPolicy,
+    UpdateSchema,
 };
 
 /// The model type of a ViewSet.
@@ -28,6 +29,9 @@ pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;
 /// | `list_serializer_class`, `retrieve_serializer_class` | read types (`From<Model> + Serialize`) |
 /// | `create_serializer_class`, `update_serializer_class` | body types (`CreateSchema`, `UpdateSchema`) |
 /// | `create_schema_class`, `update_schema_class`, `read_schema_class` | the same, as schema overrides |
+/// | `tenant_field` | tenant column: rows scoped to and stamped with the principal's tenant |
+/// | `policy` | `[MyRowPolicy]`: required row conditions ([`RowPolicy`]) |
+/// | `staff_only_fields` | fields only staff see (hidden fields cannot be written, filtered, searched or ordered) |
 /// | `custom_hooks` | you write `impl Hooks for YourViewSet` to override handlers or `get_queryset` |
 pub trait ViewSet: Send + Sync + Sized + 'static {
     /// The sea-orm entity.
@@ -53,6 +57,9 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
     /// Visits `permission_classes` in order; stops at the first error `visit` returns.
     fn permission_classes(visit: &mut dyn FnMut(&dyn Permission) -> Result<(), ApiError>) -> Result<(), ApiError>;
 
+    /// Visits the `policy = [...]` row policies in order.
+    fn row_policies(visit: &mut dyn FnMut(&dyn RowPolicy) -> Result<(), ApiError>) -> Result<(), ApiError>;
+
     /// Runs `permission_classes` at request level (403 on the first denial).
     fn check_permissions(request: &RequestContext) -> Result<(), ApiError> {
         Self::permission_classes(&mut |p| crate::permission::check(p, request))
@@ -68,6 +75,12 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
         query: ListQuery<Self::Entity>,
         request: &RequestContext,
     ) -> Result<ListQuery<Self::Entity>, ApiError>;
+
+    /// Registers the custom actions of `#[viewset_core::actions]`, if any (generated).
+    fn register_actions<S>(router: axum::Router<S>) -> axum::Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+        crate::ServiceState: axum::extract::FromRef<S>;
 
     /// The public prefix: `prefix`, or `/` + the table name when it is empty.
     fn prefix() -> String {

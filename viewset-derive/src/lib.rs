@@ -6,6 +6,7 @@
 //! Each derive is three steps, one module each: parse the attributes (`attrs`), check them and collect every
 //! mistake with its span (`check`), then emit thin code that calls generic functions in `viewset_core` (`expand`).
 
+mod actions;
 mod names;
 mod schema;
 mod viewset;
@@ -24,4 +25,11 @@ pub fn derive_model_viewset(input: TokenStream) -> TokenStream {
 pub fn derive_model_schema(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     schema::derive(&input).into()
+}
+
+/// Turns methods marked `#[action(...)]` in an `impl` block of a ViewSet into routes. See `viewset_core` docs.
+#[proc_macro_attribute]
+pub fn actions(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item = syn::parse_macro_input!(input as syn::ItemImpl);
+    actions::expand(args.into(), item).into()
 }

@@ -1,5 +1,8 @@
-//! The blog's ViewSets.
+//! The blog's ViewSets and their custom actions.
 
+use axum::Json;
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, PaginatorTrait, QueryFilter, Set};
+use serde_json::{Value, json};
 use viewset_core::prelude::*;
 
 use crate::entities::{author, post};
@@ -18,7 +21,32 @@ use crate::entities::{author, post};
 )]
 pub struct PostViewSet;
 
-/// Authors at `/authors` (empty prefix: the table name): every operation needs an identity.
+#[viewset_core::actions]
+impl PostViewSet {
+    /// `POST /api/posts/{pk}/publish`: sets `published` (identity required).
+    #[action(detail, methods = ["POST"], permission_classes = [IsAuthenticated])]
+    async fn publish(request: RequestContext, post: post::Model) -> Result<Json<post::Model>, ApiError> {
+        let mut active = post.into_active_model();
+        active.published = Set(true);
+        Ok(Json(active.update(&request.db).await?))
+    }
+
+    /// `GET /api/posts/stats`: `{"count", "published"}` (open).
+    #[action(permission_classes = [AllowAny])]
+    async fn stats(request: RequestContext) -> Result<Json<Value>, ApiError> {
+        let count = post::Entity::find().count(&request.db).await?;
+        let published = post::Entity::find().filter(post::Column::Published.eq(true)).count(&request.db).await?;
+        Ok(Json(json!({"count": count, "published": published})))
+    }
+}
+
+/// Authors at `/authors` (empty prefix: the table name): every operation needs an identity; `email` is visible to
+/// staff only.
 #[derive(ModelViewSet)]
-#[viewset(model = author::Entity, stream_enabled = false, permission_classes = [IsAuthenticated])]
+#[viewset(
+    model = author::Entity,
+    stream_enabled = false,
+    permission_classes = [IsAuthenticated],
+    staff_only_fields = ["email"],
+)]
 pub struct AuthorViewSet;

@@ -19,10 +19,10 @@ use crate::{ApiError, Config, Direction, ModelOf, QueryParams, RequestContext, V
 pub struct CursorPagination;
 
 #[derive(Serialize)]
-struct CursorPage<T> {
+struct CursorPage<R> {
     next: Option<String>,
     previous: Option<String>,
-    results: Vec<T>,
+    results: R,
 }
 
 fn invalid_cursor(msg: &str) -> ApiError {
@@ -92,7 +92,7 @@ impl Paginator for CursorPagination {
             (Some(t), true, true) => Some(link(request, CursorToken { backwards: false, ..t.clone() })),
             _ => None,
         });
-        to_body(&CursorPage { next, previous, results: list_items::<V>(rows) })
+        to_body(&CursorPage { next, previous, results: list_items::<V>(rows, request) })
     }
 }
 

@@ -9,7 +9,8 @@ use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 /// use viewset_core::{LimitOffsetPagination, Paginator, QueryParams};
 /// # let config = viewset_core::Config { name: "", prefix: "", tags: &[], lookup_field: "id", ai_exposed: true,
 /// #     stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[], search_fields: &[],
-/// #     ordering_fields: viewset_core::OrderingFields::Only(&[]), ordering: &[] };
+/// #     ordering_fields: viewset_core::OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
+/// #     staff_only_fields: &[] };
 /// let w = LimitOffsetPagination::window(&QueryParams::parse(Some("offset=40")), &config).unwrap();
 /// assert_eq!((w.limit, w.offset), (20, 40));
 /// ```
@@ -33,7 +34,7 @@ impl Paginator for LimitOffsetPagination {
     ) -> Result<serde_json::Value, ApiError> {
         let (limit, offset) = (page.limit, page.offset);
         let count = count_rows::<V>(&page.select, &request.db).await?;
-        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?);
+        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?, request);
         to_body(&Page { count, results, limit, offset })
     }
 }

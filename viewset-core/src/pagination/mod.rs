@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::list_query::OrderTerm;
 use crate::ordering::apply_order;
+use crate::visibility::Items;
 use crate::{ApiError, Config, ModelOf, QueryParams, ReadSchema, RequestContext, ViewSet};
 
 pub use cursor::CursorPagination;
@@ -21,11 +22,11 @@ pub use page_number::PageNumberPagination;
 
 /// The default envelope: `{count, results, limit, offset}`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Page<T> {
+pub struct Page<R> {
     /// Size of the filtered result set.
     pub count: u64,
     /// Records of the requested page.
-    pub results: Vec<T>,
+    pub results: R,
     /// Page size used.
     pub limit: u64,
     /// Offset used.
@@ -69,7 +70,7 @@ pub struct PageQuery<E: EntityTrait> {
 ///     }
 ///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<serde_json::Value, ApiError> {
 ///         let rows = viewset_core::fetch_rows::<V>(page, &request.db).await?;
-///         Ok(serde_json::json!({ "items": viewset_core::list_items::<V>(rows) }))
+///         Ok(serde_json::json!({ "items": viewset_core::list_items::<V>(rows, request) }))
 ///     }
 /// }
 /// ```
@@ -112,9 +113,9 @@ pub async fn count_rows<V: ViewSet>(
     select.clone().count(db).await.map_err(crate::handlers::db_err::<V>)
 }
 
-/// Rows as the list representation.
-pub fn list_items<V: ViewSet>(rows: Vec<ModelOf<V>>) -> Vec<V::ListItem> {
-    rows.into_iter().map(V::ListItem::from_model).collect()
+/// Rows as the list representation, without the fields hidden from this caller.
+pub fn list_items<V: ViewSet>(rows: Vec<ModelOf<V>>, request: &RequestContext) -> Items<V::ListItem> {
+    Items::new(rows.into_iter().map(V::ListItem::from_model).collect(), request.hidden_fields.clone())
 }
 
 pub(crate) fn to_body<T: Serialize>(body: &T) -> Result<serde_json::Value, ApiError> {

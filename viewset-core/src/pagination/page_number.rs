@@ -11,12 +11,12 @@ use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 pub struct PageNumberPagination;
 
 #[derive(Serialize)]
-struct NumberedPage<T> {
+struct NumberedPage<R> {
     count: u64,
     page: u64,
     page_size: u64,
     total_pages: u64,
-    results: Vec<T>,
+    results: R,
 }
 
 impl Paginator for PageNumberPagination {
@@ -40,7 +40,7 @@ impl Paginator for PageNumberPagination {
         if number > total_pages.max(1) {
             return Err(ApiError::NotFound);
         }
-        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?);
+        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?, request);
         to_body(&NumberedPage { count, page: number, page_size, total_pages, results })
     }
 }

@@ -58,6 +58,15 @@ pub struct ViewSetAttrs {
     pub update_schema_class: Option<syn::Path>,
     #[darling(default)]
     pub read_schema_class: Option<syn::Path>,
+    /// The tenant column: rows are scoped to the principal's tenant and stamped with it.
+    #[darling(default)]
+    pub tenant_field: Option<syn::LitStr>,
+    /// Required row policies (`RowPolicy` values).
+    #[darling(default)]
+    pub policy: ExprList,
+    /// Fields only staff principals see.
+    #[darling(default)]
+    pub staff_only_fields: StrList,
     /// The application implements `viewset_core::Hooks` itself (to override handlers or `get_queryset`).
     #[darling(default)]
     pub custom_hooks: Flag,

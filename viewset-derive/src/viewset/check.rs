@@ -50,8 +50,14 @@ pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
     let (default_limit, max_limit) = check_limits(attrs.default_limit, attrs.max_limit, &mut errors);
 
     let lookup_field = attrs.lookup_field.clone().unwrap_or_else(|| LitStr::new("id", model.span()));
-    let named_fields =
-        attrs.filterable_fields.0.iter().chain(&attrs.search_fields.0).chain(std::iter::once(&lookup_field));
+    let named_fields = attrs
+        .filterable_fields
+        .0
+        .iter()
+        .chain(&attrs.search_fields.0)
+        .chain(&attrs.staff_only_fields.0)
+        .chain(&attrs.tenant_field)
+        .chain(std::iter::once(&lookup_field));
     for name in named_fields {
         check_field_name(name, &mut errors);
     }

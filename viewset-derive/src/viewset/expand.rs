@@ -36,7 +36,8 @@ pub fn expand(config: &Config) -> TokenStream {
 
     let config_const = config_const(config);
     let lookup = field_ident(&config.lookup_field);
-    let permissions = permission_visits(&attrs.permission_classes.0);
+    let permissions = visits(&attrs.permission_classes.0);
+    let policies = visits(&attrs.policy.0);
     let backends = backend_calls(&attrs.filter_backends.0);
     let field_checks = field_checks(config, &model_ty, &vs);
     let hooks = if attrs.custom_hooks.is_present() {
@@ -69,6 +70,22 @@ pub fn expand(config: &Config) -> TokenStream {
                     visit: &mut dyn ::core::ops::FnMut(&dyn ::viewset_core::Permission) -> ::core::result::Result<(), ::viewset_core::ApiError>,
                 ) -> ::core::result::Result<(), ::viewset_core::ApiError> {
                     #(#permissions)*
+                    let _ = &visit;
+                    ::core::result::Result::Ok(())
+                }
+                fn register_actions<S>(router: ::viewset_core::__private::axum::Router<S>) -> ::viewset_core::__private::axum::Router<S>
+                where
+                    S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static,
+                    ::viewset_core::ServiceState: ::viewset_core::__private::axum::extract::FromRef<S>,
+                {
+                    #[allow(unused_imports)]
+                    use ::viewset_core::__private::{ActionRoutes as _, NoActions as _};
+                    (&::viewset_core::__private::Probe::<Self>::new()).register(router, &<Self as ::viewset_core::ViewSet>::prefix())
+                }
+                fn row_policies(
+                    visit: &mut dyn ::core::ops::FnMut(&dyn ::viewset_core::RowPolicy) -> ::core::result::Result<(), ::viewset_core::ApiError>,
+                ) -> ::core::result::Result<(), ::viewset_core::ApiError> {
+                    #(#policies)*
                     let _ = &visit;
                     ::core::result::Result::Ok(())
                 }
@@ -117,6 +134,11 @@ fn config_const(config: &Config) -> TokenStream {
         }
         None => quote!(::viewset_core::OrderingFields::All),
     };
+    let tenant_field = match &attrs.tenant_field {
+        Some(lit) => quote!(::core::option::Option::Some(#lit)),
+        None => quote!(::core::option::Option::None),
+    };
+    let staff_only = strs(&attrs.staff_only_fields.0);
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
         quote!((#field, ::viewset_core::Direction::#direction))
@@ -135,13 +157,15 @@ fn config_const(config: &Config) -> TokenStream {
             search_fields: #search,
             ordering_fields: #ordering_fields,
             ordering: &[#(#ordering),*],
+            tenant_field: #tenant_field,
+            staff_only_fields: #staff_only,
         }
     }
 }
 
-/// Each permission is named once, as `&dyn Permission`, so a value that is not one fails once, at its token.
-fn permission_visits(perms: &[Expr]) -> Vec<TokenStream> {
-    perms.iter().map(|p| quote_spanned!(p.span()=> visit(&#p)?;)).collect()
+/// Each permission or policy is named once, as a trait object, so a value of the wrong kind fails once, at its token.
+fn visits(values: &[Expr]) -> Vec<TokenStream> {
+    values.iter().map(|p| quote_spanned!(p.span()=> visit(&#p)?;)).collect()
 }
 
 fn backend_calls(backends: &[Expr]) -> Vec<TokenStream> {
@@ -165,6 +189,8 @@ fn field_checks(config: &Config, model_ty: &TokenStream, vs: &TokenStream) -> To
         .iter()
         .chain(config.ordering_fields.iter().flatten())
         .chain(config.ordering.iter().map(|(field, _)| field))
+        .chain(&attrs.staff_only_fields.0)
+        .chain(&attrs.tenant_field)
         .map(|lit| {
             let field = field_ident(lit);
             quote_spanned!(lit.span()=> let _ = &m.#field;)

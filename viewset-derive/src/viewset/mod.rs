@@ -3,7 +3,7 @@
 mod attrs;
 mod check;
 mod expand;
-mod lists;
+pub(crate) mod lists;
 
 use proc_macro2::TokenStream;
 

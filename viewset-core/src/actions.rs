@@ -1,0 +1,143 @@
+//! Custom actions: `#[viewset_core::actions]` on an `impl` block turns methods marked `#[action(...)]` into routes.
+//!
+//! ```
+//! # mod post { use sea_orm::entity::prelude::*;
+//! #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+//! #   #[sea_orm(table_name = "posts")]
+//! #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub published: bool }
+//! #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+//! #   impl ActiveModelBehavior for ActiveModel {} }
+//! use axum::Json;
+//! use viewset_core::prelude::*;
+//!
+//! #[derive(ModelViewSet)]
+//! #[viewset(model = post::Entity, prefix = "/api/posts")]
+//! pub struct PostViewSet;
+//!
+//! #[viewset_core::actions]
+//! impl PostViewSet {
+//!     /// `POST /api/posts/{pk}/publish`: fetched through the policy, object permissions checked first.
+//!     #[action(detail, methods = ["POST"], permission_classes = [IsAuthenticated])]
+//!     async fn publish(request: RequestContext, post: post::Model) -> Result<Json<post::Model>, ApiError> {
+//!         let _ = request;
+//!         Ok(Json(post))
+//!     }
+//!
+//!     /// `GET /api/posts/stats`: inherits the ViewSet's permissions.
+//!     #[action]
+//!     async fn stats(request: RequestContext) -> Json<serde_json::Value> {
+//!         let _ = request;
+//!         Json(serde_json::json!({"ok": true}))
+//!     }
+//! }
+//! ```
+//!
+//! Options of `#[action(...)]`: `detail` (route `<prefix>/{pk}/<path>`, the record is fetched and passed in;
+//! otherwise `<prefix>/<path>`), `methods` (default `["GET"]`), `path` (default: the method's name),
+//! `permission_classes` (replaces the ViewSet's list; absent inherits it). Parameters after `request` (and the
+//! record) are axum extractors; use [`JsonBody`] for a body with this crate's 422 errors. The action owns its query
+//! scope beyond the fetched record, its field policy, payload checks and transactions.
+
+use std::marker::PhantomData;
+
+use axum::extract::rejection::PathRejection;
+use axum::extract::{FromRequest, Path, Request};
+use axum::http::Method;
+use serde::de::DeserializeOwned;
+
+use crate::handlers::fetch_scoped;
+use crate::visibility::restricted_fields;
+use crate::{ApiError, Hooks, Lookup, ModelOf, Operation, Permission, RequestContext, ViewSet};
+
+/// A list of permissions, visited in order (what `permission_classes` compiles to).
+pub type PermissionList = fn(&mut dyn FnMut(&dyn Permission) -> Result<(), ApiError>) -> Result<(), ApiError>;
+
+/// Runs an action's effective permissions and works out what the caller may see and query.
+pub fn admit_action<V: Hooks>(
+    request: &mut RequestContext,
+    name: &'static str,
+    permissions: PermissionList,
+) -> Result<(), ApiError> {
+    let safe = matches!(request.method, Method::GET | Method::HEAD | Method::OPTIONS);
+    request.operation = Operation::Action { name, safe };
+    permissions(&mut |p| crate::permission::check(p, request))?;
+    request.hidden_fields = V::hidden_fields(request);
+    request.restricted_fields = restricted_fields::<V>(&request.hidden_fields);
+    Ok(())
+}
+
+/// The record of a detail action: parsed `{pk}`, fetched through `get_queryset` and the row policies, then the
+/// action's effective object permissions.
+pub async fn action_object<V: Hooks>(
+    path: Result<Path<String>, PathRejection>,
+    request: &RequestContext,
+    permissions: PermissionList,
+) -> Result<ModelOf<V>, ApiError> {
+    let Path(raw) = path.map_err(|e| ApiError::InvalidId(e.body_text()))?;
+    let pk = Lookup { value: V::lookup_value(&raw)?, raw };
+    let model = fetch_scoped::<V>(&pk, request).await?;
+    permissions(&mut |p| crate::permission::check_object(p, request, &model))?;
+    Ok(model)
+}
+
+/// A JSON body extractor whose rejections are this crate's 422 bodies (`{"detail": [{"loc": ["body", ...]}]}`).
+#[derive(Debug, Clone)]
+pub struct JsonBody<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = axum::body::Bytes::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
+        crate::parse_json_body(&bytes).map(JsonBody)
+    }
+}
+
+/// Selects a ViewSet's action routes at compile time: `#[viewset_core::actions]` implements [`ActionRoutes`] for
+/// `Probe<YourViewSet>`; ViewSets without actions fall back to [`NoActions`] (autoref specialization).
+pub struct Probe<V>(PhantomData<V>);
+
+impl<V> Probe<V> {
+    /// A probe.
+    pub const fn new() -> Self {
+        Probe(PhantomData)
+    }
+}
+
+impl<V> Default for Probe<V> {
+    fn default() -> Self {
+        Probe::new()
+    }
+}
+
+/// Registers custom action routes. Generic over the ViewSet so that the application's crate may implement it for
+/// `Probe<TheirViewSet>` (the orphan rule needs a local type among the trait's parameters).
+pub trait ActionRoutes<V> {
+    /// Adds the routes under `prefix`.
+    fn register<S>(&self, router: axum::Router<S>, prefix: &str) -> axum::Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+        crate::ServiceState: axum::extract::FromRef<S>;
+}
+
+/// The fallback for ViewSets without actions.
+pub trait NoActions {
+    /// Adds nothing.
+    fn register<S>(&self, router: axum::Router<S>, prefix: &str) -> axum::Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+        crate::ServiceState: axum::extract::FromRef<S>,
+    {
+        let _ = prefix;
+        router
+    }
+}
+
+impl<V> NoActions for &Probe<V> {}
+
+/// The ViewSet's own permission list, for actions that inherit it.
+pub fn inherited<V: ViewSet>() -> PermissionList {
+    V::permission_classes
+}

@@ -1,0 +1,77 @@
+//! Field visibility: fields a principal may not see are absent from responses, cannot be written, and are ignored
+//! for filtering, search and ordering. The tenant field is never writable, filterable or orderable by clients.
+
+use serde::ser::{Serialize, SerializeSeq, Serializer};
+
+use crate::{ApiError, RequestContext, ViewSet};
+
+/// Default visibility: `staff_only_fields` are hidden from everyone but staff.
+pub fn default_hidden_fields<V: ViewSet>(request: &RequestContext) -> Vec<&'static str> {
+    if request.principal.is_staff { Vec::new() } else { V::CONFIG.staff_only_fields.to_vec() }
+}
+
+/// Fields clients may not filter, search or order by, nor write: hidden ones and the tenant field.
+pub fn restricted_fields<V: ViewSet>(hidden: &[&'static str]) -> Vec<&'static str> {
+    let mut out = hidden.to_vec();
+    out.extend(V::CONFIG.tenant_field);
+    out
+}
+
+/// Rejects a body that sends a restricted field (422 at `["body", field]`).
+pub fn reject_restricted_keys(bytes: &[u8], restricted: &[&'static str]) -> Result<(), ApiError> {
+    if restricted.is_empty() {
+        return Ok(());
+    }
+    // Malformed bodies are reported by the typed parse that follows.
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(bytes) else { return Ok(()) };
+    match restricted.iter().find(|f| map.contains_key(**f)) {
+        Some(field) => Err(ApiError::input(["body", field], "This field cannot be written", "read_only")),
+        None => Ok(()),
+    }
+}
+
+/// A representation without the hidden fields.
+pub fn visible<T: Serialize>(item: &T, hidden: &[&'static str]) -> serde_json::Value {
+    let mut value = serde_json::to_value(item).unwrap_or(serde_json::Value::Null);
+    if let serde_json::Value::Object(map) = &mut value {
+        for field in hidden {
+            map.remove(*field);
+        }
+    }
+    value
+}
+
+/// Items of a list page, serialized without the hidden fields (as they are when nothing is hidden).
+#[derive(Debug)]
+pub struct Items<T> {
+    items: Vec<T>,
+    hidden: Vec<&'static str>,
+}
+
+impl<T> Items<T> {
+    /// Wraps page items.
+    pub fn new(items: Vec<T>, hidden: Vec<&'static str>) -> Self {
+        Items { items, hidden }
+    }
+    /// The number of items.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    /// Whether the page is empty.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+impl<T: Serialize> Serialize for Items<T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.hidden.is_empty() {
+            return self.items.serialize(serializer);
+        }
+        let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
+        for item in &self.items {
+            seq.serialize_element(&visible(item, &self.hidden))?;
+        }
+        seq.end()
+    }
+}

@@ -1,0 +1,108 @@
+//! Routes for checked actions: one thin axum handler per action (admit → fetch the record for detail actions →
+//! call the method), and an `ActionRoutes` impl that the ViewSet's registration finds at compile time.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use super::attrs::Action;
+
+pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
+    let self_ty = &item.self_ty;
+    let vs = quote!(::viewset_core::__private);
+    let handlers = actions.iter().map(|a| handler(self_ty, a, &vs));
+
+    // One MethodRouter per path, in declaration order; detail paths go under `{pk}`.
+    let mut paths: BTreeMap<(bool, String), Vec<TokenStream>> = BTreeMap::new();
+    for action in actions {
+        let handler = format_ident!("__viewset_action_{}", action.ident);
+        for (method, span) in &action.methods {
+            let filter = format_ident!("{}", method, span = *span);
+            paths
+                .entry((action.detail, action.path.clone()))
+                .or_default()
+                .push(quote!(.on(#vs::axum::routing::MethodFilter::#filter, #handler)));
+        }
+    }
+    let registrations = paths.iter().map(|((detail, path), ons)| {
+        let route = if *detail { format!("{{base}}/{{{{pk}}}}/{path}") } else { format!("{{base}}/{path}") };
+        quote! {
+            let router = router.route(
+                &::std::format!(#route),
+                #vs::axum::routing::MethodRouter::<S>::new() #(#ons)* .fallback(#vs::method_not_allowed),
+            );
+        }
+    });
+
+    quote! {
+        const _: () = {
+            #(#handlers)*
+            impl #vs::ActionRoutes<#self_ty> for #vs::Probe<#self_ty> {
+                fn register<S>(&self, router: #vs::axum::Router<S>, prefix: &str) -> #vs::axum::Router<S>
+                where
+                    S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static,
+                    ::viewset_core::ServiceState: #vs::axum::extract::FromRef<S>,
+                {
+                    let base = prefix.trim_end_matches('/');
+                    #(#registrations)*
+                    router
+                }
+            }
+        };
+    }
+}
+
+fn handler(self_ty: &syn::Type, action: &Action, vs: &TokenStream) -> TokenStream {
+    let ident = &action.ident;
+    let name = ident.to_string();
+    let handler = format_ident!("__viewset_action_{}", ident);
+    let (permissions_fn, permissions) = match &action.permissions {
+        Some(list) => {
+            let f = format_ident!("__viewset_permissions_{}", ident);
+            let visits = list.0.iter().map(|p| quote_spanned!(p.span()=> visit(&#p)?;));
+            let def = quote! {
+                fn #f(
+                    visit: &mut dyn ::core::ops::FnMut(&dyn ::viewset_core::Permission) -> ::core::result::Result<(), ::viewset_core::ApiError>,
+                ) -> ::core::result::Result<(), ::viewset_core::ApiError> {
+                    #(#visits)*
+                    let _ = &visit;
+                    ::core::result::Result::Ok(())
+                }
+            };
+            (def, quote!(#f))
+        }
+        None => (quote!(), quote!(#vs::inherited::<#self_ty>())),
+    };
+    let args: Vec<_> = (0..action.extractors.len()).map(|i| format_ident!("arg{}", i)).collect();
+    let types = &action.extractors;
+    let (path_param, fetch, object) = if action.detail {
+        (
+            quote!(path: ::core::result::Result<#vs::axum::extract::Path<::std::string::String>, #vs::axum::extract::rejection::PathRejection>,),
+            quote!(let object = #vs::action_object::<#self_ty>(path, &request, #permissions).await?;),
+            quote!(object,),
+        )
+    } else {
+        (quote!(), quote!(), quote!())
+    };
+    let call = quote_spanned!(action.path_span=> <#self_ty>::#ident(request, #object #(#args),*).await);
+    quote! {
+        #permissions_fn
+        #[allow(non_snake_case)]
+        async fn #handler(
+            mut request: ::viewset_core::RequestContext,
+            #path_param
+            #(#args: #types),*
+        ) -> #vs::axum::response::Response {
+            #vs::respond(
+                async {
+                    #vs::admit_action::<#self_ty>(&mut request, #name, #permissions)?;
+                    #fetch
+                    ::core::result::Result::Ok(#vs::axum::response::IntoResponse::into_response(#call))
+                }
+                .await,
+            )
+        }
+    }
+}
