@@ -123,6 +123,13 @@ impl TestApp {
         Some(TestApp::serve(crate::fixtures::paged::app(db.clone()), db, database).await)
     }
 
+    /// Serves the tenants example, migrated and empty.
+    pub async fn tenants(backend: Backend) -> Option<TestApp> {
+        let database = TestDb::create(backend).await?;
+        let db = tenants::connect_and_migrate(&database.url).await.expect("migrate the tenants example");
+        Some(TestApp::serve(tenants::app(db.clone()), db, database).await)
+    }
+
     /// Serves `router` on an ephemeral loopback port.
     pub async fn serve(router: Router, db: DatabaseConnection, database: TestDb) -> TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -178,17 +185,23 @@ impl Drop for TestApp {
 /// Runs each named `async fn(TestApp)` scenario against the blog on SQLite and on PostgreSQL.
 #[macro_export]
 macro_rules! blog_tests {
-    ($($scenario:ident),* $(,)?) => {
+    ($($scenario:ident),* $(,)?) => { $crate::app_tests!(blog; $($scenario),*); };
+}
+
+/// Runs each named `async fn(TestApp)` scenario against an example (`blog` or `tenants`) on both databases.
+#[macro_export]
+macro_rules! app_tests {
+    ($app:ident; $($scenario:ident),* $(,)?) => {
         $(
             mod $scenario {
                 #[tokio::test]
                 async fn sqlite() {
-                    let app = $crate::harness::TestApp::blog($crate::harness::Backend::Sqlite).await.expect("sqlite");
+                    let app = $crate::harness::TestApp::$app($crate::harness::Backend::Sqlite).await.expect("sqlite");
                     super::$scenario(app).await;
                 }
                 #[tokio::test]
                 async fn postgres() {
-                    if let Some(app) = $crate::harness::TestApp::blog($crate::harness::Backend::Postgres).await {
+                    if let Some(app) = $crate::harness::TestApp::$app($crate::harness::Backend::Postgres).await {
                         super::$scenario(app).await;
                     }
                 }

@@ -87,6 +87,7 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
     data.validate()?;
     let mut active = data.into_active_model();
     stamp_tenant::<V>(&request, &mut active)?;
+    V::before_create(&request, &mut active)?;
     let model = active.insert(&request.db).await.map_err(db_err::<V>)?;
     Ok(detail::<V>(model, &request, StatusCode::CREATED))
 }

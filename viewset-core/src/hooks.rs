@@ -57,6 +57,16 @@ pub trait Hooks: ViewSet {
         handlers::base_queryset::<Self>(request, filters)
     }
 
+    /// Called by the default `create` on the row about to be inserted, after the tenant is stamped: set
+    /// server-owned fields here (an owner, a slug). An error aborts the create.
+    fn before_create(
+        request: &RequestContext,
+        model: &mut <Self::Entity as sea_orm::EntityTrait>::ActiveModel,
+    ) -> Result<(), ApiError> {
+        let _ = (request, model);
+        Ok(())
+    }
+
     /// `GET <prefix>/`: one page of records.
     fn list(
         request: RequestContext,

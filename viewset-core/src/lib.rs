@@ -86,11 +86,11 @@ pub use pagination::{
 pub use permission::{
     AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
 };
-pub use policy::{RowPolicy, required_condition};
+pub use policy::{RowPolicy, required_condition, stamp_tenant};
 pub use principal::Principal;
 pub use query_params::QueryParams;
 pub use request::{RequestContext, ServiceState};
-pub use routes::include_viewset;
+pub use routes::{admit, include_viewset};
 pub use schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema};
 pub use search::SearchFilter;
 pub use viewset::{ModelOf, ViewSet};

@@ -15,6 +15,13 @@ pub struct Lookup {
     pub value: Value,
 }
 
+impl Lookup {
+    /// Parses a detail identifier for `V` (400 when it is not one).
+    pub fn parse<V: crate::ViewSet>(raw: &str) -> Result<Lookup, ApiError> {
+        Ok(Lookup { value: V::lookup_value(raw)?, raw: raw.to_string() })
+    }
+}
+
 impl std::fmt::Display for Lookup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.raw)

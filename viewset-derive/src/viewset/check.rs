@@ -88,6 +88,7 @@ pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
     };
     let ordering = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
     check_backends(&attrs, &mut errors);
+    check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
 
     let tags = match &attrs.tags {
@@ -269,4 +270,25 @@ fn model_name(path: &syn::Path) -> String {
             chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
         })
         .collect()
+}
+
+/// Clients can never filter, search or order by the tenant column: listing it in an allowlist is a mistake.
+fn check_tenant_field(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) {
+    let Some(tenant) = &attrs.tenant_field else { return };
+    let lists = [
+        ("filterable_fields", &attrs.filterable_fields.0),
+        ("search_fields", &attrs.search_fields.0),
+        ("ordering_fields", &attrs.ordering_fields.0),
+    ];
+    for (name, list) in lists {
+        if let Some(lit) = list.iter().find(|l| l.value() == tenant.value()) {
+            errors.push(
+                darling::Error::custom(format!(
+                    "`{}` is the `tenant_field`: clients cannot filter, search or order by it, so it cannot be in `{name}`",
+                    tenant.value()
+                ))
+                .with_span(lit),
+            );
+        }
+    }
 }

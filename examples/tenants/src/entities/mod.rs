@@ -1,0 +1,5 @@
+//! The tenants example's entities.
+
+pub mod note;
+pub mod project;
+pub mod task;
