@@ -107,8 +107,8 @@ pub mod prelude {
     pub use crate::{
         AllowAny, ApiError, CursorPagination, DjangoFilterBackend, Hooks, IsAdminUser, IsAuthenticated,
         IsAuthenticatedOrReadOnly, LimitOffsetPagination, ModelSchema, ModelViewSet, OperationPermission,
-        OrderingFilter, PageNumberPagination, Principal, RequestContext, SearchFilter, ServiceFilterBackend,
-        ServiceState, ViewSet, include_viewset,
+        OrderingFilter, PageNumberPagination, Permission, PermissionExt, Principal, RequestContext, RowPolicy,
+        SearchFilter, ServiceFilterBackend, ServiceState, ViewSet, include_viewset,
     };
 }
 

@@ -33,6 +33,11 @@ use crate::{ApiError, RequestContext, ViewSet};
 ///     }
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a row policy",
+    label = "not a row policy",
+    note = "policy takes values implementing `viewset_core::RowPolicy`; for tenant scoping use `tenant_field = \"...\"`"
+)]
 pub trait RowPolicy: Send + Sync {
     /// The condition rows must meet for this request (`None`: no restriction), or an error to deny it.
     fn condition(&self, request: &RequestContext) -> Result<Option<Condition>, ApiError>;

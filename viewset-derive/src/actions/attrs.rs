@@ -3,7 +3,7 @@
 use darling::FromMeta;
 use darling::util::Flag;
 use syn::spanned::Spanned;
-use syn::{FnArg, ImplItem, ImplItemFn, Pat, Type};
+use syn::{FnArg, ImplItem, ImplItemFn, Type};
 
 use crate::viewset::lists::{ExprList, StrList};
 
@@ -81,12 +81,7 @@ fn check_into(method: &ImplItemFn, options: ActionOptions, errors: &mut darling:
         .inputs
         .iter()
         .filter_map(|arg| match arg {
-            FnArg::Typed(pat) => {
-                if !matches!(*pat.pat, Pat::Ident(_) | Pat::Wild(_)) {
-                    errors.push(darling::Error::custom("use a plain parameter name here").with_span(&pat.pat));
-                }
-                Some(&*pat.ty)
-            }
+            FnArg::Typed(pat) => Some(&*pat.ty),
             FnArg::Receiver(_) => None,
         })
         .collect();

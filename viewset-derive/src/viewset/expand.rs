@@ -203,7 +203,7 @@ fn field_checks(config: &Config, model_ty: &TokenStream, vs: &TokenStream) -> To
         let span = lit.span();
         let name = syn::Ident::new("ordering_fields_all", span);
         quote_spanned! {span=>
-            #[deprecated(note = "`ordering_fields = \"__all__\"` lets clients order by every column, hidden ones included; list the fields instead")]
+            #[deprecated(note = "`ordering_fields = \"__all__\"` lets clients order by every column; list the fields clients need instead")]
             #[allow(non_upper_case_globals)]
             const #name: () = ();
             #[allow(clippy::let_unit_value)]
