@@ -78,3 +78,14 @@ pub mod paged {
         blog::app(db.clone()).merge(extra.with_state(ServiceState::new(db)))
     }
 }
+
+/// Two ViewSets on the same prefix, for the collision test.
+pub mod colliding {
+    use blog::entities::post;
+    use viewset_core::prelude::*;
+
+    /// Posts at `/api/posts` (as the blog's `PostViewSet`).
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/api/posts")]
+    pub struct SamePrefixPosts;
+}

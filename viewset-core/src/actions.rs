@@ -112,6 +112,21 @@ impl<V> Default for Probe<V> {
     }
 }
 
+/// What an action is, for documentation and route-collision checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActionInfo {
+    /// The method's name.
+    pub name: &'static str,
+    /// A detail action (`<prefix>/{pk}/<path>`).
+    pub detail: bool,
+    /// HTTP methods, upper case.
+    pub methods: &'static [&'static str],
+    /// Path after the prefix (and `{pk}`).
+    pub path: &'static str,
+    /// The method's doc comment.
+    pub doc: &'static str,
+}
+
 /// Registers custom action routes. Generic over the ViewSet so that the application's crate may implement it for
 /// `Probe<TheirViewSet>` (the orphan rule needs a local type among the trait's parameters).
 pub trait ActionRoutes<V> {
@@ -120,6 +135,8 @@ pub trait ActionRoutes<V> {
     where
         S: Clone + Send + Sync + 'static,
         crate::ServiceState: axum::extract::FromRef<S>;
+    /// The actions.
+    fn describe(&self) -> Vec<ActionInfo>;
 }
 
 /// The fallback for ViewSets without actions.
@@ -132,6 +149,10 @@ pub trait NoActions {
     {
         let _ = prefix;
         router
+    }
+    /// No actions.
+    fn describe(&self) -> Vec<ActionInfo> {
+        Vec::new()
     }
 }
 

@@ -12,3 +12,11 @@ impl TextColumn for Option<String> {}
 
 /// Compiles only when the field is a text column.
 pub fn assert_text_field<T: TextColumn>(_: &T) {}
+
+/// The OpenAPI schema of the field the closure selects (the closure only names the type).
+pub fn schema_of<M, T: crate::FieldSchema, F: Fn(&M) -> &T>(
+    field: F,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    let _ = field;
+    T::field_schema()
+}

@@ -55,7 +55,7 @@ impl Direction {
 /// const C: Config = Config { name: "PostViewSet", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
 ///     ai_exposed: true, stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-///     staff_only_fields: &[] };
+///     staff_only_fields: &[], filter_backends: &[], module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -88,4 +88,8 @@ pub struct Config {
     pub tenant_field: Option<&'static str>,
     /// Fields only staff principals see.
     pub staff_only_fields: &'static [&'static str],
+    /// Names of the filter backends, in order (for documentation).
+    pub filter_backends: &'static [&'static str],
+    /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
+    pub module: &'static str,
 }

@@ -40,17 +40,20 @@
 //! ```
 
 mod actions;
+mod api;
 mod body;
 mod checks;
 mod columns;
 mod composition;
 mod config;
+mod discovery;
 mod error;
 mod filter;
 mod handlers;
 mod hooks;
 mod list_query;
 mod lookup;
+mod openapi;
 mod operation;
 mod ordering;
 mod pagination;
@@ -62,21 +65,25 @@ mod request;
 mod routes;
 mod schema;
 mod search;
+mod settings;
 mod text_match;
 pub mod value;
 mod viewset;
 mod visibility;
 
-pub use actions::{JsonBody, PermissionList};
+pub use actions::{ActionInfo, JsonBody, PermissionList};
+pub use api::{Api, RegistrationError, RouteInfo, routes_of};
 pub use body::parse_json_body;
 pub use composition::{And, Not, Or, PermissionExt};
 pub use config::{Config, Direction, OrderingFields};
+pub use discovery::{ViewSetEntry, include_all_app_viewsets, include_app_viewsets, viewsets_in};
 pub use error::{ApiError, FieldErrors, InputError};
 pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend};
 pub use handlers::{base_queryset, detail, fetch, fetch_scoped};
 pub use hooks::Hooks;
 pub use list_query::{ListQuery, OrderTerm, OrderingState};
 pub use lookup::Lookup;
+pub use openapi::field_schema::FieldSchema;
 pub use operation::Operation;
 pub use ordering::OrderingFilter;
 pub use pagination::{
@@ -91,8 +98,9 @@ pub use principal::Principal;
 pub use query_params::QueryParams;
 pub use request::{RequestContext, ServiceState};
 pub use routes::{admit, include_viewset};
-pub use schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema};
+pub use schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
 pub use search::SearchFilter;
+pub use settings::Settings;
 pub use viewset::{ModelOf, ViewSet};
 pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 pub use visibility::Items;
@@ -116,10 +124,13 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::actions::{ActionRoutes, NoActions, Probe, action_object, admit_action, inherited};
-    pub use crate::checks::assert_text_field;
+    pub use crate::checks::{assert_text_field, schema_of};
+    pub use crate::discovery::resolve_module;
     pub use crate::lookup::parse_lookup;
     pub use crate::routes::{method_not_allowed, respond};
     pub use axum;
+    pub use inventory;
     pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Set, Value};
     pub use serde;
+    pub use utoipa;
 }

@@ -4,6 +4,8 @@
 
 use sea_orm::EntityTrait;
 use serde::{Deserialize, Deserializer, Serialize};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::Schema;
 
 use crate::FieldErrors;
 
@@ -41,12 +43,25 @@ pub trait ModelSchema {
     type Update;
     /// The fields, in declaration order.
     const FIELDS: &'static [FieldInfo];
+    /// OpenAPI schema of the read representation (the model).
+    fn read_schema() -> RefOr<Schema>;
+}
+
+/// A free-form object schema, for types that declare none.
+pub fn free_form_schema() -> RefOr<Schema> {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(true)))
+        .into()
 }
 
 /// A create body: validated, then turned into an `ActiveModel` to insert.
 pub trait CreateSchema<E: EntityTrait>: for<'de> Deserialize<'de> + Send + 'static {
     /// Checks beyond the types (length, null on non-null columns).
     fn validate(&self) -> Result<(), FieldErrors>;
+    /// OpenAPI schema of the body (default: a free-form object).
+    fn openapi_schema() -> RefOr<Schema> {
+        free_form_schema()
+    }
     /// The model to insert; fields not sent stay `NotSet` (so database defaults apply).
     fn into_active_model(self) -> E::ActiveModel;
 }
@@ -55,6 +70,10 @@ pub trait CreateSchema<E: EntityTrait>: for<'de> Deserialize<'de> + Send + 'stat
 pub trait UpdateSchema<E: EntityTrait>: for<'de> Deserialize<'de> + Send + 'static {
     /// Checks beyond the types (length, null on non-null columns).
     fn validate(&self) -> Result<(), FieldErrors>;
+    /// OpenAPI schema of the body (default: a free-form object).
+    fn openapi_schema() -> RefOr<Schema> {
+        free_form_schema()
+    }
     /// Whether the body changes nothing.
     fn is_empty(&self) -> bool;
     /// Sets the sent fields on the fetched model.

@@ -82,6 +82,15 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
         S: Clone + Send + Sync + 'static,
         crate::ServiceState: axum::extract::FromRef<S>;
 
+    /// OpenAPI schema of the lookup field (the `{pk}` parameter).
+    fn lookup_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
+    /// OpenAPI schema of a list item.
+    fn list_item_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
+    /// OpenAPI schema of a retrieved record.
+    fn detail_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
+    /// The custom actions of `#[viewset_core::actions]` (generated).
+    fn actions() -> Vec<crate::ActionInfo>;
+
     /// The public prefix: `prefix`, or `/` + the table name when it is empty.
     fn prefix() -> String {
         if Self::CONFIG.prefix.is_empty() {

@@ -13,16 +13,30 @@ use axum::Router;
 use axum::response::IntoResponse;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
-use viewset_core::{ApiError, ServiceState, include_viewset};
+use viewset_core::__private::utoipa::openapi as utoipa_openapi;
+use viewset_core::{Api, ApiError, ServiceState};
 
 pub use viewsets::{AuthorViewSet, PostViewSet};
 
-/// The application router: both ViewSets behind the demo authentication, JSON 404 for unknown paths.
+/// The blog's ViewSets, registered.
+pub fn api() -> Api {
+    let mut api = Api::new();
+    api.include::<PostViewSet>().expect("PostViewSet registers once");
+    api.include::<AuthorViewSet>().expect("AuthorViewSet registers once");
+    api
+}
+
+/// The blog's OpenAPI document.
+pub fn openapi() -> utoipa_openapi::OpenApi {
+    api().openapi("viewset blog example", env!("CARGO_PKG_VERSION"))
+}
+
+/// The application router: both ViewSets behind the demo authentication, `/openapi.json` and `/docs`, JSON 404 for
+/// unknown paths.
 pub fn app(db: DatabaseConnection) -> Router {
-    let api = Router::new();
-    let api = include_viewset::<PostViewSet, _>(api);
-    let api = include_viewset::<AuthorViewSet, _>(api);
-    api.fallback(|| async { ApiError::NotFound.into_response() })
+    api()
+        .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
+        .fallback(|| async { ApiError::NotFound.into_response() })
         .with_state(ServiceState::new(db))
         .layer(axum::middleware::from_fn_with_state(auth::DemoTokens::from_env(), auth::authenticate))
         .layer(tower_http::trace::TraceLayer::new_for_http())

@@ -10,7 +10,7 @@ use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 /// # let config = viewset_core::Config { name: "", prefix: "", tags: &[], lookup_field: "id", ai_exposed: true,
 /// #     stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[], search_fields: &[],
 /// #     ordering_fields: viewset_core::OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-/// #     staff_only_fields: &[] };
+/// #     staff_only_fields: &[], filter_backends: &[], module: "" };
 /// let w = LimitOffsetPagination::window(&QueryParams::parse(Some("offset=40")), &config).unwrap();
 /// assert_eq!((w.limit, w.offset), (20, 40));
 /// ```

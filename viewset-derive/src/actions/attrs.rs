@@ -34,6 +34,8 @@ pub struct Action {
     pub permissions: Option<ExprList>,
     /// Types of the extractor parameters after `request` (and the record).
     pub extractors: Vec<Type>,
+    /// The method's doc comment.
+    pub doc: String,
 }
 
 const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
@@ -153,6 +155,7 @@ fn check_into(method: &ImplItemFn, options: ActionOptions, errors: &mut darling:
         path_span,
         permissions: options.permission_classes,
         extractors,
+        doc: doc_comment(&method.attrs),
     })
 }
 
@@ -182,4 +185,16 @@ fn last_segment(ty: &Type) -> Option<String> {
         Type::Reference(r) => last_segment(&r.elem),
         _ => None,
     }
+}
+
+/// The `///` lines of an item, joined.
+fn doc_comment(attrs: &[syn::Attribute]) -> String {
+    let lines = attrs.iter().filter(|a| a.path().is_ident("doc")).filter_map(|a| match &a.meta {
+        syn::Meta::NameValue(nv) => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value().trim().to_string()),
+            _ => None,
+        },
+        _ => None,
+    });
+    lines.collect::<Vec<_>>().join("\n")
 }

@@ -36,6 +36,14 @@ pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
         }
     });
 
+    let infos = actions.iter().map(|a| {
+        let name = a.ident.to_string();
+        let detail = a.detail;
+        let methods = a.methods.iter().map(|(m, _)| m);
+        let path = &a.path;
+        let doc = &a.doc;
+        quote!(::viewset_core::ActionInfo { name: #name, detail: #detail, methods: &[#(#methods),*], path: #path, doc: #doc })
+    });
     quote! {
         const _: () = {
             #(#handlers)*
@@ -48,6 +56,9 @@ pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
                     let base = prefix.trim_end_matches('/');
                     #(#registrations)*
                     router
+                }
+                fn describe(&self) -> ::std::vec::Vec<::viewset_core::ActionInfo> {
+                    ::std::vec![#(#infos),*]
                 }
             }
         };

@@ -51,6 +51,14 @@ pub fn expand(model: &Model) -> TokenStream {
         quote!(::viewset_core::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max })
     });
 
+    let read_schema = object_schema(model.fields.iter().map(|f| (f, true, false)), &vs);
+    let create_schema = object_schema(
+        model.fields.iter().filter(|f| f.writable_on_create()).map(|f| (f, f.required_on_create(), true)),
+        &vs,
+    );
+    let update_schema =
+        object_schema(model.fields.iter().filter(|f| f.writable_on_update()).map(|f| (f, false, true)), &vs);
+
     let create_doc = format!("Body of a create request for [`{ident}`], derived by `ModelSchema`.");
     let patch_doc = format!("Body of a PATCH request for [`{ident}`]: every field optional, derived by `ModelSchema`.");
     quote! {
@@ -68,6 +76,9 @@ pub fn expand(model: &Model) -> TokenStream {
             type Create = #create;
             type Update = #patch;
             const FIELDS: &'static [::viewset_core::FieldInfo] = &[#(#infos),*];
+            fn read_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                #read_schema
+            }
         }
 
         impl ::viewset_core::CreateSchema<<#ident as #vs::ModelTrait>::Entity> for #create {
@@ -75,6 +86,9 @@ pub fn expand(model: &Model) -> TokenStream {
                 let mut errors = ::viewset_core::FieldErrors::default();
                 #(#create_validate)*
                 errors.into_result()
+            }
+            fn openapi_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                #create_schema
             }
             fn into_active_model(self) -> #active {
                 let mut am = <#active as #vs::ActiveModelTrait>::default();
@@ -88,6 +102,9 @@ pub fn expand(model: &Model) -> TokenStream {
                 let mut errors = ::viewset_core::FieldErrors::default();
                 #(#patch_validate)*
                 errors.into_result()
+            }
+            fn openapi_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                #update_schema
             }
             fn is_empty(&self) -> bool {
                 true #(&& #patch_is_empty)*
@@ -128,4 +145,26 @@ fn assign_patch(f: &Field, vs: &TokenStream) -> TokenStream {
             if let ::viewset_core::Patch::Value(v) = self.#name { am.#name = #vs::Set(v); }
         }
     }
+}
+
+/// An object schema: `(field, required, for_input)` per property. Input schemas carry `maxLength`.
+fn object_schema<'a>(fields: impl Iterator<Item = (&'a Field, bool, bool)>, vs: &TokenStream) -> TokenStream {
+    let props = fields.map(|(f, required, input)| {
+        let name = f.ident.to_string();
+        let inner = &f.inner;
+        let mut schema = quote!(<#inner as ::viewset_core::FieldSchema>::field_schema());
+        if input && let Some(max) = f.max_length {
+            schema = quote!(#vs::utoipa::openapi::schema::ObjectBuilder::new()
+                .schema_type(#vs::utoipa::openapi::schema::Type::String)
+                .max_length(::core::option::Option::Some(#max)));
+        }
+        if f.nullable {
+            schema = quote!(#vs::utoipa::openapi::schema::OneOfBuilder::new()
+                .item(#vs::utoipa::openapi::schema::ObjectBuilder::new().schema_type(#vs::utoipa::openapi::schema::Type::Null))
+                .item(#schema));
+        }
+        let required = required.then(|| quote!(.required(#name)));
+        quote!(.property(#name, #schema) #required)
+    });
+    quote!(#vs::utoipa::openapi::schema::ObjectBuilder::new() #(#props)* .into())
 }

@@ -13,6 +13,7 @@ use crate::names::NO_EFFECT;
 #[darling(attributes(viewset), supports(struct_unit))]
 pub struct ViewSetAttrs {
     pub ident: syn::Ident,
+    pub vis: syn::Visibility,
     pub generics: syn::Generics,
     #[darling(default)]
     pub model: Option<syn::Path>,

@@ -35,23 +35,26 @@ pub fn expand(config: &Config) -> TokenStream {
         .map_or_else(|| quote!(::viewset_core::LimitOffsetPagination), |p| quote_spanned!(p.span()=> #p));
 
     let config_const = config_const(config);
+    let name = ident.to_string();
+    let public = matches!(attrs.vis, syn::Visibility::Public(_));
+    let read_schema = |custom: &Option<syn::Path>| match custom.as_ref().or(attrs.read_schema_class.as_ref()) {
+        Some(_) => quote!(::viewset_core::free_form_schema()),
+        None => quote!(<#model_ty as ::viewset_core::ModelSchema>::read_schema()),
+    };
+    let list_schema = read_schema(&attrs.list_serializer_class);
+    let detail_schema = read_schema(&attrs.retrieve_serializer_class);
     let lookup = field_ident(&config.lookup_field);
     let permissions = visits(&attrs.permission_classes.0);
     let policies = visits(&attrs.policy.0);
     let backends = backend_calls(&attrs.filter_backends.0);
     let field_checks = field_checks(config, &model_ty, &vs);
-    let hooks = if attrs.custom_hooks.is_present() {
-        // The application promised its own `impl Hooks`: check it here, at the flag, not where the ViewSet is mounted.
-        quote_spanned! {attrs.custom_hooks.span()=>
-            const _: fn() = || {
-                fn custom_hooks_needs_an_impl_hooks<T: ::viewset_core::Hooks>() {}
-                custom_hooks_needs_an_impl_hooks::<#ident>();
-            };
-        }
+    // With `custom_hooks` the application writes `impl Hooks`; the discovery entry below needs it, and names the
+    // type with the flag's span so that a missing impl is reported once, at the flag.
+    let (hooks, hooks_ty) = if attrs.custom_hooks.is_present() {
+        (quote!(), syn::Ident::new(&ident.to_string(), attrs.custom_hooks.span()))
     } else {
-        quote!(impl ::viewset_core::Hooks for #ident {})
+        (quote!(#[diagnostic::do_not_recommend] impl ::viewset_core::Hooks for #ident {}), ident.clone())
     };
-
     quote! {
         const _: () = {
             impl ::viewset_core::ViewSet for #ident {
@@ -63,6 +66,20 @@ pub fn expand(config: &Config) -> TokenStream {
                 type Pagination = #pagination;
                 const CONFIG: ::viewset_core::Config = #config_const;
 
+                fn lookup_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                    #vs::schema_of(|m: &#model_ty| &m.#lookup)
+                }
+                fn list_item_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                    #list_schema
+                }
+                fn detail_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                    #detail_schema
+                }
+                fn actions() -> ::std::vec::Vec<::viewset_core::ActionInfo> {
+                    #[allow(unused_imports)]
+                    use ::viewset_core::__private::{ActionRoutes as _, NoActions as _};
+                    (&::viewset_core::__private::Probe::<Self>::new()).describe()
+                }
                 fn lookup_value(raw: &str) -> ::core::result::Result<#vs::Value, ::viewset_core::ApiError> {
                     #vs::parse_lookup(raw, |m: &#model_ty| &m.#lookup)
                 }
@@ -100,6 +117,14 @@ pub fn expand(config: &Config) -> TokenStream {
             }
             #hooks
             #field_checks
+            #vs::inventory::submit! {
+                ::viewset_core::ViewSetEntry {
+                    name: #name,
+                    module: ::core::module_path!(),
+                    public: #public,
+                    include: |api| api.include::<#hooks_ty>(),
+                }
+            }
         };
     }
 }
@@ -139,6 +164,10 @@ fn config_const(config: &Config) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let staff_only = strs(&attrs.staff_only_fields.0);
+    let backend_names = attrs.filter_backends.0.iter().filter_map(|b| match b {
+        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    });
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
         quote!((#field, ::viewset_core::Direction::#direction))
@@ -159,6 +188,8 @@ fn config_const(config: &Config) -> TokenStream {
             ordering: &[#(#ordering),*],
             tenant_field: #tenant_field,
             staff_only_fields: #staff_only,
+            filter_backends: &[#(#backend_names),*],
+            module: ::core::module_path!(),
         }
     }
 }

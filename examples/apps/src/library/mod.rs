@@ -1,0 +1,4 @@
+//! The `library` app: books.
+
+pub mod api;
+pub mod book;

@@ -1,0 +1,4 @@
+//! The `members` app: library members.
+
+pub mod api;
+pub mod member;

@@ -1,0 +1,285 @@
+//! `Api`: the registry of an application's ViewSets. It registers routes, refuses duplicates and route
+//! collisions with an error naming both sides, lists every route, and serves the OpenAPI document and `/docs`.
+
+use std::any::TypeId;
+
+use axum::Router;
+use axum::routing::MethodRouter;
+use utoipa::openapi::path::HttpMethod;
+use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths};
+
+use crate::openapi::{error_components, viewset_paths};
+use crate::{Hooks, ServiceState, include_viewset};
+
+/// One registered route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteInfo {
+    /// HTTP method, upper case.
+    pub method: &'static str,
+    /// axum path, e.g. `/api/posts/{pk}`.
+    pub path: String,
+    /// The ViewSet (or `manual` for hand-written routes).
+    pub owner: String,
+    /// The handler: `list`, `create`, `retrieve`, `update`, `delete` or the action's name.
+    pub handler: String,
+}
+
+/// Why a registration was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegistrationError {
+    /// The same ViewSet was registered twice.
+    Duplicate {
+        /// The ViewSet.
+        viewset: String,
+        /// How it was registered first.
+        first: String,
+        /// How it was registered again.
+        second: String,
+    },
+    /// Two registrations serve the same method and path.
+    Collision {
+        /// `GET /api/posts/`.
+        route: String,
+        /// Who registered it first.
+        first: String,
+        /// Who tried to register it again.
+        second: String,
+    },
+}
+
+impl std::fmt::Display for RegistrationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RegistrationError::Duplicate { viewset, first, second } => write!(
+                f,
+                "{viewset} is registered twice: {first}, then {second}; register each ViewSet once (explicitly or through discovery, not both)"
+            ),
+            RegistrationError::Collision { route, first, second } => {
+                write!(
+                    f,
+                    "route `{route}` of {second} collides with the same route of {first}; give one of them another prefix"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for RegistrationError {}
+
+struct Registration {
+    type_id: TypeId,
+    name: &'static str,
+    origin: String,
+    paths: fn() -> Paths,
+}
+
+/// The application's ViewSets and hand-written routes, with their documentation.
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32 }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use viewset_core::prelude::*;
+/// use viewset_core::Api;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity, prefix = "/api/posts")]
+/// pub struct PostViewSet;
+///
+/// let mut api = Api::new();
+/// api.include::<PostViewSet>().unwrap();
+/// let again = api.include::<PostViewSet>().unwrap_err();
+/// assert!(again.to_string().contains("PostViewSet is registered twice"));
+/// assert_eq!(api.routes().len(), 5);
+/// let doc = api.openapi("Blog", "1.0");
+/// assert!(doc.paths.paths.contains_key("/api/posts/{pk}"));
+/// ```
+pub struct Api {
+    origin: String,
+    router: Router<ServiceState>,
+    registrations: Vec<Registration>,
+    routes: Vec<RouteInfo>,
+    manual_paths: Paths,
+}
+
+impl Default for Api {
+    fn default() -> Self {
+        Api::new()
+    }
+}
+
+impl std::fmt::Debug for Api {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Api").field("routes", &self.routes).finish_non_exhaustive()
+    }
+}
+
+/// `/api/posts/{pk}` and `/api/posts/{id}` are the same route to axum.
+fn route_key(method: &str, path: &str) -> String {
+    let normalized: Vec<&str> =
+        path.split('/').map(|segment| if segment.starts_with('{') { "{}" } else { segment }).collect();
+    format!("{method} {}", normalized.join("/"))
+}
+
+impl Api {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Api {
+            origin: "explicitly".into(),
+            router: Router::new(),
+            registrations: Vec::new(),
+            routes: Vec::new(),
+            manual_paths: Paths::new(),
+        }
+    }
+
+    /// Registers `V` (explicitly, unless a discovery helper is registering it).
+    pub fn include<V: Hooks>(&mut self) -> Result<&mut Self, RegistrationError> {
+        self.include_as::<V>(self.origin.clone())
+    }
+
+    /// How the next registrations happen (for error messages).
+    pub(crate) fn set_origin(&mut self, origin: &str) {
+        self.origin = origin.to_string();
+    }
+
+    /// Registers `V`, recording how (for error messages).
+    pub(crate) fn include_as<V: Hooks>(&mut self, origin: String) -> Result<&mut Self, RegistrationError> {
+        let name = V::CONFIG.name;
+        if let Some(first) = self.registrations.iter().find(|r| r.type_id == TypeId::of::<V>()) {
+            return Err(RegistrationError::Duplicate {
+                viewset: name.to_string(),
+                first: first.origin.clone(),
+                second: origin,
+            });
+        }
+        let routes = routes_of::<V>();
+        self.check_collisions(&routes, &format!("{name} ({origin})"))?;
+        self.routes.extend(routes);
+        self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, paths: viewset_paths::<V> });
+        self.router = include_viewset::<V, ServiceState>(std::mem::take(&mut self.router));
+        Ok(self)
+    }
+
+    fn check_collisions(&self, routes: &[RouteInfo], who: &str) -> Result<(), RegistrationError> {
+        for route in routes {
+            let key = route_key(route.method, &route.path);
+            if let Some(existing) = self.routes.iter().find(|r| route_key(r.method, &r.path) == key) {
+                let first = self
+                    .registrations
+                    .iter()
+                    .find(|r| r.name == existing.owner)
+                    .map_or(existing.owner.clone(), |r| format!("{} ({})", r.name, r.origin));
+                return Err(RegistrationError::Collision {
+                    route: format!("{} {}", route.method, route.path),
+                    first,
+                    second: who.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a hand-written route with its documentation; it owns its authentication, authorization, validation
+    /// and transactions.
+    pub fn route(
+        &mut self,
+        method: HttpMethod,
+        path: &str,
+        handler: MethodRouter<ServiceState>,
+        summary: &str,
+    ) -> Result<&mut Self, RegistrationError> {
+        let name = method_name(&method);
+        let info = RouteInfo { method: name, path: path.to_string(), owner: "manual".into(), handler: summary.into() };
+        self.check_collisions(std::slice::from_ref(&info), &format!("manual route {name} {path}"))?;
+        self.routes.push(info);
+        self.manual_paths.paths.insert(path.to_string(), crate::openapi::manual_path_item(method, summary));
+        self.router = std::mem::take(&mut self.router).route(path, handler);
+        Ok(self)
+    }
+
+    /// The names of the registered ViewSets, in registration order.
+    pub fn viewsets(&self) -> Vec<&'static str> {
+        self.registrations.iter().map(|r| r.name).collect()
+    }
+
+    /// Every registered route.
+    pub fn routes(&self) -> &[RouteInfo] {
+        &self.routes
+    }
+
+    /// The OpenAPI 3.1 document of every registered route.
+    pub fn openapi(&self, title: &str, version: &str) -> OpenApi {
+        let mut paths = Paths::new();
+        for registration in &self.registrations {
+            paths.merge((registration.paths)());
+        }
+        paths.merge(self.manual_paths.clone());
+        let mut components = ComponentsBuilder::new();
+        for (name, schema) in error_components() {
+            components = components.schema(name, schema);
+        }
+        OpenApiBuilder::new()
+            .info(InfoBuilder::new().title(title).version(version).build())
+            .paths(paths)
+            .components(Some(components.build()))
+            .build()
+    }
+
+    /// The routes, without documentation endpoints.
+    pub fn into_router(self) -> Router<ServiceState> {
+        self.router
+    }
+
+    /// The routes plus `GET /openapi.json` and an interactive documentation page at `/docs` whose assets are all
+    /// served by the application (no internet access needed).
+    pub fn into_router_with_docs(self, title: &str, version: &str) -> Router<ServiceState> {
+        let document = self.openapi(title, version);
+        let docs: Router<ServiceState> =
+            utoipa_swagger_ui::SwaggerUi::new("/docs").url("/openapi.json", document).into();
+        self.router.merge(docs)
+    }
+}
+
+fn method_name(method: &HttpMethod) -> &'static str {
+    match method {
+        HttpMethod::Get => "GET",
+        HttpMethod::Post => "POST",
+        HttpMethod::Put => "PUT",
+        HttpMethod::Delete => "DELETE",
+        HttpMethod::Options => "OPTIONS",
+        HttpMethod::Head => "HEAD",
+        HttpMethod::Patch => "PATCH",
+        HttpMethod::Trace => "TRACE",
+    }
+}
+
+/// The routes `include_viewset::<V>` registers.
+pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
+    let base = V::prefix().trim_end_matches('/').to_string();
+    let owner = V::CONFIG.name.to_string();
+    let route = |method: &'static str, path: String, handler: &str| RouteInfo {
+        method,
+        path,
+        owner: owner.clone(),
+        handler: handler.to_string(),
+    };
+    let mut routes = vec![
+        route("GET", format!("{base}/"), "list"),
+        route("POST", format!("{base}/"), "create"),
+        route("GET", format!("{base}/{{pk}}"), "retrieve"),
+        route("PATCH", format!("{base}/{{pk}}"), "update"),
+        route("DELETE", format!("{base}/{{pk}}"), "delete"),
+    ];
+    for action in V::actions() {
+        let path =
+            if action.detail { format!("{base}/{{pk}}/{}", action.path) } else { format!("{base}/{}", action.path) };
+        for method in action.methods {
+            routes.push(route(method, path.clone(), action.name));
+        }
+    }
+    routes
+}

@@ -1,0 +1,85 @@
+//! Shared schemas: the error bodies and the page envelopes.
+
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::{Ref, RefOr};
+
+fn string() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String)
+}
+
+/// `components.schemas` entries for the error bodies.
+pub fn error_components() -> Vec<(&'static str, RefOr<Schema>)> {
+    let input_error = ObjectBuilder::new()
+        .property("loc", ArrayBuilder::new().items(string()))
+        .required("loc")
+        .property("msg", string())
+        .required("msg")
+        .property("type", string())
+        .required("type");
+    vec![
+        (
+            "InputValidationError",
+            ObjectBuilder::new()
+                .description(Some("Route input validation failure (422)."))
+                .property("detail", ArrayBuilder::new().items(input_error))
+                .required("detail")
+                .into(),
+        ),
+        (
+            "ServiceValidationError",
+            ObjectBuilder::new()
+                .description(Some("Service-level validation failure (422)."))
+                .property("detail", string())
+                .required("detail")
+                .property("code", string().enum_values(Some(["validation_error"])))
+                .required("code")
+                .property(
+                    "errors",
+                    ObjectBuilder::new().additional_properties(Some(ArrayBuilder::new().items(string()))),
+                )
+                .required("errors")
+                .into(),
+        ),
+        (
+            "Error",
+            ObjectBuilder::new()
+                .description(Some("Any other error: not_found, permission_denied, unique_violation, foreign_key_violation, invalid_id, method_not_allowed, database_error."))
+                .property("detail", string())
+                .required("detail")
+                .property("code", string())
+                .required("code")
+                .property("field", string())
+                .into(),
+        ),
+    ]
+}
+
+/// A reference to a component schema.
+pub fn component(name: &str) -> RefOr<Schema> {
+    Ref::from_schema_name(name).into()
+}
+
+/// Either 422 body.
+pub fn validation_error() -> RefOr<Schema> {
+    OneOfBuilder::new().item(component("InputValidationError")).item(component("ServiceValidationError")).into()
+}
+
+/// The envelope of a paginator around `item`, from its declared response fields.
+pub fn envelope(fields: &[&str], item: RefOr<Schema>) -> RefOr<Schema> {
+    let mut object = ObjectBuilder::new().description(Some("One page of records."));
+    for field in fields {
+        let schema: RefOr<Schema> = match *field {
+            "results" => ArrayBuilder::new().items(item.clone()).into(),
+            "next" | "previous" => OneOfBuilder::new()
+                .item(ObjectBuilder::new().schema_type(Type::Null))
+                .item(string().description(Some("Relative URL of the adjacent page")))
+                .into(),
+            "count" | "limit" | "offset" | "page" | "page_size" | "total_pages" => {
+                ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).into()
+            }
+            _ => ObjectBuilder::new().into(),
+        };
+        object = object.property(*field, schema).required(*field);
+    }
+    object.additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(true))).into()
+}
