@@ -71,11 +71,35 @@ pub mod paged {
     )]
     pub struct CursorPosts;
 
-    /// The blog app plus both ViewSets.
+    /// Authors with a stream at `/stream/authors/stream`; `email` is staff-only.
+    #[derive(ModelViewSet)]
+    #[viewset(model = blog::entities::author::Entity, prefix = "/stream/authors", staff_only_fields = ["email"])]
+    pub struct StreamAuthors;
+
+    /// Anonymous callers see published posts only.
+    pub struct PublishedToAnonymous;
+
+    impl RowPolicy for PublishedToAnonymous {
+        fn condition(&self, request: &RequestContext) -> Result<Option<sea_orm::Condition>, ApiError> {
+            use sea_orm::ColumnTrait;
+            Ok((!request.principal.is_authenticated())
+                .then(|| sea_orm::Condition::all().add(post::Column::Published.eq(true))))
+        }
+    }
+
+    /// Posts at `/published/posts` under [`PublishedToAnonymous`].
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/published/posts", policy = [PublishedToAnonymous])]
+    pub struct PublishedPosts;
+
+    /// The blog app plus these ViewSets.
     pub fn app(db: sea_orm::DatabaseConnection) -> axum::Router {
         let extra = include_viewset::<PagedPosts, _>(axum::Router::new());
         let extra = include_viewset::<CursorPosts, _>(extra);
-        blog::app(db.clone()).merge(extra.with_state(ServiceState::new(db)))
+        let extra = include_viewset::<StreamAuthors, _>(extra);
+        let extra = include_viewset::<PublishedPosts, _>(extra);
+        let auth = axum::middleware::from_fn_with_state(blog::auth::DemoTokens::from_env(), blog::auth::authenticate);
+        blog::app(db.clone()).merge(extra.with_state(ServiceState::new(db))).layer(auth)
     }
 }
 

@@ -274,6 +274,9 @@ pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
         route("PATCH", format!("{base}/{{pk}}"), "update"),
         route("DELETE", format!("{base}/{{pk}}"), "delete"),
     ];
+    if V::CONFIG.stream_enabled {
+        routes.push(route("GET", format!("{base}/stream"), "stream"));
+    }
     for action in V::actions() {
         let path =
             if action.detail { format!("{base}/{{pk}}/{}", action.path) } else { format!("{base}/{}", action.path) };

@@ -52,7 +52,7 @@ impl Direction {
 ///
 /// ```
 /// use viewset_core::{Config, OrderingFields};
-/// const C: Config = Config { name: "PostViewSet", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
+/// const C: Config = Config { name: "PostViewSet", model_name: "Post", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
 ///     ai_exposed: true, stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 ///     staff_only_fields: &[], filter_backends: &[], module: "app::api" };
@@ -62,6 +62,8 @@ impl Direction {
 pub struct Config {
     /// The ViewSet struct's name.
     pub name: &'static str,
+    /// The model's name (`post::Entity` → `Post`).
+    pub model_name: &'static str,
     /// Public path prefix; empty means `/` + the model's table name.
     pub prefix: &'static str,
     /// API-documentation tags (default: the model's name).

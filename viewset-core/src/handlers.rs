@@ -10,6 +10,7 @@ use sea_orm::{
 use serde_json::json;
 
 use crate::columns::column;
+use crate::events::{Action, ChangeEvent, publish};
 use crate::filter::apply_exact_filters;
 use crate::ordering::effective_order;
 use crate::policy::{required_condition, stamp_tenant};
@@ -89,6 +90,7 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
     stamp_tenant::<V>(&request, &mut active)?;
     V::before_create(&request, &mut active)?;
     let model = active.insert(&request.db).await.map_err(db_err::<V>)?;
+    publish::<V>(&request, Action::Created, &model);
     Ok(detail::<V>(model, &request, StatusCode::CREATED))
 }
 
@@ -102,6 +104,7 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
     let mut active = model.into_active_model();
     data.apply(&mut active);
     let model = active.update(&request.db).await.map_err(db_err::<V>)?;
+    publish::<V>(&request, Action::Updated, &model);
     Ok(detail::<V>(model, &request, StatusCode::OK))
 }
 
@@ -109,7 +112,9 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
 pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
     let model = fetch::<V>(&pk, &request).await?;
     let id = primary_key_json::<V>(&model);
+    let event = ChangeEvent::of::<V>(Action::Deleted, &model);
     model.into_active_model().delete(&request.db).await.map_err(db_err::<V>)?;
+    request.events.publish(event);
     Ok(Json(json!({"deleted": true, "id": id})).into_response())
 }
 

@@ -5,7 +5,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, Uri};
 use sea_orm::DatabaseConnection;
 
-use crate::{Operation, Principal, QueryParams};
+use crate::{EventBus, Operation, Principal, QueryParams};
 
 /// State the generated routes need. Put it in your router's state directly, or implement
 /// `FromRef<YourState> for ServiceState`.
@@ -20,12 +20,19 @@ use crate::{Operation, Principal, QueryParams};
 pub struct ServiceState {
     /// The database connection (pool).
     pub db: DatabaseConnection,
+    /// Lifecycle events for the stream routes.
+    pub events: EventBus,
 }
 
 impl ServiceState {
-    /// State over a connected database.
+    /// State over a connected database, with in-process events.
     pub fn new(db: DatabaseConnection) -> Self {
-        ServiceState { db }
+        ServiceState { db, events: EventBus::in_process() }
+    }
+
+    /// State with the given event bus (e.g. [`EventBus::postgres`] for several processes).
+    pub fn with_events(db: DatabaseConnection, events: EventBus) -> Self {
+        ServiceState { db, events }
     }
 }
 
@@ -35,6 +42,8 @@ impl ServiceState {
 pub struct RequestContext {
     /// The database connection.
     pub db: DatabaseConnection,
+    /// The event bus (publish after writes with [`crate::publish`]).
+    pub events: EventBus,
     /// The caller (anonymous when the application attached none).
     pub principal: Principal,
     /// HTTP method.
@@ -73,6 +82,7 @@ impl RequestContext {
     pub fn new(db: DatabaseConnection, operation: Operation) -> Self {
         RequestContext {
             db,
+            events: EventBus::in_process(),
             principal: Principal::anonymous(),
             method: Method::GET,
             uri: Uri::from_static("/"),
@@ -98,6 +108,7 @@ where
         let operation = if parts.method == Method::GET { Operation::List } else { Operation::Create };
         Ok(RequestContext {
             db: service.db,
+            events: service.events,
             principal,
             method: parts.method.clone(),
             uri: parts.uri.clone(),

@@ -14,7 +14,7 @@ use axum::response::IntoResponse;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
 use viewset_core::__private::utoipa::openapi as utoipa_openapi;
-use viewset_core::{Api, ApiError, ServiceState};
+use viewset_core::{Api, ApiError, EventBus, ServiceState};
 
 pub use viewsets::{AuthorViewSet, PostViewSet};
 
@@ -31,13 +31,33 @@ pub fn openapi() -> utoipa_openapi::OpenApi {
     api().openapi("viewset blog example", env!("CARGO_PKG_VERSION"))
 }
 
+/// The application with the event bus that fits the database: `LISTEN/NOTIFY` on PostgreSQL (so several
+/// instances share the stream), in-process on SQLite.
+pub async fn app_for(db: DatabaseConnection) -> Result<Router, DbErr> {
+    let state = match db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => {
+            let bus = EventBus::postgres(db.get_postgres_connection_pool().clone())
+                .await
+                .map_err(|e| DbErr::Custom(format!("event listener: {e}")))?;
+            ServiceState::with_events(db, bus)
+        }
+        _ => ServiceState::new(db),
+    };
+    Ok(app_with_state(state))
+}
+
 /// The application router: both ViewSets behind the demo authentication, `/openapi.json` and `/docs`, JSON 404 for
 /// unknown paths.
 pub fn app(db: DatabaseConnection) -> Router {
+    app_with_state(ServiceState::new(db))
+}
+
+/// The application router over a prepared state.
+pub fn app_with_state(state: ServiceState) -> Router {
     api()
         .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
         .fallback(|| async { ApiError::NotFound.into_response() })
-        .with_state(ServiceState::new(db))
+        .with_state(state)
         .layer(axum::middleware::from_fn_with_state(auth::DemoTokens::from_env(), auth::authenticate))
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }

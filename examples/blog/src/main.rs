@@ -24,7 +24,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let listener = tokio::net::TcpListener::bind(bind).await?;
     tracing::info!("blog example listening on http://{bind} (try GET /api/posts/)");
-    axum::serve(listener, blog::app(db)).with_graceful_shutdown(shutdown()).await?;
+    axum::serve(listener, blog::app_for(db).await?).with_graceful_shutdown(shutdown()).await?;
     Ok(())
 }
 

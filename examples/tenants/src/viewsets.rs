@@ -42,7 +42,6 @@ impl Permission for OwnerCanWrite {
     search_fields = ["name"],
     ordering_fields = ["id", "name"],
     ordering = "id",
-    stream_enabled = false,
     custom_hooks,
 )]
 pub struct ProjectViewSet;

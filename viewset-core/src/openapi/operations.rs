@@ -152,6 +152,14 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     paths.add_path_operation(&detail, vec![HttpMethod::Patch], update);
     paths.add_path_operation(&detail, vec![HttpMethod::Delete], delete);
 
+    if V::CONFIG.stream_enabled {
+        let events = ResponseBuilder::new()
+            .description("Server-sent events: `ready`, then `created`, `updated`, `deleted` (and `reset`).")
+            .content("text/event-stream", Content::new(Some(ObjectBuilder::new().schema_type(Type::String))))
+            .build();
+        let stream = operation::<V>("stream", "Stream record lifecycle events").response("200", events);
+        paths.add_path_operation(format!("{base}/stream"), vec![HttpMethod::Get], stream);
+    }
     for action in V::actions() {
         let path = if action.detail { format!("{detail}/{}", action.path) } else { format!("{base}/{}", action.path) };
         for method in action.methods {

@@ -7,7 +7,7 @@ use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 ///
 /// ```
 /// use viewset_core::{LimitOffsetPagination, Paginator, QueryParams};
-/// # let config = viewset_core::Config { name: "", prefix: "", tags: &[], lookup_field: "id", ai_exposed: true,
+/// # let config = viewset_core::Config { name: "", model_name: "", prefix: "", tags: &[], lookup_field: "id", ai_exposed: true,
 /// #     stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[], search_fields: &[],
 /// #     ordering_fields: viewset_core::OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 /// #     staff_only_fields: &[], filter_backends: &[], module: "" };

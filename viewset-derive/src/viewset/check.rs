@@ -27,6 +27,8 @@ pub struct Config {
     pub ordering_fields: Option<Vec<LitStr>>,
     /// The literal `"__all__"`, to warn at.
     pub all_fields_literal: Option<LitStr>,
+    /// The model's name (`post::Entity` → `Post`).
+    pub model_name: String,
     /// Default ordering as (field, descending).
     pub ordering: Vec<(LitStr, bool)>,
 }
@@ -95,7 +97,9 @@ pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
         Some(list) => list.0.iter().map(LitStr::value).collect(),
         None => vec![model_name(&model)],
     };
+    let model_name = model_name(&model);
     errors.finish_with(Config {
+        model_name,
         model,
         prefix,
         tags,

@@ -144,6 +144,7 @@ fn config_const(config: &Config) -> TokenStream {
     let attrs = &config.attrs;
     let name = attrs.ident.to_string();
     let prefix = &config.prefix;
+    let model_name = &config.model_name;
     let tags = &config.tags;
     let lookup = &config.lookup_field;
     let ai_exposed = attrs.ai_exposed.unwrap_or(true);
@@ -175,6 +176,7 @@ fn config_const(config: &Config) -> TokenStream {
     quote! {
         ::viewset_core::Config {
             name: #name,
+            model_name: #model_name,
             prefix: #prefix,
             tags: &[#(#tags),*],
             lookup_field: #lookup,

@@ -1,0 +1,161 @@
+//! The per-process event bus: a broadcast channel, a bounded replay buffer, and optionally PostgreSQL
+//! `LISTEN/NOTIFY` between processes.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::broadcast;
+
+use super::ChangeEvent;
+
+/// The `NOTIFY` channel.
+const CHANNEL: &str = "viewset_events";
+/// Events kept for `Last-Event-ID` resume.
+const REPLAY: usize = 1024;
+/// Events a subscriber may fall behind before it is told it lagged.
+const BACKLOG: usize = 512;
+/// `NOTIFY` payloads must stay under 8000 bytes.
+const MAX_NOTIFY: usize = 7900;
+
+/// An event with its sequence number in this process.
+#[derive(Debug, Clone)]
+pub struct Sequenced {
+    /// Monotonic in this process.
+    pub seq: u64,
+    /// The event.
+    pub event: Arc<ChangeEvent>,
+}
+
+struct Inner {
+    instance: String,
+    next: AtomicU64,
+    sender: broadcast::Sender<Sequenced>,
+    replay: Mutex<VecDeque<Sequenced>>,
+    postgres: Option<sqlx::PgPool>,
+}
+
+/// Delivers lifecycle events to the stream subscribers of this process (and of other processes, with
+/// [`EventBus::postgres`]). Cheap to clone.
+#[derive(Clone)]
+pub struct EventBus(Arc<Inner>);
+
+impl std::fmt::Debug for EventBus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventBus")
+            .field("instance", &self.0.instance)
+            .field("postgres", &self.0.postgres.is_some())
+            .finish()
+    }
+}
+
+impl Default for EventBus {
+    fn default() -> Self {
+        EventBus::in_process()
+    }
+}
+
+fn instance_id() -> String {
+    let mut bytes = [0u8; 6];
+    getrandom::fill(&mut bytes).expect("random bytes");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl EventBus {
+    /// Delivery within this process only (SQLite, tests, single instances).
+    pub fn in_process() -> Self {
+        let (sender, _) = broadcast::channel(BACKLOG);
+        EventBus(Arc::new(Inner {
+            instance: instance_id(),
+            next: AtomicU64::new(1),
+            sender,
+            replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
+            postgres: None,
+        }))
+    }
+
+    /// Delivery between every process on this PostgreSQL database: publishing sends `NOTIFY`, and one task per
+    /// process listens (reconnecting when the connection drops) and delivers to local subscribers.
+    pub async fn postgres(pool: sqlx::PgPool) -> Result<Self, sqlx::Error> {
+        let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
+        listener.listen(CHANNEL).await?;
+        let (sender, _) = broadcast::channel(BACKLOG);
+        let bus = EventBus(Arc::new(Inner {
+            instance: instance_id(),
+            next: AtomicU64::new(1),
+            sender,
+            replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
+            postgres: Some(pool),
+        }));
+        let weak = Arc::downgrade(&bus.0);
+        tokio::spawn(async move {
+            loop {
+                let notification = match listener.recv().await {
+                    Ok(n) => n,
+                    Err(err) => {
+                        tracing::warn!(error = %err, "event listener lost its connection; retrying");
+                        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                        continue;
+                    }
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                match serde_json::from_str::<ChangeEvent>(notification.payload()) {
+                    Ok(event) => EventBus(inner).deliver(event),
+                    Err(err) => tracing::warn!(error = %err, "ignoring a malformed event notification"),
+                }
+            }
+        });
+        Ok(bus)
+    }
+
+    /// This process's id, the prefix of its event ids.
+    pub fn instance(&self) -> &str {
+        &self.0.instance
+    }
+
+    /// Publishes an event: to every process with PostgreSQL, else to this one. Never blocks on subscribers.
+    pub fn publish(&self, event: ChangeEvent) {
+        let Some(pool) = self.0.postgres.clone() else {
+            self.deliver(event);
+            return;
+        };
+        let mut payload = serde_json::to_string(&event).unwrap_or_default();
+        if payload.len() > MAX_NOTIFY {
+            // A large deleted row: send the key only; subscribers then see the delete only if they saw the row.
+            payload = serde_json::to_string(&ChangeEvent { snapshot: None, ..event }).unwrap_or_default();
+        }
+        tokio::spawn(async move {
+            if let Err(err) = sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(payload).execute(&pool).await {
+                tracing::error!(error = %err, "could not publish an event");
+            }
+        });
+    }
+
+    /// Hands an event to this process's subscribers and replay buffer.
+    fn deliver(&self, event: ChangeEvent) {
+        let sequenced = Sequenced { seq: self.0.next.fetch_add(1, Ordering::SeqCst), event: Arc::new(event) };
+        {
+            let mut replay = self.0.replay.lock().expect("replay buffer");
+            if replay.len() == REPLAY {
+                replay.pop_front();
+            }
+            replay.push_back(sequenced.clone());
+        }
+        let _ = self.0.sender.send(sequenced);
+    }
+
+    /// A new subscription.
+    pub fn subscribe(&self) -> broadcast::Receiver<Sequenced> {
+        self.0.sender.subscribe()
+    }
+
+    /// The buffered events after `seq`, or `None` when some of them are no longer buffered.
+    pub fn since(&self, seq: u64) -> Option<Vec<Sequenced>> {
+        let replay = self.0.replay.lock().expect("replay buffer");
+        let oldest = replay.front().map_or(self.0.next.load(Ordering::SeqCst), |e| e.seq);
+        if seq + 1 < oldest {
+            return None;
+        }
+        Some(replay.iter().filter(|e| e.seq > seq).cloned().collect())
+    }
+}

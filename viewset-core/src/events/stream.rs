@@ -1,0 +1,172 @@
+//! `GET <prefix>/stream`: permissions at connect, then per event the subscriber's own view decides what it sees.
+//!
+//! Frames: `event: ready` first; then `id: <instance>-<seq>`, `event: created | updated | deleted` and data
+//! `{"action", "model", "table", "pk", "record"}` (`record` through the read representation without hidden fields;
+//! absent for deletes); a keep-alive comment every 15 s. A record that an update moves out of a subscriber's view,
+//! after the subscriber saw it on this stream, arrives as `deleted` with `"reason": "out_of_scope"`.
+//! `Last-Event-ID` resumes from this process's bounded buffer, or gets `event: reset` (refetch) when the gap is
+//! too old or the id is another process's. A subscriber that falls behind is caught up from the buffer, or told
+//! `event: reset` with `"reason": "lagged"`; it never slows writers or other subscribers, and holds no database
+//! connection while it waits.
+
+use std::collections::HashSet;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+
+use super::bus::Sequenced;
+use super::visibility::{could_see_deleted, visible_record};
+use super::{Action, EventBus};
+use crate::policy::required_condition;
+use crate::visibility::visible;
+use crate::{Hooks, Operation, ReadSchema, RequestContext, admit};
+
+/// Frames buffered per subscriber before it counts as slow.
+const FRAMES: usize = 64;
+
+/// The stream route of `V`.
+pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
+    let admitted =
+        admit::<V>(&mut request, Operation::Stream).and_then(|()| required_condition::<V>(&request).map(|_| ()));
+    if let Err(err) = admitted {
+        return err.into_response();
+    }
+    let resume = request
+        .headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.rsplit_once('-'))
+        .map(|(instance, seq)| (instance.to_string(), seq.parse::<u64>().ok()));
+    let bus = request.events.clone();
+    let receiver = bus.subscribe();
+    let (frames, out) = mpsc::channel::<Event>(FRAMES);
+    tokio::spawn(
+        Subscriber::<V> { request, bus, frames, seen: HashSet::new(), _v: std::marker::PhantomData }
+            .run(receiver, resume),
+    );
+    let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
+    Sse::new(frames).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+}
+
+struct Subscriber<V> {
+    request: RequestContext,
+    bus: EventBus,
+    frames: mpsc::Sender<Event>,
+    /// Keys of records this subscriber was shown, to tell it when one leaves its view.
+    seen: HashSet<String>,
+    _v: std::marker::PhantomData<V>,
+}
+
+impl<V: Hooks> Subscriber<V> {
+    async fn send(&self, event: Event) -> bool {
+        self.frames.send(event).await.is_ok()
+    }
+
+    async fn reset(&self, reason: &str) -> bool {
+        self.send(Event::default().event("reset").data(json!({"reason": reason}).to_string())).await
+    }
+
+    async fn run(mut self, mut receiver: broadcast::Receiver<Sequenced>, resume: Option<(String, Option<u64>)>) {
+        let ready = json!({"model": V::CONFIG.model_name, "table": table::<V>()});
+        if !self.send(Event::default().event("ready").data(ready.to_string())).await {
+            return;
+        }
+        let mut last = 0;
+        if let Some((instance, seq)) = resume {
+            match (instance == self.bus.instance(), seq.and_then(|s| self.bus.since(s).map(|events| (s, events)))) {
+                (true, Some((seq, events))) => {
+                    last = seq;
+                    for event in events {
+                        last = event.seq;
+                        if !self.handle(&event).await {
+                            return;
+                        }
+                    }
+                }
+                _ => {
+                    if !self.reset("resume_unavailable").await {
+                        return;
+                    }
+                }
+            }
+        }
+        loop {
+            match receiver.recv().await {
+                Ok(event) if event.seq <= last => {}
+                Ok(event) => {
+                    last = event.seq;
+                    if !self.handle(&event).await {
+                        return;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => match self.bus.since(last) {
+                    Some(events) => {
+                        for event in events {
+                            last = event.seq;
+                            if !self.handle(&event).await {
+                                return;
+                            }
+                        }
+                    }
+                    None => {
+                        receiver = receiver.resubscribe();
+                        if !self.reset("lagged").await {
+                            return;
+                        }
+                    }
+                },
+                Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+
+    /// Sends `event` if this subscriber may see it; `false` when the client is gone.
+    async fn handle(&mut self, sequenced: &Sequenced) -> bool {
+        let event = &sequenced.event;
+        if event.table != table::<V>() {
+            return true;
+        }
+        let key = event.pk.to_string();
+        let mut data = json!({"action": event.action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
+        let mut action = event.action;
+        match event.action {
+            Action::Created | Action::Updated => match visible_record::<V>(&self.request, &event.pk).await {
+                Ok(Some(model)) => {
+                    data["record"] = visible(&V::Detail::from_model(model), &self.request.hidden_fields);
+                    self.seen.insert(key);
+                }
+                Ok(None) if self.seen.remove(&key) => {
+                    action = Action::Deleted;
+                    data["action"] = json!("deleted");
+                    data["reason"] = json!("out_of_scope");
+                }
+                Ok(None) => return true,
+                Err(err) => {
+                    tracing::warn!(error = %err, "stream visibility check failed; event skipped");
+                    return true;
+                }
+            },
+            Action::Deleted => {
+                let visible = match &event.snapshot {
+                    Some(snapshot) => could_see_deleted::<V>(&self.request, snapshot).await.unwrap_or(false),
+                    None => self.seen.contains(&key),
+                };
+                self.seen.remove(&key);
+                if !visible {
+                    return true;
+                }
+            }
+        }
+        let id = format!("{}-{}", self.bus.instance(), sequenced.seq);
+        self.send(Event::default().id(id).event(action.as_str()).data(data.to_string())).await
+    }
+}
+
+fn table<V: Hooks>() -> &'static str {
+    sea_orm::EntityName::table_name(&<V::Entity as Default>::default())
+}
