@@ -93,7 +93,7 @@ struct Registration {
 /// api.include::<PostViewSet>().unwrap();
 /// let again = api.include::<PostViewSet>().unwrap_err();
 /// assert!(again.to_string().contains("PostViewSet is registered twice"));
-/// assert_eq!(api.routes().len(), 5);
+/// assert_eq!(api.routes().len(), 6); // list, create, retrieve, update, delete, stream
 /// let doc = api.openapi("Blog", "1.0");
 /// assert!(doc.paths.paths.contains_key("/api/posts/{pk}"));
 /// ```
