@@ -203,3 +203,45 @@ async fn postgres_write_on_one_instance_reaches_subscribers_of_another() {
     assert_eq!(frame.data["record"]["title"], "From A", "B loaded the record itself");
     assert!(frame.id.is_some());
 }
+
+/// A subscriber that falls far behind is told `reset` (reason `lagged`) and keeps receiving afterwards; publishing
+/// never waits for it.
+#[tokio::test]
+async fn a_lagging_subscriber_is_told_to_reset() {
+    let database = TestDb::create(Backend::Sqlite).await.expect("sqlite");
+    let db = blog::connect_and_migrate(&database.url).await.expect("migrate");
+    blog::seed::seed_if_empty(&db).await.expect("seed");
+    let state = ServiceState::new(db.clone());
+    let bus = state.events.clone();
+    let app = TestApp::serve(blog::app_with_state(state), db, database).await;
+    let mut slow = SseClient::connect(&app, "/api/posts/stream", None, None).await;
+    slow.next(WAIT).await.expect("ready");
+    for _ in 0..20_000 {
+        bus.publish(viewset_core::ChangeEvent {
+            table: "posts".into(),
+            action: viewset_core::Action::Updated,
+            pk: json!(1),
+            snapshot: None,
+        });
+    }
+    let mut reset = None;
+    for _ in 0..25_000 {
+        let frame = slow.next(WAIT).await.expect("the stream goes on");
+        if frame.event == "reset" {
+            reset = Some(frame);
+            break;
+        }
+    }
+    let reset = reset.expect("a reset frame");
+    assert_eq!(reset.data["reason"], "lagged");
+    app.send(Method::PATCH, "/api/posts/2", BOB, Some(r#"{"views": 77}"#)).await;
+    let mut after = None;
+    for _ in 0..25_000 {
+        let frame = slow.next(WAIT).await.expect("events after the reset");
+        if frame.data["pk"] == 2 {
+            after = Some(frame);
+            break;
+        }
+    }
+    assert_eq!(after.expect("the write after the reset").data["record"]["views"], 77);
+}
