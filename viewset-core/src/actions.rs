@@ -113,7 +113,7 @@ impl<V> Default for Probe<V> {
 }
 
 /// What an action is, for documentation and route-collision checks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct ActionInfo {
     /// The method's name.
     pub name: &'static str,
@@ -125,6 +125,63 @@ pub struct ActionInfo {
     pub path: &'static str,
     /// The method's doc comment.
     pub doc: &'static str,
+    /// Schema of its JSON body (`JsonBody<T>` or `Json<T>` parameter), if any.
+    pub request_schema: Option<fn() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
+    /// Schema of its JSON response (`Json<R>` or `Result<Json<R>, _>`), if it can be told.
+    pub response_schema: Option<fn() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
+}
+
+/// Finds the best schema of an action's body or response type at compile time: `utoipa::ToSchema` if the type
+/// implements it, else the derived read schema of a `ModelSchema` model, else a free-form object (autoderef
+/// specialization: call `(&&&SchemaProbe::<T>::new()).action_schema()`).
+pub struct SchemaProbe<T>(PhantomData<T>);
+
+impl<T> SchemaProbe<T> {
+    /// A probe.
+    pub const fn new() -> Self {
+        SchemaProbe(PhantomData)
+    }
+}
+
+impl<T> Default for SchemaProbe<T> {
+    fn default() -> Self {
+        SchemaProbe::new()
+    }
+}
+
+type SchemaRef = utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
+
+/// Types with their own OpenAPI schema.
+pub trait ViaToSchema {
+    /// The schema.
+    fn action_schema(&self) -> SchemaRef;
+}
+impl<T: utoipa::ToSchema> ViaToSchema for &&SchemaProbe<T> {
+    fn action_schema(&self) -> SchemaRef {
+        T::schema()
+    }
+}
+
+/// Models with a derived read schema.
+pub trait ViaModelSchema {
+    /// The schema.
+    fn action_schema(&self) -> SchemaRef;
+}
+impl<T: crate::ModelSchema> ViaModelSchema for &SchemaProbe<T> {
+    fn action_schema(&self) -> SchemaRef {
+        T::read_schema()
+    }
+}
+
+/// Anything else: a free-form object.
+pub trait ViaNothing {
+    /// The schema.
+    fn action_schema(&self) -> SchemaRef;
+}
+impl<T> ViaNothing for SchemaProbe<T> {
+    fn action_schema(&self) -> SchemaRef {
+        crate::free_form_schema()
+    }
 }
 
 /// Registers custom action routes. Generic over the ViewSet so that the application's crate may implement it for

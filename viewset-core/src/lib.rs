@@ -125,7 +125,10 @@ pub mod prelude {
 /// Items the derives' generated code names. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::actions::{ActionRoutes, NoActions, Probe, action_object, admit_action, inherited};
+    pub use crate::actions::{
+        ActionRoutes, NoActions, Probe, SchemaProbe, ViaModelSchema, ViaNothing, ViaToSchema, action_object,
+        admit_action, inherited,
+    };
     pub use crate::checks::{assert_text_field, schema_of};
     pub use crate::discovery::resolve_module;
     pub use crate::lookup::parse_lookup;

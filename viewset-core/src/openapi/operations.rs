@@ -163,9 +163,13 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     for action in V::actions() {
         let path = if action.detail { format!("{detail}/{}", action.path) } else { format!("{base}/{}", action.path) };
         for method in action.methods {
+            let returns = action.response_schema.map_or_else(|| ObjectBuilder::new().into(), |schema| schema());
             let mut op = operation::<V>(&format!("{}_{}", action.name, method.to_ascii_lowercase()), action.name)
                 .description((!action.doc.is_empty()).then_some(action.doc))
-                .response("200", response("The action's own response.", ObjectBuilder::new().into()));
+                .response("200", response("The action's own response.", returns));
+            if let Some(schema) = action.request_schema {
+                op = op.request_body(body(schema())).response("422", response("Invalid body.", validation_error()));
+            }
             if action.detail {
                 op = op.parameter(pk_parameter::<V>()).response("404", not_found());
             }

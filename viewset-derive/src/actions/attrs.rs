@@ -36,6 +36,10 @@ pub struct Action {
     pub extractors: Vec<Type>,
     /// The method's doc comment.
     pub doc: String,
+    /// `T` of a `JsonBody<T>` or `Json<T>` parameter.
+    pub body: Option<Type>,
+    /// `R` of a `Json<R>` or `Result<Json<R>, _>` return type.
+    pub returns: Option<Type>,
 }
 
 const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
@@ -156,6 +160,13 @@ fn check_into(method: &ImplItemFn, options: ActionOptions, errors: &mut darling:
         permissions: options.permission_classes,
         extractors,
         doc: doc_comment(&method.attrs),
+        body: types.iter().skip(skip).find_map(|t| json_inner(t)),
+        returns: match &sig.output {
+            syn::ReturnType::Type(_, ty) => {
+                json_inner(ty).or_else(|| generic_arg(ty, "Result").and_then(|ok| json_inner(&ok)))
+            }
+            syn::ReturnType::Default => None,
+        },
     })
 }
 
@@ -197,4 +208,23 @@ fn doc_comment(attrs: &[syn::Attribute]) -> String {
         _ => None,
     });
     lines.collect::<Vec<_>>().join("\n")
+}
+
+/// The first generic argument of `ty` when its last path segment is `name`.
+fn generic_arg(ty: &Type, name: &str) -> Option<Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != name {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    args.args.iter().find_map(|a| match a {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    })
+}
+
+/// `T` of `Json<T>` or `JsonBody<T>`.
+fn json_inner(ty: &Type) -> Option<Type> {
+    generic_arg(ty, "Json").or_else(|| generic_arg(ty, "JsonBody"))
 }

@@ -42,7 +42,20 @@ pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
         let methods = a.methods.iter().map(|(m, _)| m);
         let path = &a.path;
         let doc = &a.doc;
-        quote!(::viewset_core::ActionInfo { name: #name, detail: #detail, methods: &[#(#methods),*], path: #path, doc: #doc })
+        let schema = |ty: &Option<syn::Type>| match ty {
+            Some(ty) => quote!(::core::option::Option::Some(|| {
+                #[allow(unused_imports)]
+                use ::viewset_core::__private::{ViaModelSchema as _, ViaNothing as _, ViaToSchema as _};
+                (&&&::viewset_core::__private::SchemaProbe::<#ty>::new()).action_schema()
+            })),
+            None => quote!(::core::option::Option::None),
+        };
+        let request_schema = schema(&a.body);
+        let response_schema = schema(&a.returns);
+        quote!(::viewset_core::ActionInfo {
+            name: #name, detail: #detail, methods: &[#(#methods),*], path: #path, doc: #doc,
+            request_schema: #request_schema, response_schema: #response_schema,
+        })
     });
     quote! {
         const _: () = {
