@@ -4,3 +4,4 @@
 pub mod datagen;
 pub mod fixtures;
 pub mod harness;
+pub mod studio_fixtures;

@@ -1,10 +1,14 @@
 //! # viewset-studio (experimental)
 //!
-//! Studio shows a running viewset application to its developer: JSON endpoints under `/studio/`, a web UI at
-//! `/studio/ui` and an AI/MCP surface under `/ai/`. It is outside the stable contract and disabled by default in
-//! every environment, debug included.
+//! Studio shows a running viewset application to its developer: JSON endpoints under `/studio/` (handshake,
+//! context summary, health, migrations summary, the handshake's JSON Schema) and a placeholder page at
+//! `/studio/ui` (the web UI and the `/ai/` surface are separate work). It is outside the stable contract and
+//! disabled by default in every environment, debug included: when off, no Studio route exists at all.
 //!
-//! This crate currently holds Studio's settings and their start-up validation; the endpoints are built on them.
+//! Every Studio request passes the Origin check (`SERVICE_STUDIO_ALLOWED_ORIGINS`; no Origin passes, a
+//! disallowed one is 403) and then, when `SERVICE_STUDIO_REQUIRE_AUTH` is true, needs
+//! `Authorization: Bearer <SERVICE_STUDIO_AUTH_TOKEN>` (compared in constant time) or a staff session accepted by
+//! the application's [`Studio::staff_session`] hook; otherwise 401.
 //!
 //! ```
 //! use viewset_studio::{Environment, StudioSettings};
@@ -13,6 +17,20 @@
 //! assert!(!settings.should_mount());
 //! ```
 
+mod checksum;
+pub mod database;
+mod gate;
+mod migrations;
+mod protocol;
 mod settings;
+mod studio;
 
+pub use checksum::{canonical, checksum, constant_time_eq};
+pub use gate::{StaffSessionHook, cookie};
+pub use migrations::{AppliedState, GraphError, MigrationGraph, MigrationNode};
+pub use protocol::{
+    AppMigrations, Checksums, ContextSummary, DatabaseStatus, ENDPOINTS, Handshake, Health, MigrationConflict,
+    MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project, STUDIO_PATHS, handshake_json_schema,
+};
 pub use settings::{Environment, SettingsError, StudioSettings};
+pub use studio::{ModelEntry, RUST_VERSION, SERVICE_VERSION, Studio};

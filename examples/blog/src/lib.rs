@@ -2,6 +2,7 @@
 //!
 //! `cargo run -p blog` serves it at 127.0.0.1:8000 on a fresh SQLite file. `SERVICE_BIND` changes the address,
 //! `DATABASE_URL` the database (e.g. `postgres://postgres@127.0.0.1:5432/blog`), `BLOG_SEED=0` turns seeding off.
+//! Studio (experimental) is off unless `SERVICE_ENABLE_STUDIO=true`; see [`studio`] for its settings.
 
 pub mod auth;
 pub mod entities;
@@ -15,6 +16,7 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
 use viewset_core::__private::utoipa::openapi as utoipa_openapi;
 use viewset_core::{Api, ApiError, EventBus, ServiceState};
+use viewset_studio::{MigrationGraph, SettingsError, Studio, StudioSettings};
 
 pub use viewsets::{AuthorViewSet, PostViewSet};
 
@@ -32,8 +34,16 @@ pub fn openapi() -> utoipa_openapi::OpenApi {
 }
 
 /// The application with the event bus that fits the database: `LISTEN/NOTIFY` on PostgreSQL (so several
-/// instances share the stream), in-process on SQLite.
+/// instances share the stream), in-process on SQLite. Studio is mounted when the `SERVICE_*` environment says so
+/// (see [`studio`]); unsafe Studio settings are an error.
 pub async fn app_for(db: DatabaseConnection) -> Result<Router, DbErr> {
+    let settings = StudioSettings::from_env().map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))?;
+    let app = app_for_without_studio(db.clone()).await?;
+    mount_studio(app, db, settings).map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))
+}
+
+/// [`app_for`] without Studio.
+pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, DbErr> {
     let state = match db.get_database_backend() {
         sea_orm::DbBackend::Postgres => {
             let bus = EventBus::postgres(db.get_postgres_connection_pool().clone())
@@ -60,6 +70,39 @@ pub fn app_with_state(state: ServiceState) -> Router {
         .with_state(state)
         .layer(axum::middleware::from_fn_with_state(auth::DemoTokens::from_env(), auth::authenticate))
         .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+/// The blog's migration graph: one app, `blog`, whose migrations form a chain.
+pub fn migration_graph() -> MigrationGraph {
+    let mut graph = MigrationGraph::new();
+    graph.add_migrator::<migrations::Migrator>("blog").expect("the blog's migrations have unique names");
+    graph
+}
+
+/// What Studio knows about the blog: its ViewSets, routes, models and migrations, and a demo staff session (the
+/// cookie `blog_session=<token>` of a staff demo user; demo only, as the tokens are).
+pub fn studio(settings: StudioSettings) -> Studio {
+    let tokens = auth::DemoTokens::from_env();
+    Studio::new(settings)
+        .project("blog", env!("CARGO_PKG_VERSION"))
+        .apps(["blog"])
+        .api(&api())
+        .viewset::<PostViewSet>()
+        .viewset::<AuthorViewSet>()
+        .migrations(migration_graph())
+        .staff_session(move |headers| {
+            viewset_studio::cookie(headers, "blog_session")
+                .is_some_and(|session| tokens.0.iter().any(|(token, p)| p.is_staff && *token == session))
+        })
+}
+
+/// `app` with Studio mounted when `settings` say so (unchanged otherwise); unsafe settings are an error.
+///
+/// Studio settings come from `SERVICE_ENABLE_STUDIO`, `SERVICE_STUDIO_REQUIRE_AUTH`, `SERVICE_STUDIO_AUTH_TOKEN`,
+/// `SERVICE_STUDIO_ALLOWED_ORIGINS`, `SERVICE_STUDIO_EXPOSE_IN_PRODUCTION`, `SERVICE_ENVIRONMENT` and
+/// `SERVICE_DEBUG` in [`app_for`].
+pub fn mount_studio(app: Router, db: DatabaseConnection, settings: StudioSettings) -> Result<Router, SettingsError> {
+    studio(settings).mount(app, db)
 }
 
 /// Connects to `url` (SQLite files are created if missing) and applies the migrations.

@@ -13,6 +13,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .init();
+    // Unsafe Studio settings stop the start-up here, before anything listens.
+    let studio = viewset_studio::StudioSettings::from_env().map_err(|e| format!("Studio settings: {e}"))?;
+    studio.validate().map_err(|e| format!("Studio settings: {e}"))?;
     let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| blog::DEFAULT_DATABASE_URL.to_string());
     let bind: SocketAddr = std::env::var("SERVICE_BIND")
         .unwrap_or_else(|_| "127.0.0.1:8000".to_string())
@@ -24,6 +27,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let listener = tokio::net::TcpListener::bind(bind).await?;
     tracing::info!("blog example listening on http://{bind} (try GET /api/posts/)");
+    if studio.should_mount() {
+        tracing::info!("Studio (experimental) is mounted: http://{bind}/studio/handshake");
+    }
     axum::serve(listener, blog::app_for(db).await?).with_graceful_shutdown(shutdown()).await?;
     Ok(())
 }

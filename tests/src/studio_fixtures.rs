@@ -1,0 +1,144 @@
+//! Fixtures of the Studio tests: two more apps with migrations (`accounts`, a chain; `catalog`, branched into two
+//! heads), the blog served with Studio mounted, and a TCP proxy that can cut the database away.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use sea_orm_migration::prelude::*;
+use viewset_studio::{MigrationGraph, StudioSettings};
+
+use crate::harness::{Backend, TestApp, TestDb};
+
+/// A migration that creates a one-column table named after itself.
+pub struct Named(pub &'static str);
+
+impl MigrationName for Named {
+    fn name(&self) -> &str {
+        self.0
+    }
+}
+
+#[async_trait::async_trait]
+impl MigrationTrait for Named {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .create_table(
+                Table::create()
+                    .table(self.0)
+                    .if_not_exists()
+                    .col(ColumnDef::new("id").integer().not_null().primary_key())
+                    .to_owned(),
+            )
+            .await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.drop_table(Table::drop().table(self.0).to_owned()).await
+    }
+}
+
+/// The migrations the tests apply explicitly: the blog's (sea-orm-migration refuses a table that records
+/// migrations it does not know), all of `accounts` and the root of `catalog`.
+pub struct AppliedPart;
+
+impl MigratorTrait for AppliedPart {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        let mut all = blog::migrations::Migrator::migrations();
+        all.push(Box::new(Named("accounts_m0001_users")));
+        all.push(Box::new(Named("accounts_m0002_profiles")));
+        all.push(Box::new(Named("catalog_m0001_items")));
+        all
+    }
+}
+
+/// The blog's graph plus `accounts` (a chain of two) and `catalog` (a root and two heads that both depend on it).
+pub fn two_app_graph() -> MigrationGraph {
+    let mut graph = blog::migration_graph();
+    graph.add("accounts", "accounts_m0001_users", &[]).unwrap();
+    graph.add("accounts", "accounts_m0002_profiles", &["accounts_m0001_users"]).unwrap();
+    graph.add("catalog", "catalog_m0001_items", &["accounts_m0001_users"]).unwrap();
+    graph.add("catalog", "catalog_m0002_add_price", &["catalog_m0001_items"]).unwrap();
+    graph.add("catalog", "catalog_m0002_add_stock", &["catalog_m0001_items"]).unwrap();
+    graph
+}
+
+/// Settings from `SERVICE_*` pairs.
+pub fn settings(vars: &[(&str, &str)]) -> StudioSettings {
+    StudioSettings::from_vars(vars.iter().map(|(k, v)| (String::from(*k), String::from(*v)))).expect("valid settings")
+}
+
+/// Serves the blog (migrated, seeded) with Studio mounted per `settings`; `None` when `backend` is not configured.
+pub async fn blog_with_studio(backend: Backend, settings: StudioSettings) -> Option<TestApp> {
+    let database = TestDb::create(backend).await?;
+    let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
+    blog::seed::seed_if_empty(&db).await.expect("seed the blog");
+    let router = blog::mount_studio(blog::app(db.clone()), db.clone(), settings).expect("Studio settings are valid");
+    Some(TestApp::serve(router, db, database).await)
+}
+
+/// Connects with short timeouts, so a cut database shows up within seconds.
+pub async fn connect_quickly(url: &str) -> DatabaseConnection {
+    let mut options = ConnectOptions::new(url.to_string());
+    options
+        .sqlx_logging(false)
+        .connect_timeout(std::time::Duration::from_secs(2))
+        .acquire_timeout(std::time::Duration::from_secs(2));
+    Database::connect(options).await.expect("connect through the proxy")
+}
+
+/// A TCP proxy on a loopback port that forwards to `upstream` until it is cut.
+pub struct CuttableProxy {
+    /// The proxy's port.
+    pub port: u16,
+    open: Arc<AtomicBool>,
+    connections: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    acceptor: tokio::task::JoinHandle<()>,
+}
+
+impl CuttableProxy {
+    /// Starts forwarding to `upstream` (`host:port`).
+    pub async fn start(upstream: String) -> CuttableProxy {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind the proxy");
+        let port = listener.local_addr().expect("proxy address").port();
+        let open = Arc::new(AtomicBool::new(true));
+        let connections: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
+        let (open2, connections2) = (open.clone(), connections.clone());
+        let acceptor = tokio::spawn(async move {
+            while let Ok((mut client, _)) = listener.accept().await {
+                if !open2.load(Ordering::SeqCst) {
+                    drop(client); // the database is "away": refuse by closing at once
+                    continue;
+                }
+                let upstream = upstream.clone();
+                let task = tokio::spawn(async move {
+                    if let Ok(mut server) = tokio::net::TcpStream::connect(&upstream).await {
+                        let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    }
+                });
+                connections2.lock().unwrap().push(task);
+            }
+        });
+        CuttableProxy { port, open, connections, acceptor }
+    }
+
+    /// Closes every forwarded connection and refuses new ones.
+    pub fn cut(&self) {
+        self.open.store(false, Ordering::SeqCst);
+        for task in self.connections.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+
+    /// Forwards new connections again.
+    pub fn restore(&self) {
+        self.open.store(true, Ordering::SeqCst);
+    }
+}
+
+impl Drop for CuttableProxy {
+    fn drop(&mut self) {
+        self.cut();
+        self.acceptor.abort();
+    }
+}
