@@ -271,3 +271,52 @@ impl SseClient {
         }
     }
 }
+
+/// Debian's Chromium, if installed.
+pub fn chromium() -> Option<String> {
+    ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|bin| std::process::Command::new(bin).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .map(str::to_string)
+}
+
+/// Chromium, or `None` with a note; panics when `VIEWSET_REQUIRE_BROWSER=1` (as in CI) and it is missing.
+pub fn require_chromium() -> Option<String> {
+    let found = chromium();
+    if found.is_none() {
+        assert!(
+            std::env::var("VIEWSET_REQUIRE_BROWSER").as_deref() != Ok("1"),
+            "chromium is required but not installed"
+        );
+        eprintln!("skipped: chromium is not installed");
+    }
+    found
+}
+
+/// Loads `url` in headless Chromium (with this workplace's flags and a fresh profile), lets its scripts run for
+/// `budget_ms` of virtual time, and returns the rendered DOM; a stuck browser is killed after 40 s.
+pub async fn rendered_dom(browser: String, url: String, budget_ms: u32) -> String {
+    let profile = std::env::temp_dir().join(format!("viewset-chromium-{}-{}", std::process::id(), unique_name()));
+    tokio::task::spawn_blocking(move || {
+        let mut child = std::process::Command::new(browser)
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            .args(["--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("--virtual-time-budget={budget_ms}"))
+            .args(["--dump-dom", &url])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("run chromium");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(40);
+        while child.try_wait().ok().flatten().is_none() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        let _ = child.kill();
+        let output = child.wait_with_output().expect("chromium output");
+        let _ = std::fs::remove_dir_all(&profile);
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    })
+    .await
+    .expect("join")
+}
