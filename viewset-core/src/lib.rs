@@ -90,7 +90,7 @@ pub use operation::Operation;
 pub use ordering::OrderingFilter;
 pub use pagination::{
     CursorPagination, LimitOffsetPagination, Page, PageNumberPagination, PageQuery, Paginator, Window, count_rows,
-    fetch_rows, list_items,
+    fetch_counted, fetch_rows, list_items,
 };
 pub use permission::{
     AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,

@@ -1,6 +1,6 @@
 //! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}`.
 
-use super::{Page, PageQuery, Paginator, Window, count_rows, fetch_rows, list_items, to_body};
+use super::{Page, PageQuery, Paginator, Window, fetch_counted, list_items, to_body};
 use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 
 /// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (≥ 0).
@@ -33,8 +33,8 @@ impl Paginator for LimitOffsetPagination {
         request: &RequestContext,
     ) -> Result<serde_json::Value, ApiError> {
         let (limit, offset) = (page.limit, page.offset);
-        let count = count_rows::<V>(&page.select, &request.db).await?;
-        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?, request);
+        let (rows, count) = fetch_counted::<V>(page, &request.db).await?;
+        let results = list_items::<V>(rows, request);
         to_body(&Page { count, results, limit, offset })
     }
 }

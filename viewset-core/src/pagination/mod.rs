@@ -8,7 +8,8 @@ mod page_number;
 
 use std::future::Future;
 
-use sea_orm::{EntityTrait, PaginatorTrait, QuerySelect, Select};
+use sea_orm::sea_query::Expr;
+use sea_orm::{DbErr, EntityTrait, FromQueryResult, PaginatorTrait, QueryResult, QuerySelect, Select};
 use serde::Serialize;
 
 use crate::list_query::OrderTerm;
@@ -103,6 +104,44 @@ pub async fn fetch_rows<V: ViewSet>(
         .all(db)
         .await
         .map_err(crate::handlers::db_err::<V>)
+}
+
+/// A page row with the size of the whole filtered set, from `COUNT(*) OVER ()`.
+struct Counted<M> {
+    model: M,
+    total: i64,
+}
+
+const TOTAL: &str = "__viewset_total";
+
+impl<M: FromQueryResult> FromQueryResult for Counted<M> {
+    fn from_query_result(res: &QueryResult, pre: &str) -> Result<Self, DbErr> {
+        Ok(Counted { model: M::from_query_result(res, pre)?, total: res.try_get(pre, TOTAL)? })
+    }
+}
+
+/// The ordered rows of a page window and the size of the filtered set, in one query (`COUNT(*) OVER ()`), so a
+/// list costs one round trip and one pool checkout. A window past the end has no row to carry the count: then a
+/// `COUNT` query answers.
+pub async fn fetch_counted<V: ViewSet>(
+    page: PageQuery<V::Entity>,
+    db: &sea_orm::DatabaseConnection,
+) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
+    let (offset, count_select) = (page.offset, page.select.clone());
+    let rows: Vec<Counted<ModelOf<V>>> = apply_order(page.select, &page.order, false)
+        .column_as(Expr::cust("COUNT(*) OVER ()"), TOTAL)
+        .offset(page.offset)
+        .limit(page.limit)
+        .into_model::<Counted<ModelOf<V>>>()
+        .all(db)
+        .await
+        .map_err(crate::handlers::db_err::<V>)?;
+    let count = match rows.first() {
+        Some(row) => u64::try_from(row.total).unwrap_or(0),
+        None if offset == 0 => 0,
+        None => count_rows::<V>(&count_select, db).await?,
+    };
+    Ok((rows.into_iter().map(|r| r.model).collect(), count))
 }
 
 /// The size of the filtered result set.

@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{PageQuery, Paginator, Window, count_rows, fetch_rows, list_items, to_body};
+use super::{PageQuery, Paginator, Window, fetch_counted, list_items, to_body};
 use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 
 /// `page` (≥ 1, default 1) and `page_size` (1..=`max_limit`, default `default_limit`). A page past the last one is
@@ -35,12 +35,12 @@ impl Paginator for PageNumberPagination {
     ) -> Result<serde_json::Value, ApiError> {
         let page_size = page.limit;
         let number = page.offset / page_size + 1;
-        let count = count_rows::<V>(&page.select, &request.db).await?;
+        let (rows, count) = fetch_counted::<V>(page, &request.db).await?;
         let total_pages = count.div_ceil(page_size);
         if number > total_pages.max(1) {
             return Err(ApiError::NotFound);
         }
-        let results = list_items::<V>(fetch_rows::<V>(page, &request.db).await?, request);
+        let results = list_items::<V>(rows, request);
         to_body(&NumberedPage { count, page: number, page_size, total_pages, results })
     }
 }
