@@ -2,7 +2,7 @@
 //! primary key as tie-breaker.
 
 use sea_orm::sea_query::NullOrdering;
-use sea_orm::{EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
+use sea_orm::{ColumnTrait, EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
 
 use crate::columns::column;
 use crate::list_query::OrderTerm;
@@ -66,6 +66,9 @@ pub fn effective_order<V: ViewSet>(
 }
 
 /// Applies `terms` to `select`; `reversed` flips every direction (keyset pages walked backwards).
+///
+/// NULL placement is spelled out only for nullable columns: on a NOT NULL column it changes nothing, and
+/// PostgreSQL cannot walk a plain index for `ORDER BY id DESC NULLS LAST` (it would sort the whole table).
 pub fn apply_order<E: EntityTrait>(mut select: Select<E>, terms: &[OrderTerm<E>], reversed: bool) -> Select<E> {
     for term in terms {
         let direction = if reversed { term.direction.reversed() } else { term.direction };
@@ -73,7 +76,11 @@ pub fn apply_order<E: EntityTrait>(mut select: Select<E>, terms: &[OrderTerm<E>]
             Direction::Asc => (Order::Asc, NullOrdering::First),
             Direction::Desc => (Order::Desc, NullOrdering::Last),
         };
-        select = select.order_by_with_nulls(term.column, order, nulls);
+        select = if term.column.def().is_null() {
+            select.order_by_with_nulls(term.column, order, nulls)
+        } else {
+            select.order_by(term.column, order)
+        };
     }
     select
 }

@@ -156,7 +156,11 @@ fn after<E: EntityTrait>(
             (Direction::Asc, None) => term.column.is_not_null(),
             (Direction::Asc, Some(v)) => term.column.gt(v),
             (Direction::Desc, None) => Expr::val(1).eq(0),
-            (Direction::Desc, Some(v)) => Expr::col(term.column.as_column_ref()).lt(v).or(term.column.is_null()),
+            // NULLs come last descending; a NOT NULL column has none, and the plain `<` keeps index scans.
+            (Direction::Desc, Some(v)) if term.column.def().is_null() => {
+                Expr::col(term.column.as_column_ref()).lt(v).or(term.column.is_null())
+            }
+            (Direction::Desc, Some(v)) => term.column.lt(v),
         };
         any = any.add(all.add(beyond));
     }
