@@ -32,7 +32,8 @@ pub fn app(db: DatabaseConnection) -> Router {
 /// Connects to `url` and applies the migrations.
 pub async fn connect_and_migrate(url: &str) -> Result<DatabaseConnection, DbErr> {
     let mut options = ConnectOptions::new(url.to_string());
-    options.sqlx_logging(false);
+    // Ping only connections that sat idle for a while: pinging every checkout costs a round trip per request.
+    options.sqlx_logging(false).test_before_acquire_if_idle_for(std::time::Duration::from_secs(30));
     let db = Database::connect(options).await?;
     migrations::Migrator::up(&db, None).await?;
     Ok(db)
