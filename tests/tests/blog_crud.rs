@@ -73,6 +73,8 @@ async fn list_limit_and_offset_bounds(app: TestApp) {
     assert_eq!((body["count"].as_i64(), ids(&body)), (Some(3), vec![2]));
     let (_, body) = app.get("/api/posts/?offset=50").await;
     assert_eq!((body["count"].as_i64(), ids(&body)), (Some(3), vec![]));
+    let (_, body) = app.get("/api/posts/?offset=5000").await;
+    assert_eq!((body["count"].as_i64(), ids(&body)), (Some(3), vec![]), "deep windows count separately");
 }
 
 async fn retrieve_found_missing_and_invalid_ids(app: TestApp) {

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Instructions per request of the Rust servers, counted by callgrind (deterministic, unlike timings on a shared
+# machine): bash bench/profile.sh [servers] [workloads]
+#   servers   comma list of viewset,seaorm,sqlx          (default: all three)
+#   workloads comma list of retrieve,list,list_plain,create,patch (default: retrieve,list_plain,create,patch)
+# Needs the release build of run.sh (target-bench/release/viewset-bench), valgrind and wrk. Each server runs under
+# callgrind with collection off during start-up; collection is switched on for a fixed number of seconds of
+# one-connection load, and the dump is divided by the number of requests wrk completed. Only the server process
+# is counted: PostgreSQL's work is not in these numbers. Dumps and annotated listings are left in
+# bench/results/tmp-profile/ (ignored by git). Not part of `cargo test` or CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bin="$root/target-bench/release/viewset-bench"
+[[ -x $bin ]] || { echo "build first: CARGO_TARGET_DIR=target-bench cargo build --release -p viewset-bench" >&2; exit 1; }
+servers=${1:-viewset,seaorm,sqlx}
+workloads=${2:-retrieve,list_plain,create,patch}
+seconds=${PROFILE_SECONDS:-8}
+pg=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432}
+out="$root/bench/results/tmp-profile"
+mkdir -p "$out"
+
+lua() { # workload -> wrk script
+  case $1 in
+    retrieve) echo 'wrk.headers["Accept"] = "application/json"
+request = function() return wrk.format("GET", "/api/posts/" .. math.random(1, 5000)) end' ;;
+    list) echo 'wrk.headers["Accept"] = "application/json"
+request = function() return wrk.format("GET", "/api/posts/?published=true&search=a&ordering=-views&limit=20") end' ;;
+    list_plain) echo 'wrk.headers["Accept"] = "application/json"
+request = function() return wrk.format("GET", "/api/posts/?author_id=3&ordering=-views&limit=20") end' ;;
+    create) echo 'wrk.headers["Authorization"] = "Bearer bob-token"
+wrk.headers["Content-Type"] = "application/json"
+local body = [[{"title": "Benchmark post", "body": "Written by the load generator.", "author_id": 1, "views": 3}]]
+request = function() return wrk.format("POST", "/api/posts/", nil, body) end' ;;
+    patch) echo 'wrk.headers["Authorization"] = "Bearer bob-token"
+wrk.headers["Content-Type"] = "application/json"
+request = function() return wrk.format("PATCH", "/api/posts/" .. math.random(1, 5000), nil, "{\"views\": " .. math.random(0, 1000000) .. "}") end' ;;
+  esac
+  echo 'done = function(s) io.write("REQUESTS " .. s.requests .. " ERRORS " .. (s.errors.status + s.errors.connect + s.errors.read + s.errors.write + s.errors.timeout) .. "\n") end'
+}
+
+printf '%-8s %-11s %9s %14s %6s\n' server workload requests "instr/request" errors
+for server in ${servers//,/ }; do
+  db="vsprof_$server"
+  psql -q "$pg/postgres" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" \
+    -c "ALTER DATABASE $db SET synchronous_commit = off" >/dev/null
+  for workload in ${workloads//,/ }; do
+    port=18190
+    # The schema comes from the blog's migrations (run by the server itself at start), then the bench's rows.
+    valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$out/$server-$workload.%p.out" \
+      "$bin" serve "$server" --db "$pg/$db" --bind "127.0.0.1:$port" >"$out/$server-$workload.log" 2>&1 &
+    vg=$!
+    for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$port/api/posts/?limit=1" >/dev/null 2>&1 && break; sleep 0.5; done
+    psql -q "$pg/$db" >/dev/null <<'SQL'
+TRUNCATE posts RESTART IDENTITY;
+INSERT INTO authors (name, email) SELECT 'Author ' || i, 'author' || i || '@example.com' FROM generate_series(1, 5) AS i
+  ON CONFLICT DO NOTHING;
+INSERT INTO posts (title, body, published, views, rating, author_id, created_at)
+SELECT 'Post ' || i || ' on ' || (ARRAY['rust','axum','tokio','serde','sqlx','postgres','python','django'])[1 + i % 8],
+       'Notes number ' || i || ': ' || (ARRAY['fast','slow','typed','dynamic','tested','simple'])[1 + i % 6] || ' code',
+       i % 2 = 0, (i * 7919) % 10000, CASE WHEN i % 3 = 0 THEN NULL ELSE (i % 50) / 10.0 END, 1 + i % 5,
+       TIMESTAMPTZ '2025-01-01 00:00:00+00' + i * INTERVAL '1 minute'
+FROM generate_series(1, 5000) AS i;
+VACUUM ANALYZE posts;
+SQL
+    lua "$workload" >"$out/$workload.lua"
+    wrk -t1 -c1 -d2s -s "$out/$workload.lua" "http://127.0.0.1:$port" >/dev/null # warm-up, not counted
+    callgrind_control -i on "$vg" >/dev/null 2>&1
+    result=$(wrk -t1 -c1 -d"${seconds}s" -s "$out/$workload.lua" "http://127.0.0.1:$port" | grep REQUESTS)
+    callgrind_control -d "$vg" >/dev/null 2>&1
+    callgrind_control -i off "$vg" >/dev/null 2>&1
+    kill "$vg"; wait "$vg" 2>/dev/null || true
+    requests=$(awk '{print $2}' <<<"$result"); errors=$(awk '{print $4}' <<<"$result")
+    dump=$(ls -t "$out/$server-$workload".*.out.* 2>/dev/null | head -n 1 || true)
+    [[ -n $dump ]] || dump=$(ls -t "$out/$server-$workload".*.out | head -n 1)
+    total=$(callgrind_annotate "$dump" 2>/dev/null | awk '/PROGRAM TOTALS/ && !seen {gsub(",", "", $1); print $1; seen = 1}')
+    callgrind_annotate --inclusive=yes "$dump" >"$out/$server-$workload.annotated.txt" 2>/dev/null || true
+    printf '%-8s %-11s %9s %14s %6s\n' "$server" "$workload" "$requests" "$(( total / requests ))" "$errors"
+  done
+  psql -q "$pg/postgres" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null
+done

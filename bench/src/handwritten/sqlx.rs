@@ -1,0 +1,257 @@
+//! Hand-written axum + sqlx (the target DESIGN.md sets): SQL written out, rows mapped by hand into the blog's
+//! `post::Model` (so the JSON is byte-for-byte the same shape). The pool is sqlx's default (10 connections, ping on
+//! checkout), as sea-orm's is. List: count + page on one checked-out connection. PATCH: one
+//! `UPDATE ... RETURNING` of the sent columns. `/api/posts-window/` is the same list as a single query with
+//! `COUNT(*) OVER ()` (a plain count only when the page is empty), to measure that alternative.
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Extension, Json, Router};
+use blog::entities::post;
+use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
+use sqlx::{Postgres, QueryBuilder, Row};
+use viewset_core::Principal;
+
+use super::{
+    CreatePost, CursorParams, Error, ListParams, Page, PatchPost, check_title, cursor_page, decode_cursor, ordering,
+    require_identity, search_pattern, window, with_blog_layers,
+};
+
+/// The columns of `post::Model`, in its field order (a macro so SQL strings stay `&'static str`).
+macro_rules! columns {
+    () => {
+        "id, title, body, published, views, rating, author_id, created_at"
+    };
+}
+const COLUMNS: &str = columns!();
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        match &e {
+            sqlx::Error::Database(d) if d.is_foreign_key_violation() => Error::ForeignKey,
+            _ => Error::Database(e.to_string()),
+        }
+    }
+}
+
+pub async fn app(url: &str) -> Result<Router, String> {
+    // The schema is the blog's (its migrations, applied through sea-orm once); the routes use sqlx alone.
+    blog::connect_and_migrate(url).await.map_err(|e| format!("migrate {url}: {e}"))?.close().await.ok();
+    let pool = PgPoolOptions::new().connect(url).await.map_err(|e| format!("connect {url}: {e}"))?;
+    let routes = Router::new()
+        .route("/api/posts/", get(list).post(create))
+        .route("/api/posts-window/", get(list_window))
+        .route("/api/posts/{id}", get(retrieve).patch(update))
+        .route("/cursor/posts/", get(cursor_list))
+        .with_state(pool);
+    Ok(with_blog_layers(routes))
+}
+
+fn to_post(row: &PgRow) -> Result<post::Model, sqlx::Error> {
+    Ok(post::Model {
+        id: row.try_get(0)?,
+        title: row.try_get(1)?,
+        body: row.try_get(2)?,
+        published: row.try_get(3)?,
+        views: row.try_get(4)?,
+        rating: row.try_get(5)?,
+        author_id: row.try_get(6)?,
+        created_at: row.try_get(7)?,
+    })
+}
+
+/// Appends ` WHERE ...` for the filters and the search of `p`.
+fn push_conditions(qb: &mut QueryBuilder<Postgres>, p: &ListParams) {
+    let mut first = true;
+    let mut and = |qb: &mut QueryBuilder<Postgres>| {
+        qb.push(if first { " WHERE " } else { " AND " });
+        first = false;
+    };
+    if let Some(v) = p.published {
+        and(qb);
+        qb.push("published = ").push_bind(v);
+    }
+    if let Some(v) = p.views {
+        and(qb);
+        qb.push("views = ").push_bind(v);
+    }
+    if let Some(v) = p.author_id {
+        and(qb);
+        qb.push("author_id = ").push_bind(v);
+    }
+    if let Some(v) = p.rating {
+        and(qb);
+        qb.push("rating = ").push_bind(v);
+    }
+    if let Some(v) = &p.title {
+        and(qb);
+        qb.push("title = ").push_bind(v.clone());
+    }
+    if let Some(v) = p.created_at {
+        and(qb);
+        qb.push("created_at = ").push_bind(v);
+    }
+    if let Some(pattern) = search_pattern(p.search.as_deref()) {
+        and(qb);
+        qb.push("(title ILIKE ").push_bind(pattern.clone()).push(" OR body ILIKE ").push_bind(pattern).push(")");
+    }
+}
+
+fn push_order_and_window(qb: &mut QueryBuilder<Postgres>, p: &ListParams, limit: u64, offset: u64) {
+    qb.push(" ORDER BY ");
+    for (i, (column, desc)) in ordering(p.ordering.as_deref()).into_iter().enumerate() {
+        if i > 0 {
+            qb.push(", ");
+        }
+        qb.push(column.sql()).push(if desc { " DESC" } else { " ASC" });
+    }
+    qb.push(" LIMIT ").push_bind(limit as i64).push(" OFFSET ").push_bind(offset as i64);
+}
+
+async fn list(
+    State(pool): State<PgPool>,
+    params: Result<Query<ListParams>, QueryRejection>,
+) -> Result<Json<Page<post::Model>>, Error> {
+    let Query(p) = params?;
+    let (limit, offset) = window(p.limit, p.offset)?;
+    let mut count = QueryBuilder::<Postgres>::new("SELECT COUNT(*) FROM posts");
+    push_conditions(&mut count, &p);
+    let mut page = QueryBuilder::<Postgres>::new(format!("SELECT {COLUMNS} FROM posts"));
+    push_conditions(&mut page, &p);
+    push_order_and_window(&mut page, &p, limit, offset);
+    let mut conn = pool.acquire().await?;
+    let total: i64 = count.build_query_scalar().fetch_one(&mut *conn).await?;
+    let rows = page.build().fetch_all(&mut *conn).await?;
+    let results = rows.iter().map(to_post).collect::<Result<_, _>>()?;
+    Ok(Json(Page { count: total as u64, results, limit, offset }))
+}
+
+async fn list_window(
+    State(pool): State<PgPool>,
+    params: Result<Query<ListParams>, QueryRejection>,
+) -> Result<Json<Page<post::Model>>, Error> {
+    let Query(p) = params?;
+    let (limit, offset) = window(p.limit, p.offset)?;
+    let mut page = QueryBuilder::<Postgres>::new(format!("SELECT {COLUMNS}, COUNT(*) OVER () FROM posts"));
+    push_conditions(&mut page, &p);
+    push_order_and_window(&mut page, &p, limit, offset);
+    let rows = page.build().fetch_all(&pool).await?;
+    let total: i64 = match rows.first() {
+        Some(row) => row.try_get(8)?,
+        None => {
+            let mut count = QueryBuilder::<Postgres>::new("SELECT COUNT(*) FROM posts");
+            push_conditions(&mut count, &p);
+            count.build_query_scalar().fetch_one(&pool).await?
+        }
+    };
+    let results = rows.iter().map(to_post).collect::<Result<_, _>>()?;
+    Ok(Json(Page { count: total as u64, results, limit, offset }))
+}
+
+async fn retrieve(State(pool): State<PgPool>, Path(id): Path<i32>) -> Result<Json<post::Model>, Error> {
+    let row = sqlx::query(concat!("SELECT ", columns!(), " FROM posts WHERE id = $1"))
+        .bind(id)
+        .fetch_optional(&pool)
+        .await?
+        .ok_or(Error::NotFound)?;
+    Ok(Json(to_post(&row)?))
+}
+
+async fn create(
+    State(pool): State<PgPool>,
+    principal: Option<Extension<Principal>>,
+    body: Result<Json<CreatePost>, JsonRejection>,
+) -> Result<Response, Error> {
+    require_identity(principal.as_deref())?;
+    let Json(data) = body?;
+    check_title(&data.title)?;
+    let row = sqlx::query(concat!(
+        "INSERT INTO posts (title, body, published, views, rating, author_id, created_at) ",
+        "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ",
+        columns!()
+    ))
+    .bind(data.title)
+    .bind(data.body)
+    .bind(data.published.unwrap_or(false))
+    .bind(data.views.unwrap_or(0))
+    .bind(data.rating)
+    .bind(data.author_id)
+    .bind(chrono::Utc::now())
+    .fetch_one(&pool)
+    .await?;
+    Ok((StatusCode::CREATED, Json(to_post(&row)?)).into_response())
+}
+
+async fn update(
+    State(pool): State<PgPool>,
+    principal: Option<Extension<Principal>>,
+    Path(id): Path<i32>,
+    body: Result<Json<PatchPost>, JsonRejection>,
+) -> Result<Json<post::Model>, Error> {
+    require_identity(principal.as_deref())?;
+    let Json(data) = body?;
+    if data.is_empty() {
+        return retrieve(State(pool), Path(id)).await;
+    }
+    let mut qb = QueryBuilder::<Postgres>::new("UPDATE posts SET ");
+    let mut set = qb.separated(", ");
+    if let Some(v) = data.title {
+        check_title(&v)?;
+        set.push("title = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.body {
+        set.push("body = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.published {
+        set.push("published = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.views {
+        set.push("views = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.rating {
+        set.push("rating = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.author_id {
+        set.push("author_id = ").push_bind_unseparated(v);
+    }
+    qb.push(" WHERE id = ").push_bind(id).push(format!(" RETURNING {COLUMNS}"));
+    let row = qb.build().fetch_optional(&pool).await?.ok_or(Error::NotFound)?;
+    Ok(Json(to_post(&row)?))
+}
+
+async fn cursor_list(
+    State(pool): State<PgPool>,
+    params: Result<Query<CursorParams>, QueryRejection>,
+) -> Result<Response, Error> {
+    let Query(p) = params?;
+    let (limit, _) = window(p.limit, None)?;
+    let cursor = p.cursor.as_deref().filter(|c| !c.is_empty()).map(decode_cursor).transpose()?;
+    let fetch = (limit + 1) as i64;
+    let rows = match cursor {
+        None => {
+            sqlx::query(concat!("SELECT ", columns!(), " FROM posts ORDER BY id DESC LIMIT $1"))
+                .bind(fetch)
+                .fetch_all(&pool)
+                .await?
+        }
+        Some((false, id)) => {
+            sqlx::query(concat!("SELECT ", columns!(), " FROM posts WHERE id < $1 ORDER BY id DESC LIMIT $2"))
+                .bind(id)
+                .bind(fetch)
+                .fetch_all(&pool)
+                .await?
+        }
+        Some((true, id)) => {
+            sqlx::query(concat!("SELECT ", columns!(), " FROM posts WHERE id > $1 ORDER BY id ASC LIMIT $2"))
+                .bind(id)
+                .bind(fetch)
+                .fetch_all(&pool)
+                .await?
+        }
+    };
+    let rows = rows.iter().map(to_post).collect::<Result<Vec<_>, _>>()?;
+    Ok(Json(cursor_page(rows, limit, cursor)).into_response())
+}

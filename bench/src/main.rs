@@ -1,0 +1,94 @@
+//! `viewset-bench`: the benchmark suite of issue 8. Run it with `bash bench/run.sh` (see BENCHMARKS.md).
+//!
+//! One binary, four roles:
+//! - `serve <viewset|seaorm|sqlx> --db URL --bind ADDR [--ping-if-idle]`: one of the Rust servers under test;
+//! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results;
+//! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
+//! - `report`: the Markdown section rendered again from `bench/results/latest.json`.
+//!
+//! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
+
+mod compile;
+mod handwritten;
+mod harness;
+mod viewset_server;
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage:
+  viewset-bench serve <viewset|seaorm|sqlx> --db URL --bind ADDR [--ping-if-idle]
+  viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rows N] [--deep-rows N]
+                    [--python-venv DIR] [--no-python] [--servers a,b,...] [--out FILE] [--markdown FILE]
+                    [--compile-json FILE]
+  viewset-bench compile [--out FILE] [--target-dir DIR]
+  viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("serve") => serve(&args[1..]),
+        Some("run") => harness::Options::parse(&args[1..]).and_then(harness::run),
+        Some("compile") => compile::Options::parse(&args[1..]).and_then(compile::run),
+        Some("report") => harness::rerender(&args[1..]),
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("viewset-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Which Rust server to start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RustKind {
+    /// The blog's generated `PostViewSet` (plus a cursor-paginated ViewSet at `/cursor/posts/`).
+    Viewset,
+    /// The same routes written by hand with axum + sea-orm.
+    SeaOrm,
+    /// The same routes written by hand with axum + sqlx.
+    Sqlx,
+}
+
+impl RustKind {
+    fn parse(s: &str) -> Result<Self, String> {
+        match s {
+            "viewset" => Ok(RustKind::Viewset),
+            "seaorm" => Ok(RustKind::SeaOrm),
+            "sqlx" => Ok(RustKind::Sqlx),
+            other => Err(format!("unknown server kind `{other}` (viewset, seaorm, sqlx)")),
+        }
+    }
+}
+
+fn serve(args: &[String]) -> Result<(), String> {
+    let kind = RustKind::parse(args.first().ok_or(USAGE)?)?;
+    let mut db = None;
+    let mut bind = None;
+    let mut ping_if_idle = false;
+    let mut it = args[1..].iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--db" => db = it.next().cloned(),
+            "--bind" => bind = it.next().cloned(),
+            "--ping-if-idle" => ping_if_idle = true,
+            other => return Err(format!("unknown option `{other}`\n{USAGE}")),
+        }
+    }
+    let db = db.ok_or("--db is required")?;
+    let bind: SocketAddr = bind.ok_or("--bind is required")?.parse().map_err(|e| format!("--bind: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
+    runtime.block_on(async move {
+        let app = match kind {
+            RustKind::Viewset => viewset_server::app(&db, ping_if_idle).await?,
+            RustKind::SeaOrm => handwritten::seaorm::app(&db).await?,
+            RustKind::Sqlx => handwritten::sqlx::app(&db).await?,
+        };
+        let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("bind {bind}: {e}"))?;
+        axum::serve(listener, app).await.map_err(|e| e.to_string())
+    })
+}
