@@ -92,12 +92,34 @@ pub mod paged {
     #[viewset(model = post::Entity, prefix = "/published/posts", policy = [PublishedToAnonymous])]
     pub struct PublishedPosts;
 
+    /// Read-only posts: writes are denied at request time, the routes stay registered.
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/readonly/posts", permission_classes = [OperationPermission::allow(&["read"])])]
+    pub struct ReadOnlyPosts;
+
+    /// Staff-only posts.
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/admin/posts", permission_classes = [IsAdminUser])]
+    pub struct AdminPosts;
+
+    /// Reads for everyone, writes for staff: a composed permission.
+    #[derive(ModelViewSet)]
+    #[viewset(
+        model = post::Entity,
+        prefix = "/composed/posts",
+        permission_classes = [IsAdminUser.or(OperationPermission::allow(&["read"]))],
+    )]
+    pub struct ComposedPosts;
+
     /// The blog app plus these ViewSets.
     pub fn app(db: sea_orm::DatabaseConnection) -> axum::Router {
         let extra = include_viewset::<PagedPosts, _>(axum::Router::new());
         let extra = include_viewset::<CursorPosts, _>(extra);
         let extra = include_viewset::<StreamAuthors, _>(extra);
         let extra = include_viewset::<PublishedPosts, _>(extra);
+        let extra = include_viewset::<ReadOnlyPosts, _>(extra);
+        let extra = include_viewset::<AdminPosts, _>(extra);
+        let extra = include_viewset::<ComposedPosts, _>(extra);
         let auth = axum::middleware::from_fn_with_state(blog::auth::DemoTokens::from_env(), blog::auth::authenticate);
         blog::app(db.clone()).merge(extra.with_state(ServiceState::new(db))).layer(auth)
     }
