@@ -4,13 +4,15 @@
 //! - `serve <viewset|seaorm|sqlx> --db URL --bind ADDR [--ping-if-idle]`: one of the Rust servers under test;
 //! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results;
 //! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
-//! - `report`: the Markdown section rendered again from `bench/results/latest.json`.
+//! - `report`: the Markdown section rendered again from `bench/results/latest.json`;
+//! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios.
 //!
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
 
 mod compile;
 mod handwritten;
 mod harness;
+mod pages;
 mod viewset_server;
 
 use std::net::SocketAddr;
@@ -23,7 +25,8 @@ usage:
                     [--python-venv DIR] [--no-python] [--servers a,b,...] [--out FILE] [--markdown FILE]
                     [--compile-json FILE]
   viewset-bench compile [--out FILE] [--target-dir DIR]
-  viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]";
+  viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
+  viewset-bench pages [--pg URL] [--rows N] [--requests N]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
         Some("run") => harness::Options::parse(&args[1..]).and_then(harness::run),
         Some("compile") => compile::Options::parse(&args[1..]).and_then(compile::run),
         Some("report") => harness::rerender(&args[1..]),
+        Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
         _ => Err(USAGE.to_string()),
     };
     match result {

@@ -8,8 +8,7 @@ mod page_number;
 
 use std::future::Future;
 
-use sea_orm::sea_query::Expr;
-use sea_orm::{DbErr, EntityTrait, FromQueryResult, PaginatorTrait, QueryResult, QuerySelect, Select};
+use sea_orm::{EntityTrait, PaginatorTrait, QuerySelect, Select};
 use serde::Serialize;
 
 use crate::list_query::OrderTerm;
@@ -106,52 +105,16 @@ pub async fn fetch_rows<V: ViewSet>(
         .map_err(crate::handlers::db_err::<V>)
 }
 
-/// A page row with the size of the whole filtered set, from `COUNT(*) OVER ()`.
-struct Counted<M> {
-    model: M,
-    total: i64,
-}
-
-const TOTAL: &str = "__viewset_total";
-
-/// Offsets from which the count is a separate query (measured: at offset 10,000 the window count took 6.9 ms
-/// against 3.1 ms for a count plus an index-ordered page).
-const WINDOW_COUNT_MAX_OFFSET: u64 = 1_000;
-
-impl<M: FromQueryResult> FromQueryResult for Counted<M> {
-    fn from_query_result(res: &QueryResult, pre: &str) -> Result<Self, DbErr> {
-        Ok(Counted { model: M::from_query_result(res, pre)?, total: res.try_get(pre, TOTAL)? })
-    }
-}
-
-/// The ordered rows of a page window and the size of the filtered set, in one query (`COUNT(*) OVER ()`), so a
-/// shallow list costs one round trip and one pool checkout. A window past the end has no row to carry the count,
-/// and deep windows count separately: then a `COUNT` query answers.
+/// The ordered rows of a page window and the size of the filtered set. The two queries run concurrently (each on
+/// its own pool connection), so a list costs about one round trip. Measured on 20,000 rows: a single query with
+/// `COUNT(*) OVER ()` has to read and buffer every matching row and took 7.2 ms for page 1, against 3.2 ms for a
+/// count plus an index-ordered page even 10,000 rows deep.
 pub async fn fetch_counted<V: ViewSet>(
     page: PageQuery<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
-    let (offset, count_select) = (page.offset, page.select.clone());
-    if offset >= WINDOW_COUNT_MAX_OFFSET {
-        // A deep window: `COUNT(*) OVER ()` would read and buffer every row before the offset; a separate count
-        // plus an index-ordered page is cheaper there.
-        let count = count_rows::<V>(&count_select, db).await?;
-        return Ok((fetch_rows::<V>(page, db).await?, count));
-    }
-    let rows: Vec<Counted<ModelOf<V>>> = apply_order(page.select, &page.order, false)
-        .column_as(Expr::cust("COUNT(*) OVER ()"), TOTAL)
-        .offset(page.offset)
-        .limit(page.limit)
-        .into_model::<Counted<ModelOf<V>>>()
-        .all(db)
-        .await
-        .map_err(crate::handlers::db_err::<V>)?;
-    let count = match rows.first() {
-        Some(row) => u64::try_from(row.total).unwrap_or(0),
-        None if offset == 0 => 0,
-        None => count_rows::<V>(&count_select, db).await?,
-    };
-    Ok((rows.into_iter().map(|r| r.model).collect(), count))
+    let count_select = page.select.clone();
+    futures_util::future::try_join(fetch_rows::<V>(page, db), count_rows::<V>(&count_select, db)).await
 }
 
 /// The size of the filtered result set.
