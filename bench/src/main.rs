@@ -5,11 +5,13 @@
 //! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results;
 //! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
 //! - `report`: the Markdown section rendered again from `bench/results/latest.json`;
-//! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios.
+//! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios;
+//! - `fanout`: N stream subscribers, one write, time until the last one receives it.
 //!
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
 
 mod compile;
+mod fanout;
 mod handwritten;
 mod harness;
 mod pages;
@@ -26,7 +28,8 @@ usage:
                     [--compile-json FILE]
   viewset-bench compile [--out FILE] [--target-dir DIR]
   viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
-  viewset-bench pages [--pg URL] [--rows N] [--requests N]";
+  viewset-bench pages [--pg URL] [--rows N] [--requests N]
+  viewset-bench fanout [--subscribers 10,100,1000,5000]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Some("run") => harness::Options::parse(&args[1..]).and_then(harness::run),
         Some("compile") => compile::Options::parse(&args[1..]).and_then(compile::run),
         Some("report") => harness::rerender(&args[1..]),
+        Some("fanout") => fanout::Options::parse(&args[1..]).and_then(fanout::run),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
         _ => Err(USAGE.to_string()),
     };
