@@ -4,8 +4,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use reqwest::StatusCode;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection};
 use sea_orm_migration::prelude::*;
+use serde_json::Value;
 use viewset_studio::{MigrationGraph, StudioSettings};
 
 use crate::harness::{Backend, TestApp, TestDb};
@@ -142,3 +144,58 @@ impl Drop for CuttableProxy {
         self.acceptor.abort();
     }
 }
+
+/// The Studio token of the tests.
+pub const TOKEN: &str = "studio-test-token";
+
+/// `GET path` with optional bearer token, Origin and cookie: status and raw body.
+pub async fn request(
+    app: &TestApp,
+    path: &str,
+    token: Option<&str>,
+    origin: Option<&str>,
+    cookie: Option<&str>,
+) -> (StatusCode, String) {
+    let mut request = app.client().get(format!("{}{path}", app.base));
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(origin) = origin {
+        request = request.header("origin", origin);
+    }
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    let response = request.send().await.expect("request");
+    (response.status(), response.text().await.expect("body"))
+}
+
+/// `GET path` with the token; asserts 200 and parses JSON.
+pub async fn json(app: &TestApp, path: &str) -> Value {
+    let (status, body) = request(app, path, Some(TOKEN), None, None).await;
+    assert_eq!(status, StatusCode::OK, "{path}: {body}");
+    serde_json::from_str(&body).unwrap_or_else(|_| panic!("{path} is not JSON: {body}"))
+}
+
+/// The `code` of a JSON error body.
+pub fn code(body: &str) -> String {
+    serde_json::from_str::<Value>(body).expect("JSON error body")["code"].as_str().unwrap_or_default().to_string()
+}
+
+/// Studio enabled with auth and two allowed origins.
+pub fn with_auth() -> StudioSettings {
+    settings(&[
+        ("SERVICE_ENABLE_STUDIO", "true"),
+        ("SERVICE_STUDIO_REQUIRE_AUTH", "true"),
+        ("SERVICE_STUDIO_AUTH_TOKEN", TOKEN),
+        ("SERVICE_STUDIO_ALLOWED_ORIGINS", "http://studio.local,https://dev.example.com"),
+    ])
+}
+
+/// The blog with Studio on SQLite.
+pub async fn sqlite_app(settings: StudioSettings) -> TestApp {
+    blog_with_studio(Backend::Sqlite, settings).await.expect("sqlite")
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Gating
