@@ -84,7 +84,9 @@ async fn retrieve_found_missing_and_invalid_ids(app: TestApp) {
     assert_eq!(body["rating"], 4.5);
     let (status, body) = app.get("/api/posts/999").await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
-    for bad in ["abc", "1.5", "99999999999", "%20"] {
+    let (status, _) = app.get("/api/posts/-5").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    for bad in ["abc", "1.5", "99999999999", "%20", "1e3", "true", "-", "01", "1x"] {
         let (status, body) = app.get(&format!("/api/posts/{bad}")).await;
         assert_eq!((status, body["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_id")), "{bad}");
     }

@@ -22,8 +22,14 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
     if *first == b'[' {
         return Err(ApiError::input(["body"], "Input should be a valid JSON object", "model_type"));
     }
+    // The common case, a valid body, parses once; only a failure is parsed again to locate the problem.
+    let trailing = match serde_json::from_slice(bytes) {
+        Ok(value) => return Ok(value),
+        Err(err) => err,
+    };
     let de = &mut serde_json::Deserializer::from_slice(bytes);
-    serde_path_to_error::deserialize(de).map_err(|err| {
+    let located: Result<T, _> = serde_path_to_error::deserialize(de);
+    located.map_err(|err| {
         let mut loc = vec!["body".to_string()];
         let path = err.path().to_string();
         let inner = err.into_inner();
@@ -42,7 +48,11 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
         }
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
         ApiError::Input(vec![InputError { loc, msg, kind: kind.to_string() }])
-    })
+    })?;
+    // The value parsed, so the whole-body parse failed after it: characters after the JSON value.
+    let msg = trailing.to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    Err(ApiError::Input(vec![InputError { loc: vec!["body".to_string()], msg, kind: "json_invalid".to_string() }]))
 }
 
 /// Used by the generated routes: raw bytes to a typed body.
@@ -99,5 +109,7 @@ mod tests {
         assert_eq!(loc_kind(r#"["t", 1]"#).1, "model_type");
         assert_eq!(loc_kind("5").1, "type_error");
         assert_eq!(loc_kind("  ").1, "missing");
+        assert_eq!(loc_kind(r#"{"title": "a"} x"#), (vec!["body".into()], "json_invalid".into()));
+        assert!(parse_json_body::<Body>(br#" {"title": "a"} "#).is_ok());
     }
 }

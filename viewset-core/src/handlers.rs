@@ -3,10 +3,7 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, EntityName, EntityTrait, IdenStatic, IntoActiveModel, Iterable, PrimaryKeyToColumn,
-    QueryFilter, Select,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityName, EntityTrait, IntoActiveModel, QueryFilter, Select};
 use serde_json::json;
 
 use crate::columns::column;
@@ -64,7 +61,7 @@ pub async fn list<V: Hooks>(
     }
     let order = effective_order::<V>(&query, &request);
     let page = PageQuery { select: query.select, order, limit, offset };
-    Ok(Json(V::Pagination::paginate::<V>(page, &request).await?).into_response())
+    Ok(V::Pagination::paginate::<V>(page, &request).await?.into_response())
 }
 
 /// Default `retrieve`.
@@ -111,18 +108,9 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
 /// Default `delete`: 200 `{"deleted": true, "id": <primary key>}`.
 pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
     let model = fetch::<V>(&pk, &request).await?;
-    let id = primary_key_json::<V>(&model);
     let event = ChangeEvent::of::<V>(Action::Deleted, &model);
+    let id = event.pk.clone();
     model.into_active_model().delete(&request.db).await.map_err(db_err::<V>)?;
     request.events.publish(event);
     Ok(Json(json!({"deleted": true, "id": id})).into_response())
-}
-
-/// The primary key of a record as JSON (an array for composite keys).
-fn primary_key_json<V: ViewSet>(model: &ModelOf<V>) -> serde_json::Value {
-    let as_json = serde_json::to_value(model).unwrap_or_default();
-    let mut keys: Vec<serde_json::Value> = <V::Entity as EntityTrait>::PrimaryKey::iter()
-        .map(|k| as_json.get(k.into_column().as_str()).cloned().unwrap_or_default())
-        .collect();
-    if keys.len() == 1 { keys.remove(0) } else { serde_json::Value::Array(keys) }
 }

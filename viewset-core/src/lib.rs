@@ -89,8 +89,8 @@ pub use openapi::field_schema::FieldSchema;
 pub use operation::Operation;
 pub use ordering::OrderingFilter;
 pub use pagination::{
-    CursorPagination, LimitOffsetPagination, Page, PageNumberPagination, PageQuery, Paginator, Window, count_rows,
-    fetch_counted, fetch_rows, list_items,
+    CursorPagination, LimitOffsetPagination, Page, PageBody, PageNumberPagination, PageQuery, Paginator, Window,
+    count_rows, fetch_counted, fetch_rows, list_items,
 };
 pub use permission::{
     AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,

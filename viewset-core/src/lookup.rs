@@ -36,6 +36,9 @@ impl std::fmt::Display for Lookup {
 /// assert!(v.is_err()); // whitespace is not an id
 /// let v = viewset_core::__private::parse_lookup("7", |m: &Model| &m.id).unwrap();
 /// assert_eq!(v, sea_orm::Value::Int(Some(7)));
+/// struct Tagged { slug: String }
+/// let v = viewset_core::__private::parse_lookup("2024", |m: &Tagged| &m.slug).unwrap();
+/// assert_eq!(v, sea_orm::Value::String(Some("2024".into())));
 /// ```
 pub fn parse_lookup<M, T, F>(raw: &str, field: F) -> Result<Value, ApiError>
 where
@@ -47,8 +50,10 @@ where
     if raw.is_empty() || raw.trim() != raw {
         return Err(invalid());
     }
-    // Strings (slugs, UUIDs) parse from the segment as it is; numbers and booleans as JSON scalars.
-    let parsed: Result<T, _> =
-        serde_json::from_value(serde_json::Value::String(raw.to_string())).or_else(|_| serde_json::from_str(raw));
+    // Numbers and booleans parse as JSON scalars (tried first only when the segment looks like one, so the common
+    // integer key is one parse); strings (slugs, UUIDs, digits of a text key) from the segment as it is.
+    let scalar_like = raw.starts_with(|c: char| c.is_ascii_digit() || c == '-') || raw == "true" || raw == "false";
+    let as_text = || serde_json::from_value::<T>(serde_json::Value::String(raw.to_string()));
+    let parsed = if scalar_like { serde_json::from_str(raw).or_else(|_| as_text()) } else { as_text() };
     parsed.map(Into::into).map_err(|_| invalid())
 }

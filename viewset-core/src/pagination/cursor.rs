@@ -7,7 +7,7 @@ use sea_orm::{ColumnTrait, Condition, EntityTrait, IdenStatic, QueryFilter, Quer
 use serde::Serialize;
 
 use super::cursor_token::CursorToken;
-use super::{PageQuery, Paginator, Window, list_items, to_body};
+use super::{PageBody, PageQuery, Paginator, Window, list_items};
 use crate::list_query::OrderTerm;
 use crate::ordering::apply_order;
 use crate::value::parse_value;
@@ -37,10 +37,7 @@ impl Paginator for CursorPagination {
         Ok(Window { limit: query.bounded_int("limit", config.default_limit, 1, Some(config.max_limit))?, offset: 0 })
     }
 
-    async fn paginate<V: ViewSet>(
-        page: PageQuery<V::Entity>,
-        request: &RequestContext,
-    ) -> Result<serde_json::Value, ApiError> {
+    async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
         let signature = ordering_signature(&page.order);
         let token = match request.query.get("cursor").filter(|c| !c.is_empty()) {
             None => None,
@@ -92,7 +89,7 @@ impl Paginator for CursorPagination {
             (Some(t), true, true) => Some(link(request, CursorToken { backwards: false, ..t.clone() })),
             _ => None,
         });
-        to_body(&CursorPage { next, previous, results: list_items::<V>(rows, request) })
+        PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request) })
     }
 }
 

@@ -1,6 +1,6 @@
 //! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}`.
 
-use super::{Page, PageQuery, Paginator, Window, fetch_counted, list_items, to_body};
+use super::{Page, PageBody, PageQuery, Paginator, Window, fetch_counted, list_items};
 use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 
 /// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (≥ 0).
@@ -28,13 +28,10 @@ impl Paginator for LimitOffsetPagination {
         })
     }
 
-    async fn paginate<V: ViewSet>(
-        page: PageQuery<V::Entity>,
-        request: &RequestContext,
-    ) -> Result<serde_json::Value, ApiError> {
+    async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
         let (limit, offset) = (page.limit, page.offset);
         let (rows, count) = fetch_counted::<V>(page, &request.db).await?;
         let results = list_items::<V>(rows, request);
-        to_body(&Page { count, results, limit, offset })
+        PageBody::new(&Page { count, results, limit, offset })
     }
 }

@@ -4,6 +4,7 @@
 mod cursor;
 mod cursor_token;
 mod limit_offset;
+mod page_body;
 mod page_number;
 
 use std::future::Future;
@@ -18,6 +19,7 @@ use crate::{ApiError, Config, ModelOf, QueryParams, ReadSchema, RequestContext, 
 
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
+pub use page_body::PageBody;
 pub use page_number::PageNumberPagination;
 
 /// The default envelope: `{count, results, limit, offset}`.
@@ -59,7 +61,7 @@ pub struct PageQuery<E: EntityTrait> {
 /// the API documentation can show them (anything else you add to the body is documented as free-form).
 ///
 /// ```
-/// use viewset_core::{ApiError, Config, PageQuery, Paginator, QueryParams, RequestContext, ViewSet, Window};
+/// use viewset_core::{ApiError, Config, PageBody, PageQuery, Paginator, QueryParams, RequestContext, ViewSet, Window};
 /// /// Like limit/offset, but only `{"items": [...]}`.
 /// struct ItemsOnly;
 /// impl Paginator for ItemsOnly {
@@ -68,9 +70,9 @@ pub struct PageQuery<E: EntityTrait> {
 ///     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
 ///         viewset_core::LimitOffsetPagination::window(query, config)
 ///     }
-///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<serde_json::Value, ApiError> {
+///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
 ///         let rows = viewset_core::fetch_rows::<V>(page, &request.db).await?;
-///         Ok(serde_json::json!({ "items": viewset_core::list_items::<V>(rows, request) }))
+///         PageBody::new(&serde_json::json!({ "items": viewset_core::list_items::<V>(rows, request) }))
 ///     }
 /// }
 /// ```
@@ -89,7 +91,7 @@ pub trait Paginator: Send + Sync + 'static {
     fn paginate<V: ViewSet>(
         page: PageQuery<V::Entity>,
         request: &RequestContext,
-    ) -> impl Future<Output = Result<serde_json::Value, ApiError>> + Send;
+    ) -> impl Future<Output = Result<PageBody, ApiError>> + Send;
 }
 
 /// The ordered rows of a page window.
@@ -128,8 +130,4 @@ pub async fn count_rows<V: ViewSet>(
 /// Rows as the list representation, without the fields hidden from this caller.
 pub fn list_items<V: ViewSet>(rows: Vec<ModelOf<V>>, request: &RequestContext) -> Items<V::ListItem> {
     Items::new(rows.into_iter().map(V::ListItem::from_model).collect(), request.hidden_fields.clone())
-}
-
-pub(crate) fn to_body<T: Serialize>(body: &T) -> Result<serde_json::Value, ApiError> {
-    serde_json::to_value(body).map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("serialize page: {e}"))))
 }

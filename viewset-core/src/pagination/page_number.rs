@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{PageQuery, Paginator, Window, fetch_counted, list_items, to_body};
+use super::{PageBody, PageQuery, Paginator, Window, fetch_counted, list_items};
 use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
 
 /// `page` (≥ 1, default 1) and `page_size` (1..=`max_limit`, default `default_limit`). A page past the last one is
@@ -29,10 +29,7 @@ impl Paginator for PageNumberPagination {
         Ok(Window { limit: page_size, offset: (page - 1) * page_size })
     }
 
-    async fn paginate<V: ViewSet>(
-        page: PageQuery<V::Entity>,
-        request: &RequestContext,
-    ) -> Result<serde_json::Value, ApiError> {
+    async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
         let page_size = page.limit;
         let number = page.offset / page_size + 1;
         let (rows, count) = fetch_counted::<V>(page, &request.db).await?;
@@ -41,6 +38,6 @@ impl Paginator for PageNumberPagination {
             return Err(ApiError::NotFound);
         }
         let results = list_items::<V>(rows, request);
-        to_body(&NumberedPage { count, page: number, page_size, total_pages, results })
+        PageBody::new(&NumberedPage { count, page: number, page_size, total_pages, results })
     }
 }
