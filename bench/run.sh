@@ -6,8 +6,9 @@
 # target-bench/ (never target/), then runs every server against its own fresh database and writes
 # bench/results/latest.json and the results section of BENCHMARKS.md. Useful options:
 #   --no-python       skip the Python original        --no-compile   skip the compile-cost measurement
-#   --duration SECS   seconds per level (default 3)   --levels 1,16,64
-#   --servers viewset,seaorm,sqlx,aksara-1w,aksara-2w,viewset-idleping,sqlx-window
+#   --duration SECS   seconds per level (default 2)   --levels 1,16,64
+#   --rounds N        rounds per level, best kept (default 1)
+#   --servers viewset,seaorm,sqlx,aksara-1w,aksara-2w
 # Not part of `cargo test` and not run by CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,7 @@
 //! `viewset-bench`: the benchmark suite of issue 8. Run it with `bash bench/run.sh` (see BENCHMARKS.md).
 //!
 //! One binary, four roles:
-//! - `serve <viewset|seaorm|sqlx> --db URL --bind ADDR [--ping-if-idle]`: one of the Rust servers under test;
+//! - `serve <viewset|seaorm|sqlx> --db URL --bind ADDR`: one of the Rust servers under test;
 //! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results;
 //! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
 //! - `report`: the Markdown section rendered again from `bench/results/latest.json`;
@@ -22,10 +22,10 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
-  viewset-bench serve <viewset|seaorm|sqlx> --db URL --bind ADDR [--ping-if-idle]
-  viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rows N] [--deep-rows N]
-                    [--python-venv DIR] [--no-python] [--servers a,b,...] [--out FILE] [--markdown FILE]
-                    [--compile-json FILE]
+  viewset-bench serve <viewset|seaorm|sqlx> --db URL --bind ADDR
+  viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
+                    [--python-venv DIR] [--no-python] [--no-compile] [--servers a,b,...] [--out FILE]
+                    [--markdown FILE | --no-markdown]
   viewset-bench compile [--out FILE] [--target-dir DIR]
   viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
@@ -77,13 +77,11 @@ fn serve(args: &[String]) -> Result<(), String> {
     let kind = RustKind::parse(args.first().ok_or(USAGE)?)?;
     let mut db = None;
     let mut bind = None;
-    let mut ping_if_idle = false;
     let mut it = args[1..].iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--db" => db = it.next().cloned(),
             "--bind" => bind = it.next().cloned(),
-            "--ping-if-idle" => ping_if_idle = true,
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }
@@ -92,7 +90,7 @@ fn serve(args: &[String]) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
     runtime.block_on(async move {
         let app = match kind {
-            RustKind::Viewset => viewset_server::app(&db, ping_if_idle).await?,
+            RustKind::Viewset => viewset_server::app(&db).await?,
             RustKind::SeaOrm => handwritten::seaorm::app(&db).await?,
             RustKind::Sqlx => handwritten::sqlx::app(&db).await?,
         };

@@ -1,5 +1,5 @@
 //! Hand-written axum + sea-orm: the floor of the generated code's own stack. Same queries as the generated
-//! handlers: list = `PaginatorTrait::count` + the page; retrieve = one select; create = insert (`RETURNING`);
+//! handlers: list = `PaginatorTrait::count` and the page, concurrently; retrieve = one select; create = insert (`RETURNING`);
 //! PATCH = select, then update of the sent columns (`RETURNING`).
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
@@ -84,11 +84,12 @@ async fn list(
                 .add(Expr::col(post::Column::Body).ilike(pattern.as_str())),
         );
     }
-    let count = query.clone().count(&db).await?;
+    let count_query = query.clone();
     for (c, desc) in ordering(p.ordering.as_deref()) {
         query = if desc { query.order_by_desc(column(c)) } else { query.order_by_asc(column(c)) };
     }
-    let results = query.limit(limit).offset(offset).all(&db).await?;
+    // Both queries at once, each on its own pool connection (as the generated list does).
+    let (count, results) = tokio::try_join!(count_query.count(&db), query.limit(limit).offset(offset).all(&db))?;
     Ok(Json(Page { count, results, limit, offset }))
 }
 

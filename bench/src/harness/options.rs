@@ -29,7 +29,7 @@ impl Options {
             duration: Duration::from_secs(2),
             warmup: Duration::from_secs(1),
             levels: vec![1, 16, 64],
-            rounds: 2,
+            rounds: 1,
             rows: 5_000,
             deep_rows: 20_000,
             python_venv: Some(root.join("bench/.venv")),

@@ -332,25 +332,6 @@ pub fn markdown(r: &Results) -> String {
     }
     table(&mut out, &eheader, &rows);
 
-    let variants: Vec<_> = r.servers.iter().filter(|s| s.variant).collect();
-    if !variants.is_empty() {
-        let _ = writeln!(out, "### Variants: what the suggested fixes are worth (requests/s)\n");
-        let mut names = vec!["viewset"];
-        names.extend(r.present(&["viewset-idleping"]));
-        names.extend(r.present(&["sqlx", "sqlx-window"]));
-        let mut vheader = vec!["workload".to_string(), "c".to_string()];
-        vheader.extend(names.iter().map(|n| r.label(n)));
-        let mut rows = Vec::new();
-        for w in [Workload::Retrieve, Workload::List, Workload::ListPlain] {
-            for &c in &levels {
-                let mut row = vec![workload_title(w).to_string(), c.to_string()];
-                row.extend(names.iter().map(|n| cell(r.find(n, w, c), |x| rps(x.rps))));
-                rows.push(row);
-            }
-        }
-        table(&mut out, &vheader, &rows);
-    }
-
     let _ = writeln!(out, "### Same data, same answers (one request of each kind before the load)\n");
     let mut rows = Vec::new();
     for sanity in &r.sanity {

@@ -36,8 +36,8 @@ pub(super) async fn send(
 }
 
 /// One request of each kind, recorded (not asserted): the report shows them side by side.
-pub(super) async fn check_basics(client: &reqwest::Client, base: &str, spec: &Spec, uuid: bool, sanity: &mut Sanity) {
-    let list = format!("{base}{}{LIST_QUERY}", spec.list_path);
+pub(super) async fn check_basics(client: &reqwest::Client, base: &str, uuid: bool, sanity: &mut Sanity) {
+    let list = format!("{base}{LIST_PATH}{LIST_QUERY}");
     match get_json(client, &list).await {
         Ok((status, body)) => {
             sanity.checks.push(("list".into(), status.to_string()));

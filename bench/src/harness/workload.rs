@@ -42,6 +42,8 @@ impl Workload {
     }
 }
 
+/// The collection path every server serves the list workloads at.
+pub const LIST_PATH: &str = "/api/posts/";
 /// The list workload's query: a filter, a search and an ordering, a page of 20.
 pub const LIST_QUERY: &str = "?published=true&search=a&ordering=-views&limit=20";
 /// The same without the search (whose `ILIKE` scans make the list database-bound): a filter and an ordering.
@@ -59,50 +61,17 @@ pub(super) struct Spec {
     pub(super) name: &'static str,
     pub(super) label: &'static str,
     pub(super) family: Family,
-    pub(super) ping_if_idle: bool,
-    pub(super) list_path: &'static str,
-    pub(super) workloads: &'static [Workload],
-    pub(super) variant: bool,
 }
 
 pub(super) fn specs() -> Vec<Spec> {
     use crate::RustKind::*;
-    let all = &Workload::ALL;
-    let rust = |name, label, kind| Spec {
-        name,
-        label,
-        family: Family::Rust(kind),
-        ping_if_idle: false,
-        list_path: "/api/posts/",
-        workloads: all,
-        variant: false,
-    };
-    let python = |name, label, workers| Spec {
-        name,
-        label,
-        family: Family::Python { workers },
-        ping_if_idle: false,
-        list_path: "/api/posts/",
-        workloads: all,
-        variant: false,
-    };
+    let rust = |name, label, kind| Spec { name, label, family: Family::Rust(kind) };
+    let python = |name, label, workers| Spec { name, label, family: Family::Python { workers } };
     vec![
         rust("viewset", "viewset", Viewset),
         rust("seaorm", "axum + sea-orm (hand)", SeaOrm),
         rust("sqlx", "axum + sqlx (hand)", Sqlx),
         python("aksara-1w", "aksara 0.7.2, 1 worker", 1),
         python("aksara-2w", "aksara 0.7.2, 2 workers", 2),
-        Spec {
-            ping_if_idle: true,
-            workloads: &[Workload::Retrieve, Workload::List, Workload::ListPlain],
-            variant: true,
-            ..rust("viewset-idleping", "viewset, pool pings only idle connections", Viewset)
-        },
-        Spec {
-            list_path: "/api/posts-window/",
-            workloads: &[Workload::List, Workload::ListPlain],
-            variant: true,
-            ..rust("sqlx-window", "axum + sqlx, list as one query with COUNT(*) OVER ()", Sqlx)
-        },
     ]
 }
