@@ -2,7 +2,8 @@
 # Instructions per request of the Rust servers, counted by callgrind (deterministic, unlike timings on a shared
 # machine): bash bench/profile.sh [servers] [workloads]
 #   servers   comma list of viewset,seaorm,sqlx          (default: all three)
-#   workloads comma list of retrieve,list,list_plain,create,patch (default: retrieve,list_plain,create,patch)
+#   workloads comma list of retrieve,list,list_plain,cursor,create,patch (default: retrieve,list_plain,create,patch;
+#             cursor = the first page of the cursor-paginated list, which signs its `next` link)
 # Needs the release build of run.sh (target-bench/release/viewset-bench), valgrind and wrk. Each server runs under
 # callgrind with collection off during start-up; collection is switched on for a fixed number of seconds of
 # one-connection load, and the dump is divided by the number of requests wrk completed. Only the server process
@@ -28,6 +29,8 @@ request = function() return wrk.format("GET", "/api/posts/" .. math.random(1, 50
 request = function() return wrk.format("GET", "/api/posts/?published=true&search=a&ordering=-views&limit=20") end' ;;
     list_plain) echo 'wrk.headers["Accept"] = "application/json"
 request = function() return wrk.format("GET", "/api/posts/?author_id=3&ordering=-views&limit=20") end' ;;
+    cursor) echo 'wrk.headers["Accept"] = "application/json"
+request = function() return wrk.format("GET", "/cursor/posts/?limit=20") end' ;;
     create) echo 'wrk.headers["Authorization"] = "Bearer bob-token"
 wrk.headers["Content-Type"] = "application/json"
 local body = [[{"title": "Benchmark post", "body": "Written by the load generator.", "author_id": 1, "views": 3}]]

@@ -45,7 +45,11 @@ pub async fn fetch_scoped<V: Hooks>(pk: &Lookup, request: &RequestContext) -> Re
     if let Some(required) = required_condition::<V>(request)? {
         select = select.filter(required);
     }
-    select.filter(col.eq(pk.value.clone())).one(&request.db).await.map_err(db_err::<V>)?.ok_or(ApiError::NotFound)
+    // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
+    Box::pin(select.filter(col.eq(pk.value.clone())).one(&request.db))
+        .await
+        .map_err(db_err::<V>)?
+        .ok_or(ApiError::NotFound)
 }
 
 /// Default `list`: `get_queryset`, the filter backends, the effective ordering, then the paginator.
@@ -86,7 +90,7 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
     let mut active = data.into_active_model();
     stamp_tenant::<V>(&request, &mut active)?;
     V::before_create(&request, &mut active)?;
-    let model = active.insert(&request.db).await.map_err(db_err::<V>)?;
+    let model = Box::pin(active.insert(&request.db)).await.map_err(db_err::<V>)?;
     publish::<V>(&request, Action::Created, &model);
     Ok(detail::<V>(model, &request, StatusCode::CREATED))
 }
@@ -100,7 +104,7 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
     }
     let mut active = model.into_active_model();
     data.apply(&mut active);
-    let model = active.update(&request.db).await.map_err(db_err::<V>)?;
+    let model = Box::pin(active.update(&request.db)).await.map_err(db_err::<V>)?;
     publish::<V>(&request, Action::Updated, &model);
     Ok(detail::<V>(model, &request, StatusCode::OK))
 }

@@ -99,12 +99,9 @@ pub async fn fetch_rows<V: ViewSet>(
     page: PageQuery<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
-    apply_order(page.select, &page.order, false)
-        .offset(page.offset)
-        .limit(page.limit)
-        .all(db)
-        .await
-        .map_err(crate::handlers::db_err::<V>)
+    let select = apply_order(page.select, &page.order, false).offset(page.offset).limit(page.limit);
+    // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
+    Box::pin(select.all(db)).await.map_err(crate::handlers::db_err::<V>)
 }
 
 /// The ordered rows of a page window and the size of the filtered set. The two queries run concurrently (each on
@@ -124,7 +121,7 @@ pub async fn count_rows<V: ViewSet>(
     select: &Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<u64, ApiError> {
-    select.clone().count(db).await.map_err(crate::handlers::db_err::<V>)
+    Box::pin(select.clone().count(db)).await.map_err(crate::handlers::db_err::<V>)
 }
 
 /// Rows as the list representation, without the fields hidden from this caller.
