@@ -1,6 +1,8 @@
 //! `viewset-bench fanout`: N stream subscribers (`GET /api/posts/stream`) on one in-process blog over SQLite, one
 //! write, and the time until the first and the last subscriber receive its `created` frame (issue 6). Clients and
-//! server share the process and the loopback, so the figures include both sides.
+//! server share the process and the loopback, so the figures include both sides. Run twice per count: with
+//! identical requests (one view: the subscribers share each event's visibility check) and with a distinct header
+//! per subscriber (as many views as subscribers: one check each, the worst case).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,17 +38,21 @@ impl Options {
 /// Runs the measurement.
 pub fn run(options: Options) -> Result<(), String> {
     tokio::runtime::Runtime::new().map_err(|e| e.to_string())?.block_on(async {
-        println!("| subscribers | first received (ms) | last received (ms) | all received |\n|---|---|---|---|");
+        println!("| subscribers | views | first received (ms) | last received (ms) | all received |");
+        println!("|---|---|---|---|---|");
         for n in options.counts {
-            let (first, last, got) = once(n).await?;
-            println!("| {n} | {first:.1} | {last:.1} | {got}/{n} |");
+            for distinct in [false, true] {
+                let (first, last, got) = once(n, distinct).await?;
+                let views = if distinct { n } else { 1 };
+                println!("| {n} | {views} | {first:.1} | {last:.1} | {got}/{n} |");
+            }
         }
         Ok(())
     })
 }
 
-async fn once(n: usize) -> Result<(f64, f64, usize), String> {
-    let file = std::env::temp_dir().join(format!("viewset-fanout-{}-{n}.db", std::process::id()));
+async fn once(n: usize, distinct: bool) -> Result<(f64, f64, usize), String> {
+    let file = std::env::temp_dir().join(format!("viewset-fanout-{}-{n}-{distinct}.db", std::process::id()));
     let url = format!("sqlite://{}?mode=rwc", file.display());
     let db = blog::connect_and_migrate(&url).await.map_err(|e| e.to_string())?;
     blog::seed::seed_if_empty(&db).await.map_err(|e| e.to_string())?;
@@ -56,10 +62,14 @@ async fn once(n: usize) -> Result<(f64, f64, usize), String> {
     let client = reqwest::Client::builder().pool_max_idle_per_host(0).build().map_err(|e| e.to_string())?;
     let ready = Arc::new(Barrier::new(n + 1));
     let mut subscribers = Vec::with_capacity(n);
-    for _ in 0..n {
+    for i in 0..n {
         let (client, base, ready) = (client.clone(), base.clone(), ready.clone());
         subscribers.push(tokio::spawn(async move {
-            let mut response = client.get(format!("{base}/api/posts/stream")).send().await.ok()?;
+            let mut request = client.get(format!("{base}/api/posts/stream"));
+            if distinct {
+                request = request.header("x-fanout-client", i.to_string());
+            }
+            let mut response = request.send().await.ok()?;
             let mut seen = String::new();
             let mut waited = false;
             loop {

@@ -23,6 +23,7 @@ app_tests!(blog;
 app_tests!(tenants;
     subscribers_see_only_their_tenant,
     project_updates_reach_the_tenant,
+    subscribers_with_one_identity_share_a_view_and_others_keep_theirs,
 );
 
 async fn frames_in_order_with_ready_first(app: TestApp) {
@@ -126,6 +127,41 @@ async fn project_updates_reach_the_tenant(app: TestApp) {
     .await;
     let updated = alice.next(WAIT).await.expect("updated");
     assert_eq!((updated.event.as_str(), updated.data["record"]["archived"].clone()), ("updated", json!(true)));
+}
+
+/// Subscribers with equal requests share each event's visibility check; the sharing must never cross identities:
+/// two streams of one acme user, one of another acme user and one of globex, over creates, an update and a delete
+/// in both tenants, each receive exactly their tenant's frames.
+async fn subscribers_with_one_identity_share_a_view_and_others_keep_theirs(app: TestApp) {
+    let mut streams = Vec::new();
+    for token in ["acme-bob", "acme-bob", "acme-alice", "globex-carol"] {
+        let mut stream = SseClient::connect(&app, "/api/projects/stream", Some(token), None).await;
+        stream.next(WAIT).await.expect("ready");
+        streams.push((token, stream));
+    }
+    let (_, rocket) = app.send(Method::POST, "/api/projects/", Some("acme-alice"), Some(r#"{"name": "Rocket"}"#)).await;
+    let (_, anvil) = app.send(Method::POST, "/api/projects/", Some("globex-carol"), Some(r#"{"name": "Anvil"}"#)).await;
+    let rocket_path = format!("/api/projects/{}", rocket["id"]);
+    app.send(Method::PATCH, &rocket_path, Some("acme-alice"), Some(r#"{"archived": true}"#)).await;
+    app.send(Method::DELETE, &format!("/api/projects/{}", anvil["id"]), Some("globex-carol"), None).await;
+    for (token, stream) in &mut streams {
+        let mut frames = Vec::new();
+        while let Some(frame) = stream.next(QUIET).await {
+            frames.push((frame.event.clone(), frame.data["pk"].clone(), frame.data["record"]["archived"].clone()));
+        }
+        let expected = if token.starts_with("acme") {
+            vec![
+                ("created".to_string(), rocket["id"].clone(), json!(false)),
+                ("updated".to_string(), rocket["id"].clone(), json!(true)),
+            ]
+        } else {
+            vec![
+                ("created".to_string(), anvil["id"].clone(), json!(false)),
+                ("deleted".to_string(), anvil["id"].clone(), serde_json::Value::Null),
+            ]
+        };
+        assert_eq!(frames, expected, "{token}");
+    }
 }
 
 /// A post unpublished by an update leaves the anonymous view: an anonymous subscriber that saw it is told it is

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::broadcast;
 
 use super::ChangeEvent;
+use super::shared_views::SharedViews;
 
 /// The `NOTIFY` channel.
 const CHANNEL: &str = "viewset_events";
@@ -33,6 +34,7 @@ struct Inner {
     sender: broadcast::Sender<Sequenced>,
     replay: Mutex<VecDeque<Sequenced>>,
     postgres: Option<sqlx::PgPool>,
+    views: SharedViews,
 }
 
 /// Delivers lifecycle events to the stream subscribers of this process (and of other processes, with
@@ -71,6 +73,7 @@ impl EventBus {
             sender,
             replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
             postgres: None,
+            views: SharedViews::default(),
         }))
     }
 
@@ -86,6 +89,7 @@ impl EventBus {
             sender,
             replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
             postgres: Some(pool),
+            views: SharedViews::default(),
         }));
         let weak = Arc::downgrade(&bus.0);
         tokio::spawn(async move {
@@ -147,6 +151,11 @@ impl EventBus {
     /// A new subscription.
     pub fn subscribe(&self) -> broadcast::Receiver<Sequenced> {
         self.0.sender.subscribe()
+    }
+
+    /// The subscriber groups of this process and their shared visibility outcomes.
+    pub(crate) fn views(&self) -> &SharedViews {
+        &self.0.views
     }
 
     /// The buffered events after `seq`, or `None` when some of them are no longer buffered.

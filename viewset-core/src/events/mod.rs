@@ -8,6 +8,7 @@
 
 mod bus;
 mod event;
+mod shared_views;
 mod stream;
 mod visibility;
 

@@ -7,7 +7,8 @@
 //! `Last-Event-ID` resumes from this process's bounded buffer, or gets `event: reset` (refetch) when the gap is
 //! too old or the id is another process's. A subscriber that falls behind is caught up from the buffer, or told
 //! `event: reset` with `"reason": "lagged"`; it never slows writers or other subscribers, and holds no database
-//! connection while it waits.
+//! connection while it waits. Subscribers with equal requests share each event's visibility check
+//! (see `shared_views`).
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -20,6 +21,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
 use super::bus::Sequenced;
+use super::shared_views::{Membership, Outcome};
 use super::visibility::{could_see_deleted, visible_record};
 use super::{Action, EventBus};
 use crate::policy::required_condition;
@@ -44,9 +46,10 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
         .map(|(instance, seq)| (instance.to_string(), seq.parse::<u64>().ok()));
     let bus = request.events.clone();
     let receiver = bus.subscribe();
+    let membership = bus.views().join(std::any::type_name::<V>(), &request);
     let (frames, out) = mpsc::channel::<Event>(FRAMES);
     tokio::spawn(
-        Subscriber::<V> { request, bus, frames, seen: HashSet::new(), _v: std::marker::PhantomData }
+        Subscriber::<V> { request, bus, membership, frames, seen: HashSet::new(), _v: std::marker::PhantomData }
             .run(receiver, resume),
     );
     let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
@@ -56,6 +59,8 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
 struct Subscriber<V> {
     request: RequestContext,
     bus: EventBus,
+    /// This subscriber's group: subscribers with equal requests share each event's visibility check.
+    membership: Membership,
     frames: mpsc::Sender<Event>,
     /// Keys of records this subscriber was shown, to tell it when one leaves its view.
     seen: HashSet<String>,
@@ -134,26 +139,53 @@ impl<V: Hooks> Subscriber<V> {
         let key = event.pk.to_string();
         let mut data = json!({"action": event.action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
         let mut action = event.action;
+        let request = &self.request;
         match event.action {
-            Action::Created | Action::Updated => match visible_record::<V>(&self.request, &event.pk).await {
-                Ok(Some(model)) => {
-                    data["record"] = visible(&V::Detail::from_model(model), &self.request.hidden_fields);
-                    self.seen.insert(key);
+            Action::Created | Action::Updated => {
+                let outcome = self
+                    .bus
+                    .views()
+                    .outcome(&self.membership, sequenced.seq, || async {
+                        match visible_record::<V>(request, &event.pk).await {
+                            Ok(Some(model)) => {
+                                Outcome::Visible(visible(&V::Detail::from_model(model), &request.hidden_fields))
+                            }
+                            Ok(None) => Outcome::Hidden,
+                            Err(err) => {
+                                tracing::warn!(error = %err, "stream visibility check failed; event skipped");
+                                Outcome::Failed
+                            }
+                        }
+                    })
+                    .await;
+                match outcome {
+                    Outcome::Visible(record) => {
+                        data["record"] = record;
+                        self.seen.insert(key);
+                    }
+                    Outcome::Hidden if self.seen.remove(&key) => {
+                        action = Action::Deleted;
+                        data["action"] = json!("deleted");
+                        data["reason"] = json!("out_of_scope");
+                    }
+                    Outcome::Hidden | Outcome::Failed => return true,
                 }
-                Ok(None) if self.seen.remove(&key) => {
-                    action = Action::Deleted;
-                    data["action"] = json!("deleted");
-                    data["reason"] = json!("out_of_scope");
-                }
-                Ok(None) => return true,
-                Err(err) => {
-                    tracing::warn!(error = %err, "stream visibility check failed; event skipped");
-                    return true;
-                }
-            },
+            }
             Action::Deleted => {
                 let visible = match &event.snapshot {
-                    Some(snapshot) => could_see_deleted::<V>(&self.request, snapshot).await.unwrap_or(false),
+                    Some(snapshot) => {
+                        let outcome = self
+                            .bus
+                            .views()
+                            .outcome(&self.membership, sequenced.seq, || async {
+                                match could_see_deleted::<V>(request, snapshot).await {
+                                    Ok(true) => Outcome::Visible(serde_json::Value::Null),
+                                    _ => Outcome::Hidden,
+                                }
+                            })
+                            .await;
+                        outcome != Outcome::Hidden
+                    }
                     None => self.seen.contains(&key),
                 };
                 self.seen.remove(&key);
