@@ -112,8 +112,9 @@ pub async fn fetch_counted<V: ViewSet>(
     page: PageQuery<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
-    let count_select = page.select.clone();
-    futures_util::future::try_join(fetch_rows::<V>(page, db), count_rows::<V>(&count_select, db)).await
+    let count = Box::pin(page.select.clone().count(db));
+    let count = async { count.await.map_err(crate::handlers::db_err::<V>) };
+    futures_util::future::try_join(fetch_rows::<V>(page, db), count).await
 }
 
 /// The size of the filtered result set.
