@@ -1,13 +1,87 @@
-//! Finding an entity's columns by name at run time.
+//! Finding an entity's columns by model field name at run time.
+//!
+//! Allowlists, query parameters and JSON bodies speak the model's field names; SQL speaks column names. They differ
+//! when a field is renamed with `#[sea_orm(column_name = "...")]`. A column's field name is the snake case of its
+//! `Column` variant, exactly as sea-orm's `DeriveEntityModel` derives the variant from the field (and as its
+//! `Column::from_str` accepts it).
 
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
+
+use heck::ToSnakeCase;
 use sea_orm::{EntityTrait, IdenStatic, Iterable};
 
-/// The column called `name`.
+/// The column of the model field `name`.
 pub fn column<E: EntityTrait>(name: &str) -> Option<E::Column> {
-    E::Column::iter().find(|c| c.as_str() == name)
+    E::Column::iter().zip(field_names::<E>()).find(|(_, field)| **field == name).map(|(column, _)| column)
 }
 
-/// Every column name, in declaration order.
+/// The model field name of `column`.
+pub fn field_name<E: EntityTrait>(column: E::Column) -> &'static str {
+    E::Column::iter()
+        .zip(field_names::<E>())
+        .find(|(c, _)| c.as_str() == column.as_str())
+        .map_or_else(|| column.as_str(), |(_, field)| field)
+}
+
+/// Every model field name, in declaration order.
 pub fn column_names<E: EntityTrait>() -> Vec<&'static str> {
-    E::Column::iter().map(|c| c.as_str()).collect()
+    field_names::<E>().to_vec()
+}
+
+/// The field names of `E`'s columns, in declaration order: worked out once per entity and kept.
+fn field_names<E: EntityTrait>() -> &'static [&'static str] {
+    static NAMES: OnceLock<RwLock<HashMap<TypeId, &'static [&'static str]>>> = OnceLock::new();
+    let names = NAMES.get_or_init(Default::default);
+    let key = TypeId::of::<E>();
+    if let Some(found) = names.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+        return found;
+    }
+    let computed: Vec<&'static str> = E::Column::iter()
+        .map(|column| {
+            let field = format!("{column:?}").to_snake_case();
+            // Unrenamed columns (the usual case) keep their static name; renamed ones get theirs once per entity.
+            if field == column.as_str() { column.as_str() } else { &*Box::leak(field.into_boxed_str()) }
+        })
+        .collect();
+    let mut names = names.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    names.entry(key).or_insert_with(|| Box::leak(computed.into_boxed_slice()))
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::IdenStatic;
+
+    mod post {
+        use sea_orm::entity::prelude::*;
+
+        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+        #[sea_orm(table_name = "posts")]
+        pub struct Model {
+            #[sea_orm(primary_key)]
+            pub id: i32,
+            #[sea_orm(column_name = "title")]
+            pub headline: String,
+            #[sea_orm(column_name = "author_id")]
+            pub writer_id: i32,
+            pub views: i32,
+        }
+
+        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+        pub enum Relation {}
+
+        impl ActiveModelBehavior for ActiveModel {}
+    }
+
+    #[test]
+    fn field_names_map_to_column_names() {
+        assert_eq!(super::column::<post::Entity>("headline").map(|c| c.as_str()), Some("title"));
+        assert_eq!(super::column::<post::Entity>("writer_id").map(|c| c.as_str()), Some("author_id"));
+        assert_eq!(super::column::<post::Entity>("views").map(|c| c.as_str()), Some("views"));
+        assert!(super::column::<post::Entity>("title").is_none(), "a column name is not a field name");
+        assert!(super::column::<post::Entity>("writerId").is_none());
+        assert_eq!(super::column_names::<post::Entity>(), ["id", "headline", "writer_id", "views"]);
+        assert_eq!(super::field_name::<post::Entity>(post::Column::Headline), "headline");
+    }
 }

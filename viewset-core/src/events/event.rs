@@ -1,8 +1,9 @@
 //! One lifecycle event.
 
-use sea_orm::{EntityName, EntityTrait, IdenStatic, Iterable, ModelTrait, PrimaryKeyToColumn, Value};
+use sea_orm::{EntityName, EntityTrait, Iterable, ModelTrait, PrimaryKeyToColumn, Value};
 use serde::{Deserialize, Serialize};
 
+use crate::columns::field_name;
 use crate::{ModelOf, ViewSet};
 
 /// What happened to a record.
@@ -90,7 +91,7 @@ fn plain_json(value: Value) -> Option<serde_json::Value> {
 
 fn key_from_json<V: ViewSet>(json: &serde_json::Value) -> serde_json::Value {
     let mut keys: Vec<serde_json::Value> = <V::Entity as EntityTrait>::PrimaryKey::iter()
-        .map(|k| json.get(k.into_column().as_str()).cloned().unwrap_or_default())
+        .map(|k| json.get(field_name::<V::Entity>(k.into_column())).cloned().unwrap_or_default())
         .collect();
     if keys.len() == 1 { keys.remove(0) } else { serde_json::Value::Array(keys) }
 }

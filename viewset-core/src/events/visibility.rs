@@ -8,6 +8,7 @@ use sea_orm::{
     QueryFilter, QueryTrait, Statement, Value,
 };
 
+use crate::columns::field_name;
 use crate::policy::required_condition;
 use crate::value::parse_value;
 use crate::{ApiError, Filters, Hooks, ModelOf, RequestContext};
@@ -77,7 +78,8 @@ pub async fn could_see_deleted<V: Hooks>(
     let table = V::Entity::default().table_name();
     let mut row = sea_orm::sea_query::Query::select();
     for col in <V::Entity as EntityTrait>::Column::iter() {
-        let Some(value) = typed(col, snapshot.get(col.as_str()).unwrap_or(&serde_json::Value::Null)) else {
+        let field = snapshot.get(field_name::<V::Entity>(col)).unwrap_or(&serde_json::Value::Null);
+        let Some(value) = typed(col, field) else {
             return Ok(false);
         };
         row.expr_as(Expr::val(value), Alias::new(col.as_str()));

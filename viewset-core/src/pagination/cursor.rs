@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::cursor_token::CursorToken;
 use super::{PageBody, PageQuery, Paginator, Window, list_items};
+use crate::columns::field_name;
 use crate::list_query::OrderTerm;
 use crate::ordering::apply_order;
 use crate::value::parse_value;
@@ -104,7 +105,7 @@ fn ordering_signature<E: EntityTrait>(order: &[OrderTerm<E>]) -> String {
 
 fn row_values<V: ViewSet>(row: &ModelOf<V>, order: &[OrderTerm<V::Entity>]) -> Vec<serde_json::Value> {
     let json = serde_json::to_value(row).unwrap_or_default();
-    order.iter().map(|t| json.get(t.column.as_str()).cloned().unwrap_or_default()).collect()
+    order.iter().map(|t| json.get(field_name::<V::Entity>(t.column)).cloned().unwrap_or_default()).collect()
 }
 
 /// The request's own path and query with `cursor` replaced.
