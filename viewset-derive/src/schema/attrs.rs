@@ -1,6 +1,7 @@
 //! The fields of a sea-orm `Model` as typed data, from its `#[sea_orm(...)]` and `#[viewset(...)]` attributes.
 
 use darling::FromMeta;
+use heck::{ToSnakeCase, ToUpperCamelCase};
 use syn::{Data, Fields, GenericArgument, PathArguments, Type};
 
 /// Field options of `#[viewset(...)]` on a model field.
@@ -87,6 +88,7 @@ fn parse_field(field: &syn::Field) -> darling::Result<Option<Field>> {
     if sea.ignore {
         return Ok(None);
     }
+    check_round_trip(&ident)?;
     let (inner, nullable) = match option_inner(&field.ty) {
         Some(inner) => (inner.clone(), true),
         None => (field.ty.clone(), false),
@@ -150,6 +152,23 @@ impl SeaOrm {
 }
 
 /// `String(StringLen::N(200))` → 200.
+/// sea-orm names a field's `Column` variant in upper camel case, and the field is found again (by sea-orm's
+/// `Column::from_str` and by viewset at run time) as that variant in snake case: the name must survive the trip.
+fn check_round_trip(ident: &syn::Ident) -> darling::Result<()> {
+    let name = ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name);
+    let variant = name.to_upper_camel_case();
+    let back = variant.to_snake_case();
+    if back == name {
+        return Ok(());
+    }
+    Err(darling::Error::custom(format!(
+        "field `{name}` cannot be found by name at run time: sea-orm names its column variant `{variant}`, which reads \
+         back as `{back}`; rename the field to `{back}` (keep the column with `#[sea_orm(column_name = \"{name}\")]`)"
+    ))
+    .with_span(ident))
+}
+
 fn string_len(column_type: &str) -> Option<usize> {
     let start = column_type.find("StringLen::N(")? + "StringLen::N(".len();
     let rest = &column_type[start..];
