@@ -9,7 +9,7 @@ pub mod members;
 use std::collections::BTreeMap;
 
 use axum::Router;
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbErr, Schema};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, Schema};
 use viewset_core::{Api, RegistrationError, ServiceState, Settings, include_all_app_viewsets};
 
 /// The settings: `SERVICE_APPS` when set, else both apps.
@@ -37,7 +37,7 @@ pub fn app(db: DatabaseConnection, settings: &Settings) -> Result<Router, Regist
 
 /// Connects and creates the tables from the entities (this small example has no migration history).
 pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
-    let db = Database::connect(url).await?;
+    let db = viewset_core::connect(url).await?;
     let schema = Schema::new(db.get_database_backend());
     for mut table in [
         schema.create_table_from_entity(library::book::Entity),

@@ -13,7 +13,7 @@ pub mod viewsets;
 use axum::Router;
 use axum::response::IntoResponse;
 use axum::routing::get;
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+use sea_orm::{DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
 use viewset_core::{ApiError, ServiceState, include_viewset};
 
@@ -31,10 +31,7 @@ pub fn app(db: DatabaseConnection) -> Router {
 
 /// Connects to `url` and applies the migrations.
 pub async fn connect_and_migrate(url: &str) -> Result<DatabaseConnection, DbErr> {
-    let mut options = ConnectOptions::new(url.to_string());
-    // Ping only connections that sat idle for a while: pinging every checkout costs a round trip per request.
-    options.sqlx_logging(false).test_before_acquire_if_idle_for(std::time::Duration::from_secs(30));
-    let db = Database::connect(options).await?;
+    let db = viewset_core::connect(url).await?;
     migrations::Migrator::up(&db, None).await?;
     Ok(db)
 }
