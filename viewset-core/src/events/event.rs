@@ -63,14 +63,12 @@ impl ChangeEvent {
 /// Integer and text keys are read column by column; any other key type (a UUID, a date) takes the record's own
 /// serialization so the value is the same as in response bodies.
 fn primary_key_json<V: ViewSet>(record: &ModelOf<V>) -> serde_json::Value {
-    let mut keys = Vec::with_capacity(1);
-    for key in <V::Entity as EntityTrait>::PrimaryKey::iter() {
-        match plain_json(record.get(key.into_column())) {
-            Some(value) => keys.push(value),
-            None => return key_from_json::<V>(&serde_json::to_value(record).unwrap_or_default()),
-        }
+    let keys: Option<Vec<_>> =
+        <V::Entity as EntityTrait>::PrimaryKey::iter().map(|key| plain_json(record.get(key.into_column()))).collect();
+    match keys {
+        Some(keys) => one_or_array(keys),
+        None => key_from_json::<V>(&serde_json::to_value(record).unwrap_or_default()),
     }
-    if keys.len() == 1 { keys.remove(0) } else { serde_json::Value::Array(keys) }
 }
 
 /// A key value whose JSON form does not depend on the model's serializer.
@@ -90,8 +88,14 @@ fn plain_json(value: Value) -> Option<serde_json::Value> {
 }
 
 fn key_from_json<V: ViewSet>(json: &serde_json::Value) -> serde_json::Value {
-    let mut keys: Vec<serde_json::Value> = <V::Entity as EntityTrait>::PrimaryKey::iter()
-        .map(|k| json.get(field_name::<V::Entity>(k.into_column())).cloned().unwrap_or_default())
-        .collect();
+    one_or_array(
+        <V::Entity as EntityTrait>::PrimaryKey::iter()
+            .map(|k| json.get(field_name::<V::Entity>(k.into_column())).cloned().unwrap_or_default())
+            .collect(),
+    )
+}
+
+/// A single key as itself, a composite key as an array.
+fn one_or_array(mut keys: Vec<serde_json::Value>) -> serde_json::Value {
     if keys.len() == 1 { keys.remove(0) } else { serde_json::Value::Array(keys) }
 }

@@ -112,17 +112,16 @@ pub async fn fetch_counted<V: ViewSet>(
     page: PageQuery<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
-    let count = Box::pin(page.select.clone().count(db));
-    let count = async { count.await.map_err(crate::handlers::db_err::<V>) };
+    let count = count_rows::<V>(page.select.clone(), db);
     futures_util::future::try_join(fetch_rows::<V>(page, db), count).await
 }
 
 /// The size of the filtered result set.
 pub async fn count_rows<V: ViewSet>(
-    select: &Select<V::Entity>,
+    select: Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<u64, ApiError> {
-    Box::pin(select.clone().count(db)).await.map_err(crate::handlers::db_err::<V>)
+    Box::pin(select.count(db)).await.map_err(crate::handlers::db_err::<V>)
 }
 
 /// Rows as the list representation, without the fields hidden from this caller.
