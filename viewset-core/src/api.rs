@@ -9,6 +9,7 @@ use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 
 use crate::openapi::{error_components, viewset_paths};
+use crate::paths;
 use crate::{Hooks, ServiceState, include_viewset};
 
 /// One registered route.
@@ -259,7 +260,8 @@ fn method_name(method: &HttpMethod) -> &'static str {
 
 /// The routes `include_viewset::<V>` registers.
 pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
-    let base = V::prefix().trim_end_matches('/').to_string();
+    let prefix = V::prefix();
+    let base = crate::paths::base(&prefix);
     let owner = V::CONFIG.name.to_string();
     let route = |method: &'static str, path: String, handler: &str| RouteInfo {
         method,
@@ -268,18 +270,17 @@ pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
         handler: handler.to_string(),
     };
     let mut routes = vec![
-        route("GET", format!("{base}/"), "list"),
-        route("POST", format!("{base}/"), "create"),
-        route("GET", format!("{base}/{{pk}}"), "retrieve"),
-        route("PATCH", format!("{base}/{{pk}}"), "update"),
-        route("DELETE", format!("{base}/{{pk}}"), "delete"),
+        route("GET", paths::collection(base), "list"),
+        route("POST", paths::collection(base), "create"),
+        route("GET", paths::detail(base), "retrieve"),
+        route("PATCH", paths::detail(base), "update"),
+        route("DELETE", paths::detail(base), "delete"),
     ];
     if V::CONFIG.stream_enabled {
-        routes.push(route("GET", format!("{base}/stream"), "stream"));
+        routes.push(route("GET", paths::stream(base), "stream"));
     }
     for action in V::actions() {
-        let path =
-            if action.detail { format!("{base}/{{pk}}/{}", action.path) } else { format!("{base}/{}", action.path) };
+        let path = paths::action(base, action.detail, action.path);
         for method in action.methods {
             routes.push(route(method, path.clone(), action.name));
         }

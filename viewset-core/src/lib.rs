@@ -56,6 +56,7 @@ mod hooks;
 mod list_query;
 mod lookup;
 mod openapi;
+pub mod paths;
 mod operation;
 mod ordering;
 mod pagination;
@@ -134,6 +135,7 @@ pub mod __private {
     pub use crate::checks::{assert_text_field, schema_of};
     pub use crate::discovery::resolve_module;
     pub use crate::lookup::parse_lookup;
+    pub use crate::paths::action as action_route;
     pub use crate::routes::{method_not_allowed, respond};
     pub use axum;
     pub use inventory;

@@ -29,18 +29,18 @@ where
     ServiceState: FromRef<S>,
 {
     let prefix = V::prefix();
-    let base = prefix.trim_end_matches('/');
+    let base = crate::paths::base(&prefix);
     let collection: MethodRouter<S> = get(list_route::<V>).post(create_route::<V>).fallback(method_not_allowed);
     let detail: MethodRouter<S> =
         get(retrieve_route::<V>).patch(update_route::<V>).delete(delete_route::<V>).fallback(method_not_allowed);
     // The stream and collection actions first, then the `{pk}` routes (axum prefers static segments anyway).
     let router = if V::CONFIG.stream_enabled {
-        router.route(&format!("{base}/stream"), get(crate::events::stream_route::<V>).fallback(method_not_allowed))
+        router.route(&crate::paths::stream(base), get(crate::events::stream_route::<V>).fallback(method_not_allowed))
     } else {
         router
     };
     let router = V::register_actions(router);
-    router.route(&format!("{base}/"), collection).route(&format!("{base}/{{pk}}"), detail)
+    router.route(&crate::paths::collection(base), collection).route(&crate::paths::detail(base), detail)
 }
 
 /// The JSON 405 of every generated path.

@@ -107,7 +107,8 @@ fn body(schema: RefOr<Schema>) -> Option<utoipa::openapi::request_body::RequestB
 
 /// Every path of `V`: the CRUD routes and the custom actions.
 pub fn viewset_paths<V: Hooks>() -> Paths {
-    let base = V::prefix().trim_end_matches('/').to_string();
+    let prefix = V::prefix();
+    let base = crate::paths::base(&prefix);
     let mut paths = Paths::new();
     let list = operation::<V>("list", "List records")
         .parameters(Some(list_parameters::<V>()))
@@ -119,10 +120,10 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         .response("400", response("Foreign-key violation.", component("Error")))
         .response("409", response("Uniqueness violation.", component("Error")))
         .response("422", response("Invalid body.", validation_error()));
-    paths.add_path_operation(format!("{base}/"), vec![HttpMethod::Get], list);
-    paths.add_path_operation(format!("{base}/"), vec![HttpMethod::Post], create);
+    paths.add_path_operation(crate::paths::collection(base), vec![HttpMethod::Get], list);
+    paths.add_path_operation(crate::paths::collection(base), vec![HttpMethod::Post], create);
 
-    let detail = format!("{base}/{{pk}}");
+    let detail = crate::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));
     let invalid_id = || response("Invalid identifier.", component("Error"));
     let retrieve = operation::<V>("retrieve", "Retrieve a record")
@@ -158,10 +159,10 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
             .content("text/event-stream", Content::new(Some(ObjectBuilder::new().schema_type(Type::String))))
             .build();
         let stream = operation::<V>("stream", "Stream record lifecycle events").response("200", events);
-        paths.add_path_operation(format!("{base}/stream"), vec![HttpMethod::Get], stream);
+        paths.add_path_operation(crate::paths::stream(base), vec![HttpMethod::Get], stream);
     }
     for action in V::actions() {
-        let path = if action.detail { format!("{detail}/{}", action.path) } else { format!("{base}/{}", action.path) };
+        let path = crate::paths::action(base, action.detail, action.path);
         for method in action.methods {
             let returns = action.response_schema.map_or_else(|| ObjectBuilder::new().into(), |schema| schema());
             let mut op = operation::<V>(&format!("{}_{}", action.name, method.to_ascii_lowercase()), action.name)

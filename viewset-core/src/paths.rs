@@ -1,0 +1,49 @@
+//! The paths of a ViewSet's routes, written once: registration, route listings and the derive's generated action
+//! routes all build them here.
+
+/// `prefix` without its trailing slashes: the base every route path starts with.
+///
+/// ```
+/// assert_eq!(viewset_core::paths::base("/api/posts/"), "/api/posts");
+/// ```
+pub fn base(prefix: &str) -> &str {
+    prefix.trim_end_matches('/')
+}
+
+/// The collection path: `<base>/` (list and create).
+///
+/// ```
+/// assert_eq!(viewset_core::paths::collection("/api/posts"), "/api/posts/");
+/// ```
+pub fn collection(base: &str) -> String {
+    format!("{base}/")
+}
+
+/// The detail path: `<base>/{pk}` (retrieve, update, delete).
+///
+/// ```
+/// assert_eq!(viewset_core::paths::detail("/api/posts"), "/api/posts/{pk}");
+/// ```
+pub fn detail(base: &str) -> String {
+    format!("{base}/{{pk}}")
+}
+
+/// The event stream path: `<base>/stream`.
+///
+/// ```
+/// assert_eq!(viewset_core::paths::stream("/api/posts"), "/api/posts/stream");
+/// ```
+pub fn stream(base: &str) -> String {
+    format!("{base}/stream")
+}
+
+/// A custom action's path: `<base>/{pk}/<path>` for a detail action, `<base>/<path>` otherwise.
+///
+/// ```
+/// use viewset_core::paths::action;
+/// assert_eq!(action("/api/posts", true, "publish"), "/api/posts/{pk}/publish");
+/// assert_eq!(action("/api/posts", false, "stats"), "/api/posts/stats");
+/// ```
+pub fn action(base: &str, detail: bool, path: &str) -> String {
+    if detail { format!("{base}/{{pk}}/{path}") } else { format!("{base}/{path}") }
+}
