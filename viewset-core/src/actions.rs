@@ -45,39 +45,30 @@ use axum::extract::{FromRequest, Path, Request};
 use axum::http::Method;
 use serde::de::DeserializeOwned;
 
-use crate::handlers::fetch_scoped;
-use crate::visibility::restricted_fields;
-use crate::{ApiError, Hooks, Lookup, ModelOf, Operation, Permission, RequestContext, ViewSet};
+use crate::access::{self, Lookup, Operation, PermissionList};
+use crate::error::ApiError;
+use crate::request::{RequestContext, ServiceState};
+use crate::schema::{ModelSchema, free_form_schema};
+use crate::viewset::{Hooks, ModelOf, ViewSet};
 
-/// A list of permissions, visited in order (what `permission_classes` compiles to).
-pub type PermissionList = fn(&mut dyn FnMut(&dyn Permission) -> Result<(), ApiError>) -> Result<(), ApiError>;
-
-/// Runs an action's effective permissions and works out what the caller may see and query.
+/// Admits an action's request through [`access::admit_with`] under its effective permission list.
 pub fn admit_action<V: Hooks>(
     request: &mut RequestContext,
     name: &'static str,
     permissions: PermissionList,
 ) -> Result<(), ApiError> {
     let safe = matches!(request.method, Method::GET | Method::HEAD | Method::OPTIONS);
-    request.operation = Operation::Action { name, safe };
-    permissions(&mut |p| crate::permission::check(p, request))?;
-    request.hidden_fields = V::hidden_fields(request);
-    request.restricted_fields = restricted_fields::<V>(&request.hidden_fields);
-    Ok(())
+    access::admit_with::<V>(request, Operation::Action { name, safe }, permissions)
 }
 
-/// The record of a detail action: parsed `{pk}`, fetched through `get_queryset` and the row policies, then the
-/// action's effective object permissions.
+/// The record of a detail action: the `{pk}` segment, fetched through [`access::fetch_visible_with`] under the
+/// action's effective permission list.
 pub async fn action_object<V: Hooks>(
     path: Result<Path<String>, PathRejection>,
     request: &RequestContext,
     permissions: PermissionList,
 ) -> Result<ModelOf<V>, ApiError> {
-    let Path(raw) = path.map_err(|e| ApiError::InvalidId(e.body_text()))?;
-    let pk = Lookup { value: V::lookup_value(&raw)?, raw };
-    let model = fetch_scoped::<V>(&pk, request).await?;
-    permissions(&mut |p| crate::permission::check_object(p, request, &model))?;
-    Ok(model)
+    access::fetch_visible_with::<V>(request, &Lookup::from_path::<V>(path)?, permissions).await
 }
 
 /// A JSON body extractor whose rejections are this crate's 422 bodies (`{"detail": [{"loc": ["body", ...]}]}`).
@@ -91,7 +82,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         let bytes = axum::body::Bytes::from_request(request, state)
             .await
             .map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
-        crate::parse_json_body(&bytes).map(JsonBody)
+        crate::schema::parse_json_body(&bytes).map(JsonBody)
     }
 }
 
@@ -167,7 +158,7 @@ pub trait ViaModelSchema {
     /// The schema.
     fn action_schema(&self) -> SchemaRef;
 }
-impl<T: crate::ModelSchema> ViaModelSchema for &SchemaProbe<T> {
+impl<T: ModelSchema> ViaModelSchema for &SchemaProbe<T> {
     fn action_schema(&self) -> SchemaRef {
         T::read_schema()
     }
@@ -180,7 +171,7 @@ pub trait ViaNothing {
 }
 impl<T> ViaNothing for SchemaProbe<T> {
     fn action_schema(&self) -> SchemaRef {
-        crate::free_form_schema()
+        free_form_schema()
     }
 }
 
@@ -191,7 +182,7 @@ pub trait ActionRoutes<V> {
     fn register<S>(&self, router: axum::Router<S>, prefix: &str) -> axum::Router<S>
     where
         S: Clone + Send + Sync + 'static,
-        crate::ServiceState: axum::extract::FromRef<S>;
+        ServiceState: axum::extract::FromRef<S>;
     /// The actions.
     fn describe(&self) -> Vec<ActionInfo>;
 }
@@ -202,7 +193,7 @@ pub trait NoActions {
     fn register<S>(&self, router: axum::Router<S>, prefix: &str) -> axum::Router<S>
     where
         S: Clone + Send + Sync + 'static,
-        crate::ServiceState: axum::extract::FromRef<S>,
+        ServiceState: axum::extract::FromRef<S>,
     {
         let _ = prefix;
         router

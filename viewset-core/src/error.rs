@@ -18,7 +18,7 @@ use serde_json::json;
 /// One route-input validation problem: where (`loc`), what (`msg`) and its machine-readable `type`.
 ///
 /// ```
-/// let e = viewset_core::InputError::new(["query", "limit"], "Input should be a valid integer", "int_parsing");
+/// let e = viewset_core::error::InputError::new(["query", "limit"], "Input should be a valid integer", "int_parsing");
 /// assert_eq!(e.loc, vec!["query", "limit"]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,7 +46,7 @@ impl InputError {
 /// Errors collected while validating a body; empty means valid.
 ///
 /// ```
-/// let mut errors = viewset_core::FieldErrors::default();
+/// let mut errors = viewset_core::error::FieldErrors::default();
 /// errors.max_length("title", &"x".repeat(5), 3);
 /// assert!(errors.into_result().is_err());
 /// ```

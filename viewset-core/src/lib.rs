@@ -39,76 +39,74 @@
 //! # }
 //! ```
 
-mod actions;
-mod api;
-mod body;
-mod checks;
-mod columns;
-mod composition;
-mod config;
-mod connect;
-mod discovery;
-mod error;
-pub mod events;
-mod filter;
-mod handlers;
-mod hooks;
-mod list_query;
-mod lookup;
-mod openapi;
-pub mod paths;
-mod operation;
-mod ordering;
-mod pagination;
-mod permission;
-mod policy;
-mod principal;
-mod query_params;
-mod request;
-mod routes;
-mod schema;
-mod search;
-mod settings;
-mod text_match;
-pub mod value;
-mod viewset;
-mod visibility;
+//!
+//! ## The crate's map
+//!
+//! | module | concept |
+//! |---|---|
+//! | [`viewset`] | the [`ViewSet`] trait, its [`Config`], the overridable [`Hooks`] and their default handlers |
+//! | [`access`] | the one access path: admission, scoped queries, visible records; principals, permissions, row policies, field visibility |
+//! | [`query`] | query parameters, filters and their lookups, search, ordering, typed values |
+//! | [`pagination`] | paginators and the page they produce |
+//! | [`schema`] | create, update and read representations; JSON bodies |
+//! | [`actions`](mod@actions) | custom routes of `#[viewset_core::actions]` |
+//! | [`events`] | record lifecycle events and their stream |
+//! | [`registration`] | routers, the [`Api`] registry, discovery, route paths |
+//! | [`openapi`] | the OpenAPI document |
+//! | [`request`], [`error`], [`database`] | the request context and state, the error type, connecting |
+//!
+//! The root re-exports the central types; [`prelude`] has everything a typical application names.
 
-pub use actions::{ActionInfo, JsonBody, PermissionList};
-pub use api::{Api, RegistrationError, RouteInfo, routes_of};
-pub use body::parse_json_body;
-pub use composition::{And, Not, Or, PermissionExt};
-pub use config::{Config, Direction, OrderingFields};
-pub use connect::connect;
-pub use discovery::{ViewSetEntry, include_all_app_viewsets, include_app_viewsets, viewsets_in};
-pub use error::{ApiError, FieldErrors, InputError};
-pub use events::{Action, ChangeEvent, EventBus, publish};
-pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend};
-pub use handlers::{base_queryset, detail, fetch, fetch_scoped};
-pub use hooks::Hooks;
-pub use list_query::{ListQuery, OrderTerm, OrderingState};
-pub use lookup::Lookup;
-pub use openapi::field_schema::FieldSchema;
-pub use operation::Operation;
-pub use ordering::OrderingFilter;
-pub use pagination::{
-    CursorPagination, LimitOffsetPagination, Page, PageBody, PageNumberPagination, PageQuery, Paginator, Window,
-    count_rows, fetch_counted, fetch_rows, list_items,
-};
-pub use permission::{
-    AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
-};
-pub use policy::{RowPolicy, required_condition, stamp_tenant};
-pub use principal::Principal;
-pub use query_params::QueryParams;
+#![deny(missing_docs)]
+
+pub mod access;
+pub mod actions;
+pub mod database;
+pub mod error;
+pub mod events;
+pub mod openapi;
+pub mod pagination;
+pub mod query;
+pub mod registration;
+pub mod request;
+pub mod schema;
+pub mod viewset;
+
+pub use access::{Operation, Permission, Principal, RowPolicy};
+pub use database::connect;
+pub use error::ApiError;
+pub use registration::{Api, include_viewset};
 pub use request::{RequestContext, ServiceState};
-pub use routes::{admit, include_viewset};
-pub use schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
-pub use search::SearchFilter;
-pub use settings::Settings;
-pub use viewset::{ModelOf, ViewSet};
+pub use schema::ModelSchema;
+pub use viewset::{Config, Hooks, ModelOf, ViewSet};
 pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
-pub use visibility::Items;
+
+// TEMPORARY: the crate's former root paths, until the workspace's tests and Studio import from the modules.
+#[doc(hidden)]
+pub use {
+    access::{
+        AllowAny, And, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Items, Lookup, Not, OperationPermission,
+        Or, PermissionExt, required_condition, stamp_tenant,
+    },
+    actions::{ActionInfo, JsonBody},
+    error::{FieldErrors, InputError},
+    events::{Action, ChangeEvent, EventBus, publish},
+    openapi::FieldSchema,
+    pagination::{
+        CursorPagination, LimitOffsetPagination, Page, PageBody, PageNumberPagination, PageQuery, Paginator, Window,
+        count_rows, fetch_counted, fetch_rows, list_items,
+    },
+    query::{
+        DjangoFilterBackend, FilterBackend, Filters, ListQuery, OrderTerm, OrderingFilter, OrderingState, QueryParams,
+        SearchFilter, ServiceFilterBackend,
+    },
+    registration::{
+        RegistrationError, RouteInfo, Settings, ViewSetEntry, include_all_app_viewsets, include_app_viewsets,
+        routes_of, viewsets_in,
+    },
+    schema::{CreateSchema, FieldInfo, Patch, ReadSchema, UpdateSchema, free_form_schema, parse_json_body},
+    viewset::{Direction, OrderingFields, base_queryset},
+};
 
 /// The README's Rust snippets, compiled as doc tests.
 #[cfg(doctest)]
@@ -117,26 +115,41 @@ pub struct ReadmeDoctests;
 
 /// Everything an application needs to declare and mount ViewSets.
 pub mod prelude {
-    pub use crate::{
-        AllowAny, ApiError, CursorPagination, DjangoFilterBackend, Hooks, IsAdminUser, IsAuthenticated,
-        IsAuthenticatedOrReadOnly, LimitOffsetPagination, ModelSchema, ModelViewSet, OperationPermission,
-        OrderingFilter, PageNumberPagination, Permission, PermissionExt, Principal, RequestContext, RowPolicy,
-        SearchFilter, ServiceFilterBackend, ServiceState, ViewSet, include_viewset,
+    pub use crate::access::{
+        AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission,
+        Permission, PermissionExt, Principal, RowPolicy,
     };
+    pub use crate::actions::JsonBody;
+    pub use crate::database::connect;
+    pub use crate::error::ApiError;
+    pub use crate::pagination::{CursorPagination, LimitOffsetPagination, PageNumberPagination};
+    pub use crate::query::{DjangoFilterBackend, Filters, OrderingFilter, SearchFilter, ServiceFilterBackend};
+    pub use crate::registration::{Api, include_viewset};
+    pub use crate::request::{RequestContext, ServiceState};
+    pub use crate::viewset::{Hooks, ViewSet};
+    pub use crate::{ModelSchema, ModelViewSet};
 }
 
-/// Items the derives' generated code names. Not a stable API.
+/// Items the derives' generated code names: the derive's stable facade over this crate. Not a stable API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::access::{Lookup, Permission, Principal, RowPolicy, parse_lookup};
     pub use crate::actions::{
-        ActionRoutes, NoActions, Probe, SchemaProbe, ViaModelSchema, ViaNothing, ViaToSchema, action_object,
-        admit_action, inherited,
+        ActionInfo, ActionRoutes, JsonBody, NoActions, Probe, SchemaProbe, ViaModelSchema, ViaNothing, ViaToSchema,
+        action_object, admit_action, inherited,
     };
-    pub use crate::checks::{assert_text_field, schema_of};
-    pub use crate::discovery::resolve_module;
-    pub use crate::lookup::parse_lookup;
-    pub use crate::paths::action as action_route;
-    pub use crate::routes::{method_not_allowed, respond};
+    pub use crate::error::{ApiError, FieldErrors, InputError};
+    pub use crate::openapi::FieldSchema;
+    pub use crate::pagination::LimitOffsetPagination;
+    pub use crate::query::{FilterBackend, ListQuery};
+    pub use crate::registration::discovery::resolve_module;
+    pub use crate::registration::paths::action as action_route;
+    pub use crate::registration::routes::{method_not_allowed, respond};
+    pub use crate::registration::{Api, ViewSetEntry};
+    pub use crate::request::{RequestContext, ServiceState};
+    pub use crate::schema::checks::{assert_text_field, schema_of};
+    pub use crate::schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
+    pub use crate::viewset::{Config, Direction, Hooks, OrderingFields, ViewSet};
     pub use axum;
     pub use inventory;
     pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Set, Value};

@@ -5,7 +5,9 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, Uri};
 use sea_orm::DatabaseConnection;
 
-use crate::{EventBus, Operation, Principal, QueryParams};
+use crate::access::{Operation, Principal};
+use crate::events::EventBus;
+use crate::query::QueryParams;
 
 /// State the generated routes need. Put it in your router's state directly, or implement
 /// `FromRef<YourState> for ServiceState`.
@@ -42,7 +44,7 @@ impl ServiceState {
 pub struct RequestContext {
     /// The database connection.
     pub db: DatabaseConnection,
-    /// The event bus (publish after writes with [`crate::publish`]).
+    /// The event bus (publish after writes with [`crate::events::publish`]).
     pub events: EventBus,
     /// The caller (anonymous when the application attached none).
     pub principal: Principal,

@@ -1,6 +1,6 @@
 //! A nested route written by hand: `/api/projects/{project_id}/tasks`. A parent id in a path scopes nothing by
-//! itself, so the handler checks the parent explicitly: it runs `ProjectViewSet`'s permissions and fetches the
-//! project through its tenant policy (another tenant's project is a 404) before touching any task.
+//! itself, so the handler checks the parent explicitly through the one access path (`viewset_core::access`): it
+//! admits the request under `ProjectViewSet`'s permissions and fetches the project through its tenant policy (another tenant's project is a 404) before touching any task.
 
 use axum::Json;
 use axum::extract::Path;
@@ -8,7 +8,9 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
 use serde::Deserialize;
-use viewset_core::{ApiError, JsonBody, Lookup, Operation, RequestContext, admit, fetch};
+use viewset_core::access::{self, Lookup};
+use viewset_core::actions::JsonBody;
+use viewset_core::{ApiError, Operation, RequestContext};
 
 use crate::entities::{project, task};
 use crate::viewsets::ProjectViewSet;
@@ -19,8 +21,8 @@ async fn parent(
     project_id: &str,
     operation: Operation,
 ) -> Result<project::Model, ApiError> {
-    admit::<ProjectViewSet>(request, operation)?;
-    fetch::<ProjectViewSet>(&Lookup::parse::<ProjectViewSet>(project_id)?, request).await
+    access::admit::<ProjectViewSet>(request, operation)?;
+    access::fetch_visible::<ProjectViewSet>(request, &Lookup::parse::<ProjectViewSet>(project_id)?).await
 }
 
 /// `GET /api/projects/{project_id}/tasks`.

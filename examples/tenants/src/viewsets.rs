@@ -7,7 +7,9 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, Select, Set,
 };
 use viewset_core::prelude::*;
-use viewset_core::{Filters, Permission, required_condition};
+use viewset_core::Permission;
+use viewset_core::query::Filters;
+use viewset_core::access::required_condition;
 
 use crate::entities::{note, project};
 
@@ -87,7 +89,7 @@ impl Hooks for NoteViewSet {
     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<note::Entity>, ApiError> {
         let owner = request.principal.user_id.clone().unwrap_or_default();
         let mine = Condition::all().add(note::Column::Owner.eq(owner));
-        Ok(viewset_core::base_queryset::<Self>(request, filters)?.filter(mine))
+        Ok(viewset_core::viewset::base_queryset::<Self>(request, filters)?.filter(mine))
     }
 
     fn before_create(request: &RequestContext, model: &mut note::ActiveModel) -> Result<(), ApiError> {

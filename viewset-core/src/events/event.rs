@@ -3,8 +3,8 @@
 use sea_orm::{EntityName, EntityTrait, Iterable, ModelTrait, PrimaryKeyToColumn, Value};
 use serde::{Deserialize, Serialize};
 
-use crate::columns::field_name;
-use crate::{ModelOf, ViewSet};
+use crate::query::columns::field_name;
+use crate::viewset::{ModelOf, ViewSet};
 
 /// What happened to a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,7 +16,8 @@ pub use bus::EventBus;
 pub use event::{Action, ChangeEvent};
 pub use stream::stream_route;
 
-use crate::{ModelOf, RequestContext, ViewSet};
+use crate::request::RequestContext;
+use crate::viewset::{ModelOf, ViewSet};
 
 /// Publishes a lifecycle event of `record` for `V` (call it after your transaction commits).
 pub fn publish<V: ViewSet>(request: &RequestContext, action: Action, record: &ModelOf<V>) {

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
-use crate::RequestContext;
+use crate::request::RequestContext;
 
 /// What one view may see of one event.
 #[derive(Debug, Clone, PartialEq)]
@@ -120,7 +120,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::{Operation, Principal};
+    use crate::access::{Operation, Principal};
 
     async fn context(user: &str, resume: Option<&str>) -> RequestContext {
         let db = sea_orm::Database::connect("sqlite::memory:").await.expect("sqlite");

@@ -24,9 +24,10 @@ use super::bus::Sequenced;
 use super::shared_views::{Membership, Outcome};
 use super::visibility::{could_see_deleted, visible_record};
 use super::{Action, EventBus};
-use crate::policy::required_condition;
-use crate::visibility::visible;
-use crate::{Hooks, Operation, ReadSchema, RequestContext, admit};
+use crate::access::{self, Operation, required_condition, visible};
+use crate::request::RequestContext;
+use crate::schema::ReadSchema;
+use crate::viewset::Hooks;
 
 /// Frames buffered per subscriber before it counts as slow.
 const FRAMES: usize = 64;
@@ -34,7 +35,7 @@ const FRAMES: usize = 64;
 /// The stream route of `V`.
 pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
     let admitted =
-        admit::<V>(&mut request, Operation::Stream).and_then(|()| required_condition::<V>(&request).map(|_| ()));
+        access::admit::<V>(&mut request, Operation::Stream).and_then(|()| required_condition::<V>(&request).map(|_| ()));
     if let Err(err) = admitted {
         return err.into_response();
     }

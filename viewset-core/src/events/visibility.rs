@@ -1,53 +1,25 @@
-//! Who may see an event: the record is loaded through the subscriber's own view (`get_queryset`, the row
-//! policies, object permissions); a deleted row, which can no longer be loaded, is checked by running the same
-//! query over a one-row common table expression holding its last state, named like the table.
+//! Who may see an event: the record is loaded through the subscriber's own view ([`access::fetch_where`]: the
+//! scoped query and object permissions); a deleted row, which can no longer be loaded, is checked by running the
+//! subscriber's [`access::scoped_query`] over a one-row common table expression holding its last state, named like
+//! the table.
 
 use sea_orm::sea_query::{Alias, CommonTableExpression, Expr, PostgresQueryBuilder, SqliteQueryBuilder, WithClause};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DbBackend, EntityName, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn,
-    QueryFilter, QueryTrait, Statement, Value,
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityName, EntityTrait, IdenStatic, Iterable,
+    PrimaryKeyToColumn, QueryTrait, Statement, Value,
 };
 
-use crate::columns::field_name;
-use crate::policy::required_condition;
-use crate::value::parse_value;
-use crate::{ApiError, Filters, Hooks, ModelOf, RequestContext};
+use crate::access;
+use crate::error::ApiError;
+use crate::query::Filters;
+use crate::query::columns::field_name;
+use crate::query::value::from_json;
+use crate::request::RequestContext;
+use crate::viewset::handlers::db_err;
+use crate::viewset::{Hooks, ModelOf};
 
 fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Option<Value> {
-    let ty = column.def().get_column_type().clone();
-    let text = match json {
-        serde_json::Value::Null => return Some(null_of(&ty)),
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    parse_value(&ty, &text).ok()
-}
-
-/// A typed NULL, so PostgreSQL knows the column type of the expression table.
-fn null_of(ty: &sea_orm::sea_query::ColumnType) -> Value {
-    use sea_orm::sea_query::ColumnType as T;
-    match ty {
-        T::TinyInteger => Value::TinyInt(None),
-        T::SmallInteger => Value::SmallInt(None),
-        T::Integer => Value::Int(None),
-        T::BigInteger => Value::BigInt(None),
-        T::Float => Value::Float(None),
-        T::Double => Value::Double(None),
-        T::Boolean => Value::Bool(None),
-        T::Date => Value::ChronoDate(None),
-        T::DateTime | T::Timestamp => Value::ChronoDateTime(None),
-        T::TimestampWithTimeZone => Value::ChronoDateTimeUtc(None),
-        _ => Value::String(None),
-    }
-}
-
-/// The base query of `V` for this subscriber: `get_queryset` and the row policies.
-fn scoped<V: Hooks>(request: &RequestContext) -> Result<sea_orm::Select<V::Entity>, ApiError> {
-    let mut select = V::get_queryset(request, &Filters::new())?;
-    if let Some(required) = required_condition::<V>(request)? {
-        select = select.filter(required);
-    }
-    Ok(select)
+    from_json(column.def().get_column_type(), json).ok()
 }
 
 /// The record with primary key `pk`, as this subscriber may see it now (`None`: not visible).
@@ -61,13 +33,16 @@ pub async fn visible_record<V: Hooks>(
         (_, serde_json::Value::Array(vs)) => vs.iter().collect(),
         _ => return Ok(None),
     };
-    let mut select = scoped::<V>(request)?;
+    let mut condition = Condition::all();
     for (col, value) in keys.into_iter().zip(values) {
         let Some(v) = typed(col, value) else { return Ok(None) };
-        select = select.filter(col.eq(v));
+        condition = condition.add(col.eq(v));
     }
-    let Some(model) = select.one(&request.db).await.map_err(crate::handlers::db_err::<V>)? else { return Ok(None) };
-    Ok(V::check_object_permissions(request, &model).is_ok().then_some(model))
+    match access::fetch_where::<V>(request, condition, V::permission_classes).await {
+        Ok(model) => Ok(Some(model)),
+        Err(ApiError::NotFound | ApiError::PermissionDenied(_)) => Ok(None),
+        Err(err) => Err(err),
+    }
 }
 
 /// Whether this subscriber could see the row `snapshot` (the last state of a deleted record).
@@ -86,7 +61,7 @@ pub async fn could_see_deleted<V: Hooks>(
     }
     let mut cte = CommonTableExpression::new();
     cte.query(row).table_name(Alias::new(table));
-    let mut query = scoped::<V>(request)?.into_query();
+    let mut query = access::scoped_query::<V>(request, &Filters::new())?.into_query();
     query.clear_selects().expr(Expr::val(1)).limit(1);
     let with = query.with(WithClause::new().cte(cte).to_owned());
     let backend = request.db.get_database_backend();
@@ -98,6 +73,6 @@ pub async fn could_see_deleted<V: Hooks>(
         .db
         .query_one_raw(Statement::from_sql_and_values(backend, sql, values))
         .await
-        .map_err(crate::handlers::db_err::<V>)?;
+        .map_err(db_err::<V>)?;
     Ok(found.is_some())
 }

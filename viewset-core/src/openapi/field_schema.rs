@@ -7,13 +7,13 @@ use utoipa::openapi::{RefOr, schema::ArrayBuilder};
 /// (an active enum, a newtype) to use them in a `#[derive(ModelSchema)]` model.
 ///
 /// ```
-/// use viewset_core::FieldSchema;
+/// use viewset_core::openapi::FieldSchema;
 /// let schema = serde_json::to_value(<Option<i32> as FieldSchema>::field_schema()).unwrap();
 /// assert!(schema.to_string().contains("null"));
 /// ```
 #[diagnostic::on_unimplemented(
     message = "field type `{Self}` has no OpenAPI schema",
-    note = "implement `viewset_core::FieldSchema` for `{Self}` to use it in a `#[derive(ModelSchema)]` model"
+    note = "implement `viewset_core::openapi::FieldSchema` for `{Self}` to use it in a `#[derive(ModelSchema)]` model"
 )]
 pub trait FieldSchema {
     /// The schema.

@@ -6,7 +6,9 @@ use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
 use super::shapes::{component, envelope, validation_error};
-use crate::{CreateSchema, Hooks, Paginator, UpdateSchema};
+use crate::pagination::Paginator;
+use crate::schema::{CreateSchema, UpdateSchema};
+use crate::viewset::Hooks;
 
 const JSON: &str = "application/json";
 const LOOKUPS: &[&str] = &["gt", "gte", "lt", "lte", "in", "isnull", "contains", "icontains"];
@@ -79,8 +81,8 @@ fn list_parameters<V: Hooks>() -> Vec<utoipa::openapi::path::Parameter> {
     }
     if has("OrderingFilter") {
         let allowed = match config.ordering_fields {
-            crate::OrderingFields::All => "any field".to_string(),
-            crate::OrderingFields::Only(list) => list.join(", "),
+            crate::viewset::OrderingFields::All => "any field".to_string(),
+            crate::viewset::OrderingFields::Only(list) => list.join(", "),
         };
         params.push(query(
             "ordering",
@@ -108,7 +110,7 @@ fn body(schema: RefOr<Schema>) -> Option<utoipa::openapi::request_body::RequestB
 /// Every path of `V`: the CRUD routes and the custom actions.
 pub fn viewset_paths<V: Hooks>() -> Paths {
     let prefix = V::prefix();
-    let base = crate::paths::base(&prefix);
+    let base = crate::registration::paths::base(&prefix);
     let mut paths = Paths::new();
     let list = operation::<V>("list", "List records")
         .parameters(Some(list_parameters::<V>()))
@@ -120,10 +122,10 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         .response("400", response("Foreign-key violation.", component("Error")))
         .response("409", response("Uniqueness violation.", component("Error")))
         .response("422", response("Invalid body.", validation_error()));
-    paths.add_path_operation(crate::paths::collection(base), vec![HttpMethod::Get], list);
-    paths.add_path_operation(crate::paths::collection(base), vec![HttpMethod::Post], create);
+    paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Get], list);
+    paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Post], create);
 
-    let detail = crate::paths::detail(base);
+    let detail = crate::registration::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));
     let invalid_id = || response("Invalid identifier.", component("Error"));
     let retrieve = operation::<V>("retrieve", "Retrieve a record")
@@ -159,10 +161,10 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
             .content("text/event-stream", Content::new(Some(ObjectBuilder::new().schema_type(Type::String))))
             .build();
         let stream = operation::<V>("stream", "Stream record lifecycle events").response("200", events);
-        paths.add_path_operation(crate::paths::stream(base), vec![HttpMethod::Get], stream);
+        paths.add_path_operation(crate::registration::paths::stream(base), vec![HttpMethod::Get], stream);
     }
     for action in V::actions() {
-        let path = crate::paths::action(base, action.detail, action.path);
+        let path = crate::registration::paths::action(base, action.detail, action.path);
         for method in action.methods {
             let returns = action.response_schema.map_or_else(|| ObjectBuilder::new().into(), |schema| schema());
             let mut op = operation::<V>(&format!("{}_{}", action.name, method.to_ascii_lowercase()), action.name)

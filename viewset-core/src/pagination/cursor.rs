@@ -8,11 +8,14 @@ use serde::Serialize;
 
 use super::cursor_token::CursorToken;
 use super::{PageBody, PageQuery, Paginator, Window, list_items};
-use crate::columns::field_name;
-use crate::list_query::OrderTerm;
-use crate::ordering::apply_order;
-use crate::value::parse_value;
-use crate::{ApiError, Config, Direction, ModelOf, QueryParams, RequestContext, ViewSet};
+use crate::query::columns::field_name;
+use crate::query::OrderTerm;
+use crate::query::ordering::apply_order;
+use crate::query::value::parse_value;
+use crate::error::ApiError;
+use crate::query::QueryParams;
+use crate::request::RequestContext;
+use crate::viewset::{Config, Direction, ModelOf, ViewSet};
 
 /// `?cursor=&limit=` and `{next, previous, results}`; `next`/`previous` are relative URLs (path and query) or null.
 /// A cursor is only valid for the ordering it was made with.
@@ -59,7 +62,7 @@ impl Paginator for CursorPagination {
             .limit(page.limit + 1)
             .all(&request.db)
             .await
-            .map_err(crate::handlers::db_err::<V>)?;
+            .map_err(crate::viewset::handlers::db_err::<V>)?;
         let more = rows.len() as u64 > page.limit;
         rows.truncate(page.limit as usize);
         if backwards {

@@ -1,15 +1,19 @@
 //! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}`.
 
 use super::{Page, PageBody, PageQuery, Paginator, Window, fetch_counted, list_items};
-use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
+use crate::error::ApiError;
+use crate::query::QueryParams;
+use crate::request::RequestContext;
+use crate::viewset::{Config, ViewSet};
 
 /// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (≥ 0).
 ///
 /// ```
-/// use viewset_core::{LimitOffsetPagination, Paginator, QueryParams};
+/// use viewset_core::pagination::{LimitOffsetPagination, Paginator};
+/// use viewset_core::query::QueryParams;
 /// # let config = viewset_core::Config { name: "", model_name: "", prefix: "", tags: &[], lookup_field: "id", ai_exposed: true,
 /// #     stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[], search_fields: &[],
-/// #     ordering_fields: viewset_core::OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
+/// #     ordering_fields: viewset_core::viewset::OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 /// #     staff_only_fields: &[], filter_backends: &[], module: "" };
 /// let w = LimitOffsetPagination::window(&QueryParams::parse(Some("offset=40")), &config).unwrap();
 /// assert_eq!((w.limit, w.offset), (20, 40));

@@ -12,10 +12,14 @@ use std::future::Future;
 use sea_orm::{EntityTrait, PaginatorTrait, QuerySelect, Select};
 use serde::Serialize;
 
-use crate::list_query::OrderTerm;
-use crate::ordering::apply_order;
-use crate::visibility::Items;
-use crate::{ApiError, Config, ModelOf, QueryParams, ReadSchema, RequestContext, ViewSet};
+use crate::query::OrderTerm;
+use crate::query::ordering::apply_order;
+use crate::access::fields::Items;
+use crate::error::ApiError;
+use crate::query::QueryParams;
+use crate::request::RequestContext;
+use crate::schema::ReadSchema;
+use crate::viewset::{Config, ModelOf, ViewSet};
 
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
@@ -61,24 +65,26 @@ pub struct PageQuery<E: EntityTrait> {
 /// the API documentation can show them (anything else you add to the body is documented as free-form).
 ///
 /// ```
-/// use viewset_core::{ApiError, Config, PageBody, PageQuery, Paginator, QueryParams, RequestContext, ViewSet, Window};
+/// use viewset_core::{ApiError, Config, RequestContext, ViewSet};
+/// use viewset_core::pagination::{PageBody, PageQuery, Paginator, Window};
+/// use viewset_core::query::QueryParams;
 /// /// Like limit/offset, but only `{"items": [...]}`.
 /// struct ItemsOnly;
 /// impl Paginator for ItemsOnly {
 ///     const PARAMETERS: &'static [&'static str] = &["limit", "offset"];
 ///     const RESPONSE_FIELDS: &'static [&'static str] = &["items"];
 ///     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
-///         viewset_core::LimitOffsetPagination::window(query, config)
+///         viewset_core::pagination::LimitOffsetPagination::window(query, config)
 ///     }
 ///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
-///         let rows = viewset_core::fetch_rows::<V>(page, &request.db).await?;
-///         PageBody::new(&serde_json::json!({ "items": viewset_core::list_items::<V>(rows, request) }))
+///         let rows = viewset_core::pagination::fetch_rows::<V>(page, &request.db).await?;
+///         PageBody::new(&serde_json::json!({ "items": viewset_core::pagination::list_items::<V>(rows, request) }))
 ///     }
 /// }
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a pagination class",
-    note = "pagination_class takes a type implementing `viewset_core::Paginator`: LimitOffsetPagination, PageNumberPagination or CursorPagination"
+    note = "pagination_class takes a type implementing `viewset_core::pagination::Paginator`: LimitOffsetPagination, PageNumberPagination or CursorPagination"
 )]
 pub trait Paginator: Send + Sync + 'static {
     /// Query parameters it reads.
@@ -101,7 +107,7 @@ pub async fn fetch_rows<V: ViewSet>(
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let select = apply_order(page.select, &page.order, false).offset(page.offset).limit(page.limit);
     // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
-    Box::pin(select.all(db)).await.map_err(crate::handlers::db_err::<V>)
+    Box::pin(select.all(db)).await.map_err(crate::viewset::handlers::db_err::<V>)
 }
 
 /// The ordered rows of a page window and the size of the filtered set. The two queries run concurrently (each on
@@ -121,7 +127,7 @@ pub async fn count_rows<V: ViewSet>(
     select: Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<u64, ApiError> {
-    Box::pin(select.count(db)).await.map_err(crate::handlers::db_err::<V>)
+    Box::pin(select.count(db)).await.map_err(crate::viewset::handlers::db_err::<V>)
 }
 
 /// Rows as the list representation, without the fields hidden from this caller.

@@ -5,13 +5,13 @@ use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
-use crate::ApiError;
+use crate::error::ApiError;
 
-/// A serialized JSON response body, returned by [`crate::Paginator::paginate`]. Built from any `Serialize` value
+/// A serialized JSON response body, returned by [`crate::pagination::Paginator::paginate`]. Built from any `Serialize` value
 /// (a typed envelope, or `serde_json::json!` for free-form metadata) without going through a JSON tree.
 ///
 /// ```
-/// let body = viewset_core::PageBody::new(&serde_json::json!({"items": [1, 2]})).unwrap();
+/// let body = viewset_core::pagination::PageBody::new(&serde_json::json!({"items": [1, 2]})).unwrap();
 /// assert_eq!(body.as_bytes(), br#"{"items":[1,2]}"#);
 /// ```
 #[derive(Debug, Clone)]

@@ -3,7 +3,10 @@
 use serde::Serialize;
 
 use super::{PageBody, PageQuery, Paginator, Window, fetch_counted, list_items};
-use crate::{ApiError, Config, QueryParams, RequestContext, ViewSet};
+use crate::error::ApiError;
+use crate::query::QueryParams;
+use crate::request::RequestContext;
+use crate::viewset::{Config, ViewSet};
 
 /// `page` (≥ 1, default 1) and `page_size` (1..=`max_limit`, default `default_limit`). A page past the last one is
 /// a 404 (the first page always exists, even when empty).

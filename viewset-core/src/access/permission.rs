@@ -1,6 +1,7 @@
 //! Permissions: synchronous checks run before the query (request level) and on a fetched record (object level).
 
-use crate::{ApiError, RequestContext};
+use crate::error::ApiError;
+use crate::request::RequestContext;
 
 /// A permission class. Both checks are synchronous; deny by returning `false`.
 ///
@@ -76,7 +77,7 @@ impl Permission for IsAuthenticatedOrReadOnly {
 /// Denial happens per request; the routes stay registered.
 ///
 /// ```
-/// use viewset_core::OperationPermission;
+/// use viewset_core::access::OperationPermission;
 /// const READ_ONLY: OperationPermission = OperationPermission::allow(&["read"]);
 /// ```
 #[derive(Debug, Clone, Copy)]

@@ -13,7 +13,7 @@ impl OrderingFields {
     /// Whether `field` may be ordered by.
     ///
     /// ```
-    /// use viewset_core::OrderingFields;
+    /// use viewset_core::viewset::OrderingFields;
     /// assert!(OrderingFields::Only(&["id"]).allows("id"));
     /// assert!(!OrderingFields::Only(&["id"]).allows("title"));
     /// ```
@@ -38,7 +38,7 @@ impl Direction {
     /// The other direction.
     ///
     /// ```
-    /// assert_eq!(viewset_core::Direction::Asc.reversed(), viewset_core::Direction::Desc);
+    /// assert_eq!(viewset_core::viewset::Direction::Asc.reversed(), viewset_core::viewset::Direction::Desc);
     /// ```
     pub fn reversed(self) -> Self {
         match self {
@@ -51,7 +51,7 @@ impl Direction {
 /// A ViewSet's configuration; the derive fills it from the attributes with the spec's defaults.
 ///
 /// ```
-/// use viewset_core::{Config, OrderingFields};
+/// use viewset_core::viewset::{Config, OrderingFields};
 /// const C: Config = Config { name: "PostViewSet", model_name: "Post", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
 ///     ai_exposed: true, stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,

@@ -2,7 +2,7 @@
 
 use sea_orm::{EntityTrait, Select};
 
-use crate::Direction;
+use crate::viewset::Direction;
 
 /// Whether a client's `ordering` parameter was applied; decides whether the default ordering applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -42,8 +42,8 @@ impl<E: EntityTrait> Clone for OrderTerm<E> {
 /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
 /// #   impl ActiveModelBehavior for ActiveModel {} }
 /// use sea_orm::EntityTrait;
-/// let q = viewset_core::ListQuery::new(cake::Entity::find());
-/// assert_eq!(q.ordering, viewset_core::OrderingState::NotRequested);
+/// let q = viewset_core::query::ListQuery::new(cake::Entity::find());
+/// assert_eq!(q.ordering, viewset_core::query::OrderingState::NotRequested);
 /// ```
 #[derive(Debug, Clone)]
 pub struct ListQuery<E: EntityTrait> {

@@ -10,11 +10,14 @@ use std::collections::BTreeMap;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter, Select};
 
-use crate::columns::column;
-use crate::list_query::ListQuery;
-use crate::text_match::{Wildcards, text_match};
-use crate::value::{is_null_word, is_ordered, is_text, parse_bool, parse_value};
-use crate::{ApiError, RequestContext, ViewSet};
+use super::columns::column;
+use super::list_query::ListQuery;
+use super::lookups::FilterLookup;
+use super::text_match::{Wildcards, text_match};
+use super::value::{is_integer, is_null_word, parse_bool, parse_value};
+use crate::error::ApiError;
+use crate::request::RequestContext;
+use crate::viewset::ViewSet;
 
 /// Exact-match filters the router passes to `list`: field name → raw query value.
 pub type Filters = BTreeMap<String, String>;
@@ -22,7 +25,8 @@ pub type Filters = BTreeMap<String, String>;
 /// A filter backend: builds (never runs) the list query from the request. Runs synchronously.
 ///
 /// ```
-/// use viewset_core::{ApiError, FilterBackend, ListQuery, RequestContext, ViewSet};
+/// use viewset_core::query::{FilterBackend, ListQuery};
+/// use viewset_core::{ApiError, RequestContext, ViewSet};
 /// /// Hides drafts from everyone (an application backend).
 /// struct Nothing;
 /// impl FilterBackend for Nothing {
@@ -34,7 +38,7 @@ pub type Filters = BTreeMap<String, String>;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a filter backend",
     label = "not a filter backend",
-    note = "filter_backends takes types implementing `viewset_core::FilterBackend`: ServiceFilterBackend, SearchFilter, OrderingFilter"
+    note = "filter_backends takes types implementing `viewset_core::query::FilterBackend`: ServiceFilterBackend, SearchFilter, OrderingFilter"
 )]
 pub trait FilterBackend {
     /// Adds this backend's conditions or ordering to the query.
@@ -59,12 +63,17 @@ impl FilterBackend for ServiceFilterBackend {
         let allowed = V::CONFIG.filterable_fields;
         let backend = request.db.get_database_backend();
         for (key, raw) in request.query.iter() {
-            let (field, lookup) = key.split_once("__").unwrap_or((key, "exact"));
+            let (field, lookup) = FilterLookup::split(key);
             if !allowed.contains(&field) || !request.may_query(field) {
                 continue;
             }
             let col = column::<V::Entity>(field)
                 .ok_or_else(|| ApiError::input(["query", key], format!("Unknown field `{field}`"), "unknown_field"))?;
+            let Some(lookup) = lookup else {
+                let suffix = key.split_once("__").map_or("", |(_, suffix)| suffix);
+                let msg = format!("unsupported lookup `{suffix}`");
+                return Err(ApiError::input(["query", key], msg, "unsupported_lookup"));
+            };
             query.select = apply_lookup(query.select, col, lookup, raw, key, backend)?;
         }
         Ok(query)
@@ -79,7 +88,7 @@ pub fn apply_exact_filters<E: EntityTrait>(
 ) -> Result<Select<E>, ApiError> {
     for (field, raw) in filters {
         if let Some(col) = column::<E>(field) {
-            select = apply_lookup(select, col, "exact", raw, field, backend)?;
+            select = apply_lookup(select, col, FilterLookup::Exact, raw, field, backend)?;
         }
     }
     Ok(select)
@@ -89,7 +98,7 @@ pub fn apply_exact_filters<E: EntityTrait>(
 fn apply_lookup<E: EntityTrait>(
     select: Select<E>,
     col: E::Column,
-    lookup: &str,
+    lookup: FilterLookup,
     raw: &str,
     param: &str,
     backend: DbBackend,
@@ -98,40 +107,41 @@ fn apply_lookup<E: EntityTrait>(
     let ty = def.get_column_type();
     let bad = |msg: String, kind: &str| ApiError::input(["query", param], msg, kind);
     let value = |raw: &str| parse_value(ty, raw).map_err(|msg| bad(msg, "value_error"));
+    if !lookup.applies_to(ty) {
+        let name = lookup.name();
+        let msg = match lookup {
+            FilterLookup::Contains | FilterLookup::IContains => format!("lookup `{name}` needs a text field"),
+            _ => format!("lookup `{name}` is not supported on this field"),
+        };
+        return Err(bad(msg, "unsupported_lookup"));
+    }
     let condition: Expr = match lookup {
-        "exact" if is_null_word(raw) => col.is_null(),
-        "exact" => col.eq(value(raw)?),
-        "gt" | "gte" | "lt" | "lte" => {
-            if !is_ordered(ty) {
-                return Err(bad(format!("lookup `{lookup}` is not supported on this field"), "unsupported_lookup"));
-            }
+        FilterLookup::Exact if is_null_word(raw) => col.is_null(),
+        FilterLookup::Exact => col.eq(value(raw)?),
+        FilterLookup::Gt | FilterLookup::Gte | FilterLookup::Lt | FilterLookup::Lte => {
             let v = comparable(ty, raw, lookup).map_err(|msg| bad(msg, "value_error"))?;
             match lookup {
-                "gt" => col.gt(v),
-                "gte" => col.gte(v),
-                "lt" => col.lt(v),
+                FilterLookup::Gt => col.gt(v),
+                FilterLookup::Gte => col.gte(v),
+                FilterLookup::Lt => col.lt(v),
                 _ => col.lte(v),
             }
         }
-        "in" => {
+        FilterLookup::In => {
             let values =
                 raw.split(',').map(str::trim).filter(|s| !s.is_empty()).map(value).collect::<Result<Vec<_>, _>>()?;
             col.is_in(values)
         }
-        "isnull" => match parse_bool(raw) {
+        FilterLookup::IsNull => match parse_bool(raw) {
             Some(true) => col.is_null(),
             Some(false) => col.is_not_null(),
             None => {
                 return Err(bad("Input should be a valid boolean (true/false, yes/no, 1/0)".into(), "bool_parsing"));
             }
         },
-        "contains" | "icontains" => {
-            if !is_text(ty) {
-                return Err(bad(format!("lookup `{lookup}` needs a text field"), "unsupported_lookup"));
-            }
-            text_match(col, raw, Wildcards::Literal, lookup == "icontains", backend)
+        FilterLookup::Contains | FilterLookup::IContains => {
+            text_match(col, raw, Wildcards::Literal, lookup == FilterLookup::IContains, backend)
         }
-        other => return Err(bad(format!("unsupported lookup `{other}`"), "unsupported_lookup")),
     };
     Ok(select.filter(condition))
 }
@@ -139,22 +149,10 @@ fn apply_lookup<E: EntityTrait>(
 /// A comparison operand of the column's own type. The spec coerces a value with a dot to a float; on an integer
 /// column the float is rounded to the equivalent integer bound (`views > 2.5` is `views > 2`, `views >= 2.5` is
 /// `views >= 3`), so the parameter keeps the column's type (PostgreSQL rejects a float bound to an integer).
-fn comparable(ty: &sea_orm::sea_query::ColumnType, raw: &str, lookup: &str) -> Result<sea_orm::Value, String> {
-    use sea_orm::sea_query::ColumnType as T;
-    let integer = matches!(
-        ty,
-        T::TinyInteger
-            | T::SmallInteger
-            | T::Integer
-            | T::BigInteger
-            | T::TinyUnsigned
-            | T::SmallUnsigned
-            | T::Unsigned
-            | T::BigUnsigned
-    );
-    if integer && raw.contains('.') {
+fn comparable(ty: &sea_orm::sea_query::ColumnType, raw: &str, lookup: FilterLookup) -> Result<sea_orm::Value, String> {
+    if is_integer(ty) && raw.contains('.') {
         let f = raw.trim().parse::<f64>().ok().filter(|f| f.is_finite()).ok_or("Input should be a valid number")?;
-        let bound = if matches!(lookup, "gt" | "lte") { f.floor() } else { f.ceil() };
+        let bound = if matches!(lookup, FilterLookup::Gt | FilterLookup::Lte) { f.floor() } else { f.ceil() };
         if bound.abs() > 9.0e15 {
             return Err("Input is out of range for this field".into());
         }

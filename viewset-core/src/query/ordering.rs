@@ -4,9 +4,12 @@
 use sea_orm::sea_query::NullOrdering;
 use sea_orm::{ColumnTrait, EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
 
-use crate::columns::column;
-use crate::list_query::OrderTerm;
-use crate::{ApiError, Direction, FilterBackend, ListQuery, OrderingState, RequestContext, ViewSet};
+use crate::query::columns::column;
+use crate::query::OrderTerm;
+use crate::error::ApiError;
+use crate::query::{FilterBackend, ListQuery, OrderingState};
+use crate::request::RequestContext;
+use crate::viewset::{Direction, ViewSet};
 
 /// Client ordering over `ordering_fields`: comma-separated terms, `-` for descending. Terms outside the
 /// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec).

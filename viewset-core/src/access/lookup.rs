@@ -1,10 +1,13 @@
 //! The detail identifier `{pk}`: parsed into the lookup field's own Rust type, so the bound value always matches
 //! the column (an `i64` bound to an `INTEGER` key fails on PostgreSQL).
 
+use axum::extract::Path;
+use axum::extract::rejection::PathRejection;
 use sea_orm::Value;
 use serde::de::DeserializeOwned;
 
-use crate::ApiError;
+use crate::error::ApiError;
+use crate::viewset::ViewSet;
 
 /// A parsed detail identifier: the raw path segment and the typed value.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,8 +20,29 @@ pub struct Lookup {
 
 impl Lookup {
     /// Parses a detail identifier for `V` (400 when it is not one).
-    pub fn parse<V: crate::ViewSet>(raw: &str) -> Result<Lookup, ApiError> {
+    ///
+    /// ```
+    /// # mod post { use sea_orm::entity::prelude::*;
+    /// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+    /// #   #[sea_orm(table_name = "posts")]
+    /// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32 }
+    /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+    /// #   impl ActiveModelBehavior for ActiveModel {} }
+    /// use viewset_core::{ModelViewSet, access::Lookup};
+    /// #[derive(ModelViewSet)]
+    /// #[viewset(model = post::Entity)]
+    /// pub struct Posts;
+    /// assert_eq!(Lookup::parse::<Posts>("7").unwrap().value, sea_orm::Value::Int(Some(7)));
+    /// assert!(Lookup::parse::<Posts>("seven").is_err());
+    /// ```
+    pub fn parse<V: ViewSet>(raw: &str) -> Result<Lookup, ApiError> {
         Ok(Lookup { value: V::lookup_value(raw)?, raw: raw.to_string() })
+    }
+
+    /// The `{pk}` segment of a detail route (400 when it is missing or not an identifier of `V`).
+    pub fn from_path<V: ViewSet>(path: Result<Path<String>, PathRejection>) -> Result<Lookup, ApiError> {
+        let Path(raw) = path.map_err(|e| ApiError::InvalidId(e.body_text()))?;
+        Ok(Lookup { value: V::lookup_value(&raw)?, raw })
     }
 }
 

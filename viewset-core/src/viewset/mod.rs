@@ -1,12 +1,23 @@
-//! The `ViewSet` trait: what `#[derive(ModelViewSet)]` implements.
+//! The ViewSet: a model plus its configuration ([`ViewSet`], [`Config`]), its overridable handlers and hooks
+//! ([`Hooks`]) and their default bodies ([`handlers`]). `#[derive(ModelViewSet)]` implements the first two.
+
+mod config;
+pub mod handlers;
+mod hooks;
 
 use sea_orm::{ActiveModelBehavior, ActiveModelTrait, EntityTrait, IntoActiveModel, Value};
 use serde::Serialize;
 
-use crate::{
-    ApiError, Config, CreateSchema, ListQuery, Paginator, Permission, ReadSchema, RequestContext, RowPolicy,
-    UpdateSchema,
-};
+pub use config::{Config, Direction, OrderingFields};
+pub use handlers::base_queryset;
+pub use hooks::Hooks;
+
+use crate::access::{Permission, RowPolicy};
+use crate::error::ApiError;
+use crate::pagination::Paginator;
+use crate::query::ListQuery;
+use crate::request::RequestContext;
+use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
 
 /// The model type of a ViewSet.
 pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;
@@ -60,16 +71,6 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
     /// Visits the `policy = [...]` row policies in order.
     fn row_policies(visit: &mut dyn FnMut(&dyn RowPolicy) -> Result<(), ApiError>) -> Result<(), ApiError>;
 
-    /// Runs `permission_classes` at request level (403 on the first denial).
-    fn check_permissions(request: &RequestContext) -> Result<(), ApiError> {
-        Self::permission_classes(&mut |p| crate::permission::check(p, request))
-    }
-
-    /// Runs `permission_classes` at object level on a fetched record.
-    fn check_object_permissions(request: &RequestContext, object: &ModelOf<Self>) -> Result<(), ApiError> {
-        Self::permission_classes(&mut |p| crate::permission::check_object(p, request, object))
-    }
-
     /// Runs `filter_backends` in order.
     fn filter_queryset(
         query: ListQuery<Self::Entity>,
@@ -80,7 +81,7 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
     fn register_actions<S>(router: axum::Router<S>) -> axum::Router<S>
     where
         S: Clone + Send + Sync + 'static,
-        crate::ServiceState: axum::extract::FromRef<S>;
+        crate::request::ServiceState: axum::extract::FromRef<S>;
 
     /// OpenAPI schema of the lookup field (the `{pk}` parameter).
     fn lookup_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
@@ -89,7 +90,7 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
     /// OpenAPI schema of a retrieved record.
     fn detail_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
     /// The custom actions of `#[viewset_core::actions]` (generated).
-    fn actions() -> Vec<crate::ActionInfo>;
+    fn actions() -> Vec<crate::actions::ActionInfo>;
 
     /// The public prefix: `prefix`, or `/` + the table name when it is empty.
     fn prefix() -> String {

@@ -9,8 +9,10 @@ use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 
 use crate::openapi::{error_components, viewset_paths};
-use crate::paths;
-use crate::{Hooks, ServiceState, include_viewset};
+use super::paths;
+use crate::registration::include_viewset;
+use crate::request::ServiceState;
+use crate::viewset::Hooks;
 
 /// One registered route.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,7 +263,7 @@ fn method_name(method: &HttpMethod) -> &'static str {
 /// The routes `include_viewset::<V>` registers.
 pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
     let prefix = V::prefix();
-    let base = crate::paths::base(&prefix);
+    let base = crate::registration::paths::base(&prefix);
     let owner = V::CONFIG.name.to_string();
     let route = |method: &'static str, path: String, handler: &str| RouteInfo {
         method,

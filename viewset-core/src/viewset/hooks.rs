@@ -5,7 +5,11 @@ use std::future::Future;
 use axum::response::Response;
 use sea_orm::Select;
 
-use crate::{ApiError, Filters, Lookup, RequestContext, ViewSet, handlers};
+use super::{ViewSet, handlers};
+use crate::access::Lookup;
+use crate::error::ApiError;
+use crate::query::Filters;
+use crate::request::RequestContext;
 
 /// Handlers and hooks. `#[derive(ModelViewSet)]` implements it with every default; with `custom_hooks` in the
 /// attribute you implement it yourself and override what you need. A handler whose body you replace owns the
@@ -20,7 +24,7 @@ use crate::{ApiError, Filters, Lookup, RequestContext, ViewSet, handlers};
 /// #   impl ActiveModelBehavior for ActiveModel {} }
 /// use sea_orm::{ColumnTrait, QueryFilter, Select};
 /// use viewset_core::prelude::*;
-/// use viewset_core::Filters;
+/// use viewset_core::query::Filters;
 ///
 /// #[derive(ModelViewSet)]
 /// #[viewset(model = post::Entity, custom_hooks)]
@@ -29,7 +33,7 @@ use crate::{ApiError, Filters, Lookup, RequestContext, ViewSet, handlers};
 /// impl Hooks for PublishedPosts {
 ///     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<post::Entity>, ApiError> {
 ///         // Start from the base query so required filters are kept, then narrow it.
-///         let base = viewset_core::base_queryset::<Self>(request, filters)?;
+///         let base = viewset_core::viewset::base_queryset::<Self>(request, filters)?;
 ///         Ok(base.filter(post::Column::Published.eq(true)))
 ///     }
 /// }
@@ -41,13 +45,13 @@ use crate::{ApiError, Filters, Lookup, RequestContext, ViewSet, handlers};
 pub trait Hooks: ViewSet {
     /// Fields the router accepts as exact-match query filters (default: every model field).
     fn get_filter_fields() -> Vec<&'static str> {
-        crate::columns::column_names::<Self::Entity>()
+        crate::query::columns::column_names::<Self::Entity>()
     }
 
     /// Fields this caller may not see (default: `staff_only_fields` unless the principal is staff). Hidden fields
     /// are absent from responses, cannot be written, and are ignored for filtering, search and ordering.
     fn hidden_fields(request: &RequestContext) -> Vec<&'static str> {
-        crate::visibility::default_hidden_fields::<Self>(request)
+        crate::access::fields::default_hidden_fields::<Self>(request)
     }
 
     /// Builds (does not run) the base query of lists and detail lookups, with the router's `filters`.

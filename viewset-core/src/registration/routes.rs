@@ -7,9 +7,14 @@ use axum::extract::{FromRef, Path};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 
-use crate::body::json_body;
-use crate::visibility::{reject_restricted_keys, restricted_fields};
-use crate::{ApiError, Filters, Hooks, Lookup, Operation, Paginator, RequestContext, ServiceState};
+use crate::access::fields::reject_restricted_keys;
+use crate::access::{Lookup, Operation, admit};
+use crate::error::ApiError;
+use crate::pagination::Paginator;
+use crate::query::Filters;
+use crate::request::{RequestContext, ServiceState};
+use crate::schema::body::json_body;
+use crate::viewset::Hooks;
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
 /// Defining a ViewSet registers nothing; this does, and it neither applies migrations nor authenticates.
@@ -29,18 +34,18 @@ where
     ServiceState: FromRef<S>,
 {
     let prefix = V::prefix();
-    let base = crate::paths::base(&prefix);
+    let base = crate::registration::paths::base(&prefix);
     let collection: MethodRouter<S> = get(list_route::<V>).post(create_route::<V>).fallback(method_not_allowed);
     let detail: MethodRouter<S> =
         get(retrieve_route::<V>).patch(update_route::<V>).delete(delete_route::<V>).fallback(method_not_allowed);
     // The stream and collection actions first, then the `{pk}` routes (axum prefers static segments anyway).
     let router = if V::CONFIG.stream_enabled {
-        router.route(&crate::paths::stream(base), get(crate::events::stream_route::<V>).fallback(method_not_allowed))
+        router.route(&crate::registration::paths::stream(base), get(crate::events::stream_route::<V>).fallback(method_not_allowed))
     } else {
         router
     };
     let router = V::register_actions(router);
-    router.route(&crate::paths::collection(base), collection).route(&crate::paths::detail(base), detail)
+    router.route(&crate::registration::paths::collection(base), collection).route(&crate::registration::paths::detail(base), detail)
 }
 
 /// The JSON 405 of every generated path.
@@ -64,12 +69,6 @@ fn router_filters<V: Hooks>(request: &RequestContext) -> Filters {
         .collect()
 }
 
-fn lookup<V: Hooks>(path: Result<Path<String>, PathRejection>) -> Result<Lookup, ApiError> {
-    let Path(raw) = path.map_err(|e| ApiError::InvalidId(e.body_text()))?;
-    let value = V::lookup_value(&raw)?;
-    Ok(Lookup { raw, value })
-}
-
 /// The typed body, after refusing fields this caller may not write.
 fn body<T: serde::de::DeserializeOwned>(
     bytes: Result<Bytes, BytesRejection>,
@@ -78,16 +77,6 @@ fn body<T: serde::de::DeserializeOwned>(
     let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
     reject_restricted_keys(&bytes, &request.restricted_fields)?;
     json_body(&bytes)
-}
-
-/// Runs `V`'s permissions for `operation`, then works out what this caller may see and query. Generated routes
-/// call it first; a hand-written route reusing a ViewSet's rules calls it too.
-pub fn admit<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Result<(), ApiError> {
-    request.operation = operation;
-    V::check_permissions(request)?;
-    request.hidden_fields = V::hidden_fields(request);
-    request.restricted_fields = restricted_fields::<V>(&request.hidden_fields);
-    Ok(())
 }
 
 async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
@@ -106,7 +95,7 @@ async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: Result<Path
     respond(
         async {
             admit::<V>(&mut request, Operation::Retrieve)?;
-            V::retrieve(lookup::<V>(path)?, request).await
+            V::retrieve(Lookup::from_path::<V>(path)?, request).await
         }
         .await,
     )
@@ -131,7 +120,7 @@ async fn update_route<V: Hooks>(
     respond(
         async {
             admit::<V>(&mut request, Operation::Update)?;
-            let pk = lookup::<V>(path)?;
+            let pk = Lookup::from_path::<V>(path)?;
             let data = body(bytes, &request)?;
             V::update(pk, data, request).await
         }
@@ -143,7 +132,7 @@ async fn delete_route<V: Hooks>(mut request: RequestContext, path: Result<Path<S
     respond(
         async {
             admit::<V>(&mut request, Operation::Delete)?;
-            V::delete(lookup::<V>(path)?, request).await
+            V::delete(Lookup::from_path::<V>(path)?, request).await
         }
         .await,
     )

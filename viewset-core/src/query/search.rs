@@ -3,9 +3,12 @@
 
 use sea_orm::{Condition, QueryFilter};
 
-use crate::columns::column;
-use crate::text_match::{Wildcards, text_match};
-use crate::{ApiError, FilterBackend, ListQuery, RequestContext, ViewSet};
+use crate::query::columns::column;
+use crate::query::text_match::{Wildcards, text_match};
+use crate::error::ApiError;
+use crate::query::{FilterBackend, ListQuery};
+use crate::request::RequestContext;
+use crate::viewset::ViewSet;
 
 /// Substring search over `search_fields` (`?search=...`).
 #[derive(Debug, Clone, Copy, Default)]

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{Api, RegistrationError, Settings};
+use crate::registration::{Api, RegistrationError, Settings};
 
 /// A ViewSet known to the link-time registry. Created by the derive; not constructed by hand.
 #[derive(Debug)]
@@ -55,7 +55,7 @@ macro_rules! discover_viewsets {
     ($($module:ident)::+) => {{
         #[allow(unused_imports)]
         use $($module)::+ as _;
-        $crate::viewsets_in(&$crate::__private::resolve_module(::core::module_path!(), &[$(::core::stringify!($module)),+]))
+        $crate::registration::viewsets_in(&$crate::__private::resolve_module(::core::module_path!(), &[$(::core::stringify!($module)),+]))
     }};
 }
 

@@ -3,7 +3,7 @@
 use axum::body::Bytes;
 use serde::de::DeserializeOwned;
 
-use crate::{ApiError, InputError};
+use crate::error::{ApiError, InputError};
 
 /// Parses a JSON request body into `T`, mapping serde's errors to route-input errors at `["body", ...]`.
 ///
@@ -11,7 +11,7 @@ use crate::{ApiError, InputError};
 /// #[derive(serde::Deserialize, Debug)]
 /// #[serde(deny_unknown_fields)]
 /// struct B { n: i32 }
-/// let err = viewset_core::parse_json_body::<B>(&br#"{"n": "x"}"#[..]).unwrap_err();
+/// let err = viewset_core::schema::parse_json_body::<B>(&br#"{"n": "x"}"#[..]).unwrap_err();
 /// assert_eq!(err.status(), 422);
 /// ```
 pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {

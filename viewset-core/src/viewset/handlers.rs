@@ -1,21 +1,21 @@
-//! The default bodies of the handlers, as plain generic functions. Each can be called from an override.
+//! The default bodies of the handlers, as plain generic functions. Each can be called from an override; each
+//! decides access through [`crate::access`] (the route has already called [`access::admit`]).
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityName, EntityTrait, IntoActiveModel, QueryFilter, Select};
+use sea_orm::{ActiveModelTrait, EntityName, EntityTrait, IntoActiveModel, Select};
 use serde_json::json;
 
-use crate::columns::column;
+use super::{Hooks, ModelOf, ViewSet};
+use crate::access::{self, Lookup, stamp_tenant, visible};
+use crate::error::ApiError;
 use crate::events::{Action, ChangeEvent, publish};
-use crate::filter::apply_exact_filters;
-use crate::ordering::effective_order;
-use crate::policy::{required_condition, stamp_tenant};
-use crate::visibility::visible;
-use crate::{
-    ApiError, CreateSchema, Filters, Hooks, ListQuery, Lookup, ModelOf, PageQuery, Paginator, ReadSchema,
-    RequestContext, UpdateSchema, ViewSet,
-};
+use crate::pagination::{PageQuery, Paginator};
+use crate::query::ordering::effective_order;
+use crate::query::{Filters, apply_exact_filters};
+use crate::request::RequestContext;
+use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
 
 fn table<V: ViewSet>() -> &'static str {
     V::Entity::default().table_name()
@@ -30,39 +30,15 @@ pub fn base_queryset<V: Hooks>(request: &RequestContext, filters: &Filters) -> R
     apply_exact_filters(V::Entity::find(), filters, request.db.get_database_backend())
 }
 
-/// The record at `pk` as the caller may see it (through `get_queryset` and the row policies), after the ViewSet's
-/// object permissions.
-pub async fn fetch<V: Hooks>(pk: &Lookup, request: &RequestContext) -> Result<ModelOf<V>, ApiError> {
-    let model = fetch_scoped::<V>(pk, request).await?;
-    V::check_object_permissions(request, &model)?;
-    Ok(model)
-}
-
-/// The record at `pk` through `get_queryset` and the row policies (404 outside them), without object permissions.
-pub async fn fetch_scoped<V: Hooks>(pk: &Lookup, request: &RequestContext) -> Result<ModelOf<V>, ApiError> {
-    let col = column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
-    let mut select = V::get_queryset(request, &Filters::new())?;
-    if let Some(required) = required_condition::<V>(request)? {
-        select = select.filter(required);
-    }
-    // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
-    Box::pin(select.filter(col.eq(pk.value.clone())).one(&request.db))
-        .await
-        .map_err(db_err::<V>)?
-        .ok_or(ApiError::NotFound)
-}
-
-/// Default `list`: `get_queryset`, the filter backends, the effective ordering, then the paginator.
+/// Default `list`: [`access::scoped_list`] (`get_queryset`, the filter backends, the row policies), the
+/// effective ordering, then the paginator.
 pub async fn list<V: Hooks>(
     request: RequestContext,
     limit: u64,
     offset: u64,
     filters: Filters,
 ) -> Result<Response, ApiError> {
-    let mut query = V::filter_queryset(ListQuery::new(V::get_queryset(&request, &filters)?), &request)?;
-    if let Some(required) = required_condition::<V>(&request)? {
-        query.select = query.select.filter(required);
-    }
+    let query = access::scoped_list::<V>(&request, &filters)?;
     let order = effective_order::<V>(&query, &request);
     let page = PageQuery { select: query.select, order, limit, offset };
     Ok(V::Pagination::paginate::<V>(page, &request).await?.into_response())
@@ -70,7 +46,7 @@ pub async fn list<V: Hooks>(
 
 /// Default `retrieve`.
 pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
-    let model = fetch::<V>(&pk, &request).await?;
+    let model = access::fetch_visible::<V>(&request, &pk).await?;
     Ok(detail::<V>(model, &request, StatusCode::OK))
 }
 
@@ -97,7 +73,7 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
 
 /// Default `update`: only the sent fields are written; omitted fields keep their values.
 pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestContext) -> Result<Response, ApiError> {
-    let model = fetch::<V>(&pk, &request).await?;
+    let model = access::fetch_visible::<V>(&request, &pk).await?;
     data.validate()?;
     if data.is_empty() {
         return Ok(detail::<V>(model, &request, StatusCode::OK));
@@ -111,7 +87,7 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
 
 /// Default `delete`: 200 `{"deleted": true, "id": <primary key>}`.
 pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
-    let model = fetch::<V>(&pk, &request).await?;
+    let model = access::fetch_visible::<V>(&request, &pk).await?;
     let event = ChangeEvent::of::<V>(Action::Deleted, &model);
     let id = event.pk.clone();
     model.into_active_model().delete(&request.db).await.map_err(db_err::<V>)?;

@@ -3,7 +3,9 @@
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
-use crate::{ApiError, RequestContext, ViewSet};
+use crate::error::ApiError;
+use crate::request::RequestContext;
+use crate::viewset::ViewSet;
 
 /// Default visibility: `staff_only_fields` are hidden from everyone but staff.
 pub fn default_hidden_fields<V: ViewSet>(request: &RequestContext) -> Vec<&'static str> {

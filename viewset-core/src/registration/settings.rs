@@ -4,7 +4,7 @@
 /// `SERVICE_DEBUG`).
 ///
 /// ```
-/// let s = viewset_core::Settings::from_vars([("SERVICE_APPS".to_string(), "posts, accounts".to_string())]);
+/// let s = viewset_core::registration::Settings::from_vars([("SERVICE_APPS".to_string(), "posts, accounts".to_string())]);
 /// assert_eq!(s.apps, vec!["posts", "accounts"]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -29,11 +29,64 @@ pub fn is_ordered(column_type: &ColumnType) -> bool {
     !matches!(column_type, ColumnType::Boolean | ColumnType::Json | ColumnType::JsonBinary | ColumnType::Blob)
 }
 
+/// Whether the column holds integers (a float bound is rounded to the equivalent integer bound).
+pub fn is_integer(column_type: &ColumnType) -> bool {
+    matches!(
+        column_type,
+        ColumnType::TinyInteger
+            | ColumnType::SmallInteger
+            | ColumnType::Integer
+            | ColumnType::BigInteger
+            | ColumnType::TinyUnsigned
+            | ColumnType::SmallUnsigned
+            | ColumnType::Unsigned
+            | ColumnType::BigUnsigned
+    )
+}
+
+/// A typed NULL of the column's type (so PostgreSQL knows the type of a bound NULL).
+///
+/// ```
+/// use sea_orm::{Value, sea_query::ColumnType};
+/// assert_eq!(viewset_core::query::value::null_of(&ColumnType::Integer), Value::Int(None));
+/// ```
+pub fn null_of(column_type: &ColumnType) -> Value {
+    match column_type {
+        ColumnType::TinyInteger => Value::TinyInt(None),
+        ColumnType::SmallInteger => Value::SmallInt(None),
+        ColumnType::Integer => Value::Int(None),
+        ColumnType::BigInteger => Value::BigInt(None),
+        ColumnType::Float => Value::Float(None),
+        ColumnType::Double => Value::Double(None),
+        ColumnType::Boolean => Value::Bool(None),
+        ColumnType::Date => Value::ChronoDate(None),
+        ColumnType::DateTime | ColumnType::Timestamp => Value::ChronoDateTime(None),
+        ColumnType::TimestampWithTimeZone => Value::ChronoDateTimeUtc(None),
+        _ => Value::String(None),
+    }
+}
+
+/// Converts a JSON value (a record's field as serialized) to a value of the column's type; `null` is a typed NULL.
+///
+/// ```
+/// use sea_orm::{Value, sea_query::ColumnType};
+/// use viewset_core::query::value::from_json;
+/// assert_eq!(from_json(&ColumnType::Integer, &serde_json::json!(7)), Ok(Value::Int(Some(7))));
+/// assert_eq!(from_json(&ColumnType::Text, &serde_json::json!(null)), Ok(Value::String(None)));
+/// ```
+pub fn from_json(column_type: &ColumnType, json: &serde_json::Value) -> Result<Value, String> {
+    match json {
+        serde_json::Value::Null => Ok(null_of(column_type)),
+        serde_json::Value::String(s) => parse_value(column_type, s),
+        other => parse_value(column_type, &other.to_string()),
+    }
+}
+
 /// Converts `raw` to a value of the column's type.
 ///
 /// ```
 /// use sea_orm::{Value, sea_query::ColumnType};
-/// use viewset_core::value::parse_value;
+/// use viewset_core::query::value::parse_value;
 /// assert_eq!(parse_value(&ColumnType::Integer, "42"), Ok(Value::Int(Some(42))));
 /// assert!(parse_value(&ColumnType::Integer, "4.2").is_err());
 /// assert_eq!(parse_value(&ColumnType::Boolean, "yes"), Ok(Value::Bool(Some(true))));

@@ -2,7 +2,8 @@
 
 use std::any::Any;
 
-use crate::{Permission, RequestContext};
+use crate::access::Permission;
+use crate::request::RequestContext;
 
 /// Both permissions must allow.
 #[derive(Debug, Clone, Copy)]
@@ -50,7 +51,8 @@ impl<A: Permission> Permission for Not<A> {
 ///
 /// ```
 /// use viewset_core::prelude::*;
-/// use viewset_core::{Operation, PermissionExt, RequestContext};
+/// use viewset_core::{Operation, RequestContext};
+/// use viewset_core::access::PermissionExt;
 /// # async fn run() -> Result<(), sea_orm::DbErr> {
 /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
 /// let mut request = RequestContext::new(db, Operation::Create);

@@ -1,13 +1,20 @@
 //! Representations of a model: the create and update bodies and the read representation.
 //! `#[derive(ModelSchema)]` on a sea-orm `Model` derives the first two; the model itself (with `Serialize`) is the
 //! default read representation. The ViewSet's `*_serializer_class` / `*_schema_class` attributes swap in your types.
+//! Bodies are parsed by [`parse_json_body`], whose errors are 422s locating the problem.
+
+pub(crate) mod body;
+pub(crate) mod checks;
 
 use sea_orm::EntityTrait;
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
-use crate::FieldErrors;
+pub use crate::openapi::FieldSchema;
+pub use body::parse_json_body;
+
+use crate::error::FieldErrors;
 
 /// What `#[derive(ModelSchema)]` knows about one field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +94,7 @@ pub trait UpdateSchema<E: EntityTrait>: for<'de> Deserialize<'de> + Send + 'stat
 /// struct Title { title: String }
 /// struct Model { title: String }
 /// impl From<Model> for Title { fn from(m: Model) -> Self { Title { title: m.title } } }
-/// fn takes<T: viewset_core::ReadSchema<Model>>() {}
+/// fn takes<T: viewset_core::schema::ReadSchema<Model>>() {}
 /// takes::<Title>();
 /// ```
 pub trait ReadSchema<M>: Serialize + Send + 'static {
@@ -104,7 +111,7 @@ impl<M, T: From<M> + Serialize + Send + 'static> ReadSchema<M> for T {
 /// One field of a PATCH (or optional create) body: not sent, sent as `null`, or sent with a value.
 ///
 /// ```
-/// use viewset_core::Patch;
+/// use viewset_core::schema::Patch;
 /// #[derive(serde::Deserialize)]
 /// struct Body { #[serde(default)] rating: Patch<f64> }
 /// let b: Body = serde_json::from_str(r#"{"rating": null}"#).unwrap();

@@ -10,9 +10,11 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition};
 
-use crate::columns::column;
-use crate::value::parse_value;
-use crate::{ApiError, RequestContext, ViewSet};
+use crate::query::columns::column;
+use crate::query::value::parse_value;
+use crate::error::ApiError;
+use crate::request::RequestContext;
+use crate::viewset::ViewSet;
 
 /// A required condition on the rows a request may touch.
 ///

@@ -4,7 +4,7 @@
 /// last one (as most frameworks do).
 ///
 /// ```
-/// let q = viewset_core::QueryParams::parse(Some("limit=5&title=a%20b&limit=7"));
+/// let q = viewset_core::query::QueryParams::parse(Some("limit=5&title=a%20b&limit=7"));
 /// assert_eq!(q.get("limit"), Some("7"));
 /// assert_eq!(q.get("title"), Some("a b"));
 /// ```
@@ -61,7 +61,7 @@ impl QueryParams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ApiError;
+    use crate::error::ApiError;
 
     #[test]
     fn bounds() {

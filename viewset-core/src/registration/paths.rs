@@ -4,7 +4,7 @@
 /// `prefix` without its trailing slashes: the base every route path starts with.
 ///
 /// ```
-/// assert_eq!(viewset_core::paths::base("/api/posts/"), "/api/posts");
+/// assert_eq!(viewset_core::registration::paths::base("/api/posts/"), "/api/posts");
 /// ```
 pub fn base(prefix: &str) -> &str {
     prefix.trim_end_matches('/')
@@ -13,7 +13,7 @@ pub fn base(prefix: &str) -> &str {
 /// The collection path: `<base>/` (list and create).
 ///
 /// ```
-/// assert_eq!(viewset_core::paths::collection("/api/posts"), "/api/posts/");
+/// assert_eq!(viewset_core::registration::paths::collection("/api/posts"), "/api/posts/");
 /// ```
 pub fn collection(base: &str) -> String {
     format!("{base}/")
@@ -22,7 +22,7 @@ pub fn collection(base: &str) -> String {
 /// The detail path: `<base>/{pk}` (retrieve, update, delete).
 ///
 /// ```
-/// assert_eq!(viewset_core::paths::detail("/api/posts"), "/api/posts/{pk}");
+/// assert_eq!(viewset_core::registration::paths::detail("/api/posts"), "/api/posts/{pk}");
 /// ```
 pub fn detail(base: &str) -> String {
     format!("{base}/{{pk}}")
@@ -31,7 +31,7 @@ pub fn detail(base: &str) -> String {
 /// The event stream path: `<base>/stream`.
 ///
 /// ```
-/// assert_eq!(viewset_core::paths::stream("/api/posts"), "/api/posts/stream");
+/// assert_eq!(viewset_core::registration::paths::stream("/api/posts"), "/api/posts/stream");
 /// ```
 pub fn stream(base: &str) -> String {
     format!("{base}/stream")
@@ -40,7 +40,7 @@ pub fn stream(base: &str) -> String {
 /// A custom action's path: `<base>/{pk}/<path>` for a detail action, `<base>/<path>` otherwise.
 ///
 /// ```
-/// use viewset_core::paths::action;
+/// use viewset_core::registration::paths::action;
 /// assert_eq!(action("/api/posts", true, "publish"), "/api/posts/{pk}/publish");
 /// assert_eq!(action("/api/posts", false, "stats"), "/api/posts/stats");
 /// ```

@@ -1,0 +1,154 @@
+//! Who may do what, and to which rows: the one access path of every surface.
+//!
+//! REST routes, custom actions, the event stream and every surface still to come (MCP tools, `/ai` queries, Studio
+//! panels, embedded relations) decide access by calling these functions and nothing else:
+//!
+//! | step | function |
+//! |---|---|
+//! | permissions for an operation, then what the caller may see and query | [`admit`] (or [`admit_with`] for an action's own list) |
+//! | the rows a caller may touch: `get_queryset` and the required row policies | [`scoped_query`] |
+//! | the rows of a list: `get_queryset`, the filter backends, then the row policies again | [`scoped_list`] |
+//! | one record as the caller may see it, after object permissions | [`fetch_visible`] (by `{pk}`, or [`fetch_visible_with`] an action's list) or [`fetch_where`] |
+//! | the fields a caller may see and write | set by [`admit`]: [`RequestContext::hidden_fields`], [`RequestContext::restricted_fields`] |
+//!
+//! The building blocks live in this module too: the [`Principal`] the application attaches, [`Permission`]s and
+//! their composition, [`RowPolicy`]s and field visibility.
+//!
+//! ```
+//! # mod post { use sea_orm::entity::prelude::*;
+//! #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+//! #   #[sea_orm(table_name = "posts")]
+//! #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+//! #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+//! #   impl ActiveModelBehavior for ActiveModel {} }
+//! use viewset_core::access::{self, Lookup};
+//! use viewset_core::prelude::*;
+//!
+//! #[derive(ModelViewSet)]
+//! #[viewset(model = post::Entity, permission_classes = [IsAuthenticated])]
+//! pub struct PostViewSet;
+//!
+//! /// A hand-written surface reading one post exactly as `GET /posts/{pk}` would.
+//! async fn read(mut request: RequestContext, raw_pk: &str) -> Result<post::Model, ApiError> {
+//!     access::admit::<PostViewSet>(&mut request, Operation::Retrieve)?;
+//!     access::fetch_visible::<PostViewSet>(&request, &Lookup::parse::<PostViewSet>(raw_pk)?).await
+//! }
+//! ```
+
+mod composition;
+pub(crate) mod fields;
+mod lookup;
+mod operation;
+pub(crate) mod permission;
+mod policy;
+mod principal;
+
+use sea_orm::{ColumnTrait, Condition, QueryFilter, Select};
+
+pub use composition::{And, Not, Or, PermissionExt};
+pub use fields::{Items, visible};
+pub use lookup::Lookup;
+#[doc(hidden)]
+pub use lookup::parse_lookup;
+pub use operation::Operation;
+pub use permission::{
+    AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
+};
+pub use policy::{RowPolicy, required_condition, stamp_tenant};
+pub use principal::Principal;
+
+use crate::error::ApiError;
+use crate::query::columns::column;
+use crate::query::{Filters, ListQuery};
+use crate::request::RequestContext;
+use crate::viewset::handlers::db_err;
+use crate::viewset::{Hooks, ModelOf};
+
+/// A list of permissions, visited in order: what `permission_classes` compiles to (a ViewSet's
+/// [`ViewSet::permission_classes`](crate::ViewSet::permission_classes), or an action's own list).
+pub type PermissionList = fn(&mut dyn FnMut(&dyn Permission) -> Result<(), ApiError>) -> Result<(), ApiError>;
+
+/// Admits `request` for `operation` under `V`'s `permission_classes` (403 on the first denial), then works out
+/// what this caller may see ([`RequestContext::hidden_fields`]) and may write, filter, search or order by
+/// ([`RequestContext::restricted_fields`]). Every generated route calls it first.
+pub fn admit<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Result<(), ApiError> {
+    admit_with::<V>(request, operation, V::permission_classes)
+}
+
+/// [`admit`] under an explicit permission list (a custom action's effective `permission_classes`).
+pub fn admit_with<V: Hooks>(
+    request: &mut RequestContext,
+    operation: Operation,
+    permissions: PermissionList,
+) -> Result<(), ApiError> {
+    request.operation = operation;
+    permissions(&mut |p| permission::check(p, request))?;
+    request.hidden_fields = V::hidden_fields(request);
+    request.restricted_fields = fields::restricted_fields::<V>(&request.hidden_fields);
+    Ok(())
+}
+
+/// The rows `request` may touch: `get_queryset` (with the router's exact-match `filters`), then every required
+/// row policy. Detail routes, actions, the stream and every other surface build on it.
+pub fn scoped_query<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<Select<V::Entity>, ApiError> {
+    let select = V::get_queryset(request, filters)?;
+    with_required::<V>(select, request)
+}
+
+/// The list query of `request`: `get_queryset`, the filter backends, then the required row policies again (so
+/// no query parameter and no backend can drop them). Ordering terms are in the returned [`ListQuery`].
+pub fn scoped_list<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<ListQuery<V::Entity>, ApiError> {
+    let mut query = V::filter_queryset(ListQuery::new(V::get_queryset(request, filters)?), request)?;
+    query.select = with_required::<V>(query.select, request)?;
+    Ok(query)
+}
+
+fn with_required<V: Hooks>(select: Select<V::Entity>, request: &RequestContext) -> Result<Select<V::Entity>, ApiError> {
+    Ok(match required_condition::<V>(request)? {
+        Some(required) => select.filter(required),
+        None => select,
+    })
+}
+
+/// The record at `pk` as the caller may see it: through [`scoped_query`] (404 outside it), then `V`'s object
+/// permissions (403).
+pub async fn fetch_visible<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<ModelOf<V>, ApiError> {
+    fetch_visible_with::<V>(request, pk, V::permission_classes).await
+}
+
+/// [`fetch_visible`] under an explicit permission list (a detail action's effective `permission_classes`).
+pub async fn fetch_visible_with<V: Hooks>(
+    request: &RequestContext,
+    pk: &Lookup,
+    permissions: PermissionList,
+) -> Result<ModelOf<V>, ApiError> {
+    fetch_where::<V>(request, lookup_condition::<V>(pk)?, permissions).await
+}
+
+/// The record at `pk` through [`scoped_query`] (404 outside it), without object permissions.
+pub async fn fetch_scoped<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<ModelOf<V>, ApiError> {
+    find_scoped::<V>(request, lookup_condition::<V>(pk)?).await?.ok_or(ApiError::NotFound)
+}
+
+/// The one record meeting `condition` through [`scoped_query`] (404 outside it), after the object permissions of
+/// `permissions` (403): how an action, the stream or a tool loads a record.
+pub async fn fetch_where<V: Hooks>(
+    request: &RequestContext,
+    condition: Condition,
+    permissions: PermissionList,
+) -> Result<ModelOf<V>, ApiError> {
+    let model = find_scoped::<V>(request, condition).await?.ok_or(ApiError::NotFound)?;
+    permissions(&mut |p| permission::check_object(p, request, &model))?;
+    Ok(model)
+}
+
+async fn find_scoped<V: Hooks>(request: &RequestContext, condition: Condition) -> Result<Option<ModelOf<V>>, ApiError> {
+    let select = scoped_query::<V>(request, &Filters::new())?.filter(condition);
+    // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
+    Box::pin(select.one(&request.db)).await.map_err(db_err::<V>)
+}
+
+fn lookup_condition<V: Hooks>(pk: &Lookup) -> Result<Condition, ApiError> {
+    let col = column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    Ok(Condition::all().add(col.eq(pk.value.clone())))
+}

@@ -1,0 +1,28 @@
+//! How a list request becomes SQL: the decoded query string, the router's exact-match filters, the filter
+//! backends ([`ServiceFilterBackend`] with its [`FilterLookup`]s, [`SearchFilter`], [`OrderingFilter`]), typed
+//! values and the [`ListQuery`] they build together. Nothing here runs a query; [`crate::access`] scopes it and
+//! [`crate::pagination`] runs it.
+//!
+//! ```
+//! use viewset_core::query::{FilterLookup, QueryParams};
+//! let params = QueryParams::parse(Some("views__gte=10&search=rust"));
+//! assert_eq!(params.get("search"), Some("rust"));
+//! assert_eq!(FilterLookup::split("views__gte"), ("views", Some(FilterLookup::Gte)));
+//! ```
+
+pub(crate) mod columns;
+mod filter;
+mod list_query;
+mod lookups;
+pub(crate) mod ordering;
+mod params;
+mod search;
+pub(crate) mod text_match;
+pub mod value;
+
+pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend, apply_exact_filters};
+pub use list_query::{ListQuery, OrderTerm, OrderingState};
+pub use lookups::FilterLookup;
+pub use ordering::OrderingFilter;
+pub use params::QueryParams;
+pub use search::SearchFilter;
