@@ -11,12 +11,14 @@ use super::ChangeEvent;
 use super::shared_views::SharedViews;
 
 /// The `NOTIFY` channel.
+#[cfg(feature = "postgres")]
 const CHANNEL: &str = "viewset_events";
 /// Events kept for `Last-Event-ID` resume.
 const REPLAY: usize = 1024;
 /// Events a subscriber may fall behind before it is told it lagged.
 const BACKLOG: usize = 512;
 /// `NOTIFY` payloads must stay under 8000 bytes.
+#[cfg(feature = "postgres")]
 const MAX_NOTIFY: usize = 7900;
 
 /// An event with its sequence number in this process.
@@ -33,9 +35,16 @@ struct Inner {
     next: AtomicU64,
     sender: broadcast::Sender<Sequenced>,
     replay: Mutex<VecDeque<Sequenced>>,
-    postgres: Option<sqlx::PgPool>,
+    postgres: Option<Pool>,
     views: SharedViews,
 }
+
+/// The pool that carries events between processes (feature `postgres`).
+#[cfg(feature = "postgres")]
+type Pool = sqlx::PgPool;
+/// Without the `postgres` feature no bus can have a pool.
+#[cfg(not(feature = "postgres"))]
+type Pool = std::convert::Infallible;
 
 /// Delivers lifecycle events to the stream subscribers of this process (and of other processes, with
 /// [`EventBus::postgres`]). Cheap to clone.
@@ -66,31 +75,29 @@ fn instance_id() -> String {
 impl EventBus {
     /// Delivery within this process only (SQLite, tests, single instances).
     pub fn in_process() -> Self {
+        EventBus::with_pool(None)
+    }
+
+    fn with_pool(postgres: Option<Pool>) -> Self {
         let (sender, _) = broadcast::channel(BACKLOG);
         EventBus(Arc::new(Inner {
             instance: instance_id(),
             next: AtomicU64::new(1),
             sender,
             replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
-            postgres: None,
+            postgres,
             views: SharedViews::default(),
         }))
     }
 
     /// Delivery between every process on this PostgreSQL database: publishing sends `NOTIFY`, and one task per
     /// process listens (reconnecting when the connection drops) and delivers to local subscribers.
+    /// Needs the `postgres` feature.
+    #[cfg(feature = "postgres")]
     pub async fn postgres(pool: sqlx::PgPool) -> Result<Self, sqlx::Error> {
         let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
         listener.listen(CHANNEL).await?;
-        let (sender, _) = broadcast::channel(BACKLOG);
-        let bus = EventBus(Arc::new(Inner {
-            instance: instance_id(),
-            next: AtomicU64::new(1),
-            sender,
-            replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
-            postgres: Some(pool),
-            views: SharedViews::default(),
-        }));
+        let bus = EventBus::with_pool(Some(pool));
         let weak = Arc::downgrade(&bus.0);
         tokio::spawn(async move {
             loop {
@@ -119,20 +126,10 @@ impl EventBus {
 
     /// Publishes an event: to every process with PostgreSQL, else to this one. Never blocks on subscribers.
     pub fn publish(&self, event: ChangeEvent) {
-        let Some(pool) = self.0.postgres.clone() else {
-            self.deliver(event);
-            return;
-        };
-        let mut payload = serde_json::to_string(&event).unwrap_or_default();
-        if payload.len() > MAX_NOTIFY {
-            // A large deleted row: send the key only; subscribers then see the delete only if they saw the row.
-            payload = serde_json::to_string(&ChangeEvent { snapshot: None, ..event }).unwrap_or_default();
+        match self.0.postgres.clone() {
+            Some(pool) => notify(pool, event),
+            None => self.deliver(event),
         }
-        tokio::spawn(async move {
-            if let Err(err) = sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(payload).execute(&pool).await {
-                tracing::error!(error = %err, "could not publish an event");
-            }
-        });
     }
 
     /// Hands an event to this process's subscribers and replay buffer.
@@ -167,4 +164,25 @@ impl EventBus {
         }
         Some(replay.iter().filter(|e| e.seq > seq).cloned().collect())
     }
+}
+
+/// Sends `event` to every process listening on this database (`NOTIFY`).
+#[cfg(feature = "postgres")]
+fn notify(pool: Pool, event: ChangeEvent) {
+    let mut payload = serde_json::to_string(&event).unwrap_or_default();
+    if payload.len() > MAX_NOTIFY {
+        // A large deleted row: send the key only; subscribers then see the delete only if they saw the row.
+        payload = serde_json::to_string(&ChangeEvent { snapshot: None, ..event }).unwrap_or_default();
+    }
+    tokio::spawn(async move {
+        if let Err(err) = sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(payload).execute(&pool).await {
+            tracing::error!(error = %err, "could not publish an event");
+        }
+    });
+}
+
+/// Without the `postgres` feature there is no pool to notify through.
+#[cfg(not(feature = "postgres"))]
+fn notify(pool: Pool, _: ChangeEvent) {
+    match pool {}
 }

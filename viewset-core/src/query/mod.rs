@@ -23,6 +23,6 @@ pub mod value;
 pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend, apply_exact_filters};
 pub use list_query::{ListQuery, OrderTerm, OrderingState};
 pub use lookups::FilterLookup;
-pub use ordering::OrderingFilter;
+pub use ordering::{OrderingFilter, apply_order, effective_order};
 pub use params::QueryParams;
 pub use search::SearchFilter;

@@ -238,7 +238,8 @@ impl Api {
     }
 
     /// The routes plus `GET /openapi.json` and an interactive documentation page at `/docs` whose assets are all
-    /// served by the application (no internet access needed).
+    /// served by the application (no internet access needed). Needs the `docs` feature (on by default).
+    #[cfg(feature = "docs")]
     pub fn into_router_with_docs(self, title: &str, version: &str) -> Router<ServiceState> {
         let document = self.openapi(title, version);
         let docs: Router<ServiceState> =
