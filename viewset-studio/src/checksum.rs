@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 
 /// `value` with every object's keys sorted, recursively.
 pub fn canonical(value: &Value) -> Value {
@@ -31,20 +32,18 @@ pub fn canonical(value: &Value) -> Value {
 /// ```
 pub fn checksum(value: &Value) -> String {
     let text = serde_json::to_string(&canonical(value)).unwrap_or_default();
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
-/// Compares two byte strings in time that depends only on their lengths.
+/// Compares two byte strings in time that depends only on their lengths (through `subtle`).
+///
+/// ```
+/// assert!(viewset_studio::constant_time_eq(b"s3cret", b"s3cret"));
+/// assert!(!viewset_studio::constant_time_eq(b"s3cret", b"s3creT"));
+/// assert!(!viewset_studio::constant_time_eq(b"s3cret", b"s3cret!"));
+/// ```
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut diff = 0u8;
-    for (x, y) in a.iter().zip(b) {
-        diff |= std::hint::black_box(x ^ y);
-    }
-    std::hint::black_box(diff) == 0
+    a.ct_eq(b).into()
 }
 
 #[cfg(test)]

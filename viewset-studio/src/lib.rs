@@ -17,10 +17,14 @@
 //! assert!(!settings.should_mount());
 //! ```
 
+#![deny(missing_docs)]
+
 mod checksum;
 pub mod database;
 mod gate;
+mod message_error;
 mod migrations;
+pub mod paths;
 mod protocol;
 mod settings;
 mod studio;
@@ -28,9 +32,10 @@ mod studio;
 pub use checksum::{canonical, checksum, constant_time_eq};
 pub use gate::{StaffSessionHook, cookie};
 pub use migrations::{AppliedState, GraphError, MigrationGraph, MigrationNode};
+pub use paths::{ENDPOINTS, STUDIO_PATHS};
 pub use protocol::{
-    AppMigrations, Checksums, ContextSummary, DatabaseStatus, ENDPOINTS, Handshake, Health, MigrationConflict,
-    MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project, STUDIO_PATHS, handshake_json_schema,
+    AppMigrations, Checksums, ContextSummary, DatabaseStatus, Handshake, Health, MigrationConflict, MigrationStatus,
+    MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project, handshake_json_schema,
 };
 pub use settings::{Environment, SettingsError, StudioSettings};
 pub use studio::{ModelEntry, RUST_VERSION, SERVICE_VERSION, Studio};

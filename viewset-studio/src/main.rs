@@ -9,7 +9,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use reqwest::StatusCode;
-use viewset_studio::{Handshake, STUDIO_PATHS};
+use viewset_studio::Handshake;
+use viewset_studio::paths::{HANDSHAKE, STUDIO_PATHS};
 
 #[derive(Parser)]
 #[command(name = "viewset-studio", version, about = "Talk to the Studio endpoints of a running viewset app")]
@@ -74,7 +75,7 @@ fn base(target: &Target) -> String {
 }
 
 async fn fetch(target: &Target) -> Result<(serde_json::Value, Handshake), String> {
-    let url = format!("{}/studio/handshake", base(target));
+    let url = format!("{}{HANDSHAKE}", base(target));
     let client = reqwest::Client::builder()
         .timeout(std::time::Duration::from_secs(15))
         .build()

@@ -25,17 +25,10 @@ pub struct MigrationNode {
     pub dependencies: Vec<String>,
 }
 
-/// A migration that cannot be added.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphError(pub String);
-
-impl std::fmt::Display for GraphError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+crate::message_error::message_error! {
+    /// A migration that cannot be added.
+    GraphError
 }
-
-impl std::error::Error for GraphError {}
 
 /// Migrations grouped by app, with dependencies.
 ///

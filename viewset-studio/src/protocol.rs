@@ -9,32 +9,6 @@ use utoipa::ToSchema;
 /// The Studio protocol version the handshake announces.
 pub const PROTOCOL_VERSION: &str = "1.0";
 
-/// The handshake `endpoints` keys and their fixed paths, as the spec lists them.
-pub const ENDPOINTS: [(&str, &str); 12] = [
-    ("context_full", "/ai/context/full"),
-    ("context_summary", "/studio/context/summary"),
-    ("health", "/studio/health"),
-    ("tools", "/ai/tools"),
-    ("tools_mcp", "/ai/tools/mcp"),
-    ("query_execute", "/ai/query/execute"),
-    ("codegen_preview", "/ai/codegen/preview"),
-    ("patch_preview", "/ai/patch/preview"),
-    ("patch_apply", "/ai/patch/apply"),
-    ("plan_preview", "/ai/plan/preview"),
-    ("plan_apply", "/ai/plan/apply"),
-    ("schema_health", "/ai/schema/health"),
-];
-
-/// The Studio JSON endpoints this crate serves.
-pub const STUDIO_PATHS: [&str; 6] = [
-    "/studio/handshake",
-    "/studio/context/summary",
-    "/studio/health",
-    "/studio/migrations/summary",
-    "/studio/schema/handshake",
-    "/studio/ui",
-];
-
 /// Response of `GET /studio/handshake`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[schema(title = "StudioHandshake")]

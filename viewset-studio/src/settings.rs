@@ -26,17 +26,10 @@ impl Environment {
     }
 }
 
-/// A setting that cannot be used, found at start-up.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SettingsError(pub String);
-
-impl std::fmt::Display for SettingsError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+crate::message_error::message_error! {
+    /// A setting that cannot be used, found at start-up.
+    SettingsError
 }
-
-impl std::error::Error for SettingsError {}
 
 /// Studio's settings. Every default keeps Studio off.
 ///

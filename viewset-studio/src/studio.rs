@@ -1,72 +1,28 @@
-//! `Studio`: what the application tells Studio about itself, and the router of the `/studio/` endpoints.
+//! `Studio`: what the application tells Studio about itself, and the router of the `/studio/` endpoints
+//! (`handlers` serve them over the shared `state`; `model` describes one model).
 
-use std::sync::{Arc, Mutex};
+mod handlers;
+mod model;
+mod state;
+
+use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::http::header::CONTENT_TYPE;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn};
+use sea_orm::{DatabaseConnection, EntityTrait};
 use serde_json::{Value, json};
 use viewset_core::{Api, RouteInfo, ViewSet};
 
-use crate::gate::{Gate, StaffSessionHook, error};
-use crate::migrations::{AppliedState, MigrationGraph};
-use crate::protocol::{
-    Checksums, ContextSummary, DatabaseStatus, ENDPOINTS, Handshake, Health, MigrationStatus, MigrationsSummary,
-    ModelSummary, PROTOCOL_VERSION, Project, STUDIO_PATHS, handshake_json_schema,
-};
-use crate::{Environment, SettingsError, StudioSettings, database};
+pub use self::model::ModelEntry;
+use crate::gate::{Gate, StaffSessionHook};
+use crate::migrations::MigrationGraph;
+use crate::protocol::Checksums;
+use crate::{Environment, SettingsError, StudioSettings};
 
 /// The version of viewset that serves Studio (`service_version`).
 pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The Rust toolchain that built this crate (and the application linking it).
 pub const RUST_VERSION: &str = env!("VIEWSET_STUDIO_RUSTC_VERSION");
-
-/// One model as Studio describes it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelEntry {
-    /// The model's name (`Post`).
-    pub name: String,
-    /// Its table.
-    pub table_name: String,
-    /// Column name, type, nullability, uniqueness and primary-key flag of each column.
-    pub fields: Vec<Value>,
-    /// Relation names (`Author`, ...).
-    pub relations: Vec<String>,
-}
-
-impl ModelEntry {
-    /// Describes entity `E` under `name`.
-    pub fn of<E: EntityTrait>(name: &str) -> Self {
-        let primary: Vec<&'static str> = E::PrimaryKey::iter().map(|k| k.into_column().as_str()).collect();
-        let fields = E::Column::iter()
-            .map(|column| {
-                let def = column.def();
-                json!({
-                    "name": column.as_str(),
-                    "type": format!("{:?}", def.get_column_type()),
-                    "nullable": def.is_null(),
-                    "unique": def.is_unique(),
-                    "primary_key": primary.contains(&column.as_str()),
-                })
-            })
-            .collect();
-        ModelEntry {
-            name: name.to_string(),
-            table_name: E::default().table_name().to_string(),
-            fields,
-            relations: E::Relation::iter().map(|r| format!("{r:?}")).collect(),
-        }
-    }
-
-    fn to_json(&self) -> Value {
-        json!({"name": self.name, "table_name": self.table_name, "fields": self.fields, "relations": self.relations})
-    }
-}
 
 /// Studio for one application: its settings, what it serves, and an optional staff-session hook.
 ///
@@ -238,16 +194,7 @@ impl Studio {
             tracing::warn!("Studio is mounted without authentication (SERVICE_STUDIO_REQUIRE_AUTH is false)");
         }
         let gate = Arc::new(Gate::new(&self.settings, self.staff_session.clone()));
-        let checksums = self.checksums();
-        let state = Arc::new(Inner { studio: self, checksums, db, applied: Mutex::new(None) });
-        let router = Router::new()
-            .route("/studio/handshake", get(handshake))
-            .route("/studio/context/summary", get(context_summary))
-            .route("/studio/health", get(health))
-            .route("/studio/migrations/summary", get(migrations_summary))
-            .route("/studio/schema/handshake", get(schema_handshake))
-            .route("/studio/ui", get(ui))
-            .with_state(state)
+        let router = handlers::routes(Arc::new(state::Inner::new(self, db)))
             .layer(axum::middleware::from_fn_with_state(gate, crate::gate::check));
         Ok(Some(router))
     }
@@ -259,167 +206,4 @@ impl Studio {
             None => app,
         })
     }
-}
-
-struct Inner {
-    studio: Studio,
-    checksums: Checksums,
-    db: DatabaseConnection,
-    /// The last applied state read successfully (reported while the database is unreachable).
-    applied: Mutex<Option<AppliedState>>,
-}
-
-type Shared = State<Arc<Inner>>;
-
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
-impl Inner {
-    fn capabilities(&self, database: &DatabaseStatus) -> Vec<String> {
-        let studio = &self.studio;
-        let mut caps = Vec::new();
-        if !studio.models.is_empty() {
-            caps.push("read_schema");
-        }
-        if database.connected && studio.routes.iter().any(|r| r.method == "GET") {
-            caps.push("read_data");
-        }
-        if database.connected && studio.routes.iter().any(|r| matches!(r.method, "POST" | "PATCH" | "PUT" | "DELETE")) {
-            caps.push("write_data");
-        }
-        if database.connected && !studio.migrations.nodes().is_empty() {
-            caps.push("read_migrations");
-        }
-        if studio.settings.debug {
-            caps.push("debug_panels");
-        }
-        caps.into_iter().map(str::to_string).collect()
-    }
-
-    /// The applied migrations now (remembered for [`Inner::applied_or_last_known`]).
-    async fn applied(&self) -> Result<AppliedState, sea_orm::DbErr> {
-        let applied = self.studio.migrations.applied(&self.db).await?;
-        *self.applied.lock().unwrap_or_else(|e| e.into_inner()) = Some(applied.clone());
-        Ok(applied)
-    }
-
-    /// The applied migrations now, or the last ones read when the table cannot be read (the database status
-    /// beside them says so); nothing applied when it was never read.
-    async fn applied_or_last_known(&self) -> AppliedState {
-        match self.applied().await {
-            Ok(applied) => applied,
-            Err(e) => {
-                tracing::warn!("Studio could not read the migrations table: {e}");
-                self.applied.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default()
-            }
-        }
-    }
-}
-
-async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
-    let database = database::check(&inner.db).await;
-    let studio = &inner.studio;
-    let settings = &studio.settings;
-    axum::Json(Handshake {
-        protocol_version: PROTOCOL_VERSION.into(),
-        timestamp: now(),
-        project: Project {
-            name: studio.name.clone(),
-            version: studio.version.clone(),
-            service_version: SERVICE_VERSION.into(),
-            python_version: RUST_VERSION.into(),
-            rust_version: RUST_VERSION.into(),
-            debug_mode: settings.debug,
-            environment: settings.environment.as_str().into(),
-        },
-        capabilities: inner.capabilities(&database),
-        database,
-        checksums: inner.checksums.clone(),
-        endpoints: ENDPOINTS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
-        metadata: json!({
-            "framework": "viewset",
-            "stability": "experimental",
-            "apps": studio.apps,
-            "viewsets": studio.viewsets,
-            "studio_endpoints": STUDIO_PATHS,
-            "ai_endpoints_mounted": false,
-            "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
-        }),
-    })
-}
-
-async fn context_summary(State(inner): Shared) -> axum::Json<ContextSummary> {
-    let database_status = database::check(&inner.db).await;
-    let applied = inner.applied_or_last_known().await;
-    let migrations = inner.studio.migrations.summary(&applied);
-    let studio = &inner.studio;
-    axum::Json(ContextSummary {
-        app_count: studio.apps.len() as u64,
-        model_count: studio.models.len() as u64,
-        viewset_count: studio.viewsets.len() as u64,
-        route_count: studio.routes.len() as u64,
-        ai_tool_count: 0,
-        migration_count: migrations.total_migrations,
-        pending_migrations: migrations.pending_migrations,
-        database_status,
-        migration_status: MigrationStatus {
-            total: migrations.total_migrations,
-            applied: migrations.applied_migrations,
-            pending: migrations.pending_migrations,
-            has_conflicts: !migrations.conflicts.is_empty(),
-            last_applied: migrations.last_applied,
-        },
-        models: studio
-            .models
-            .iter()
-            .map(|m| ModelSummary {
-                name: m.name.clone(),
-                table_name: m.table_name.clone(),
-                field_count: m.fields.len() as u64,
-                has_relations: !m.relations.is_empty(),
-            })
-            .collect(),
-        checksums: inner.checksums.clone(),
-    })
-}
-
-async fn health(State(inner): Shared) -> axum::Json<Health> {
-    let database = database::check(&inner.db).await;
-    axum::Json(Health {
-        status: if database.connected { "healthy" } else { "degraded" }.into(),
-        service_version: SERVICE_VERSION.into(),
-        database,
-        timestamp: now(),
-    })
-}
-
-async fn migrations_summary(State(inner): Shared) -> Response {
-    match inner.applied().await {
-        Ok(applied) => axum::Json::<MigrationsSummary>(inner.studio.migrations.summary(&applied)).into_response(),
-        Err(e) => {
-            tracing::warn!("Studio could not read the migrations table: {e}");
-            error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "The migrations table cannot be read: the database is unreachable.",
-                "database_unavailable",
-            )
-        }
-    }
-}
-
-async fn schema_handshake() -> axum::Json<Value> {
-    axum::Json(handshake_json_schema())
-}
-
-async fn ui(State(inner): Shared) -> Response {
-    let links: String =
-        STUDIO_PATHS.iter().map(|p| format!("<li><a href=\"{p}\"><code>{p}</code></a></li>")).collect::<String>();
-    let name = inner.studio.name.replace(['<', '>', '&', '"'], "");
-    let page = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Studio — {name}</title></head>\
-         <body><h1>Studio (experimental)</h1><p>The Studio web UI is not built yet (it is a separate issue). \
-         The JSON endpoints below work; they need the same credentials as this page.</p><ul>{links}</ul></body></html>"
-    );
-    ([(CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
 }

@@ -10,9 +10,11 @@ pub mod seaorm;
 pub mod sqlx;
 
 use axum::Json;
+use axum::extract::Query;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -149,22 +151,68 @@ impl From<JsonRejection> for Error {
 }
 
 /// Writes need an identity (the blog's `IsAuthenticatedOrReadOnly`).
-pub fn require_identity(principal: Option<&Principal>) -> Result<(), Error> {
+fn require_identity(principal: Option<&Principal>) -> Result<(), Error> {
     match principal {
         Some(p) if p.is_authenticated() => Ok(()),
         _ => Err(Error::Forbidden),
     }
 }
 
-pub fn check_title(title: &str) -> Result<(), Error> {
+fn check_title(title: &str) -> Result<(), Error> {
     if title.chars().count() > 200 {
         return Err(Error::Input("title", "String should have at most 200 characters".into()));
     }
     Ok(())
 }
 
+/// The input of a list: its parameters and window `(params, limit, offset)`.
+pub fn list_input(params: Result<Query<ListParams>, QueryRejection>) -> Result<(ListParams, u64, u64), Error> {
+    let Query(p) = params?;
+    let (limit, offset) = window(p.limit, p.offset)?;
+    Ok((p, limit, offset))
+}
+
+/// A write body: its title is checked when it carries one.
+pub trait WriteBody {
+    /// The title the body sets, if any.
+    fn title(&self) -> Option<&str>;
+}
+
+impl WriteBody for CreatePost {
+    fn title(&self) -> Option<&str> {
+        Some(&self.title)
+    }
+}
+
+impl WriteBody for PatchPost {
+    fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+}
+
+/// The input of a create or a PATCH: an identity, then a valid body.
+pub fn write_input<T: WriteBody>(
+    principal: Option<&Principal>,
+    body: Result<Json<T>, JsonRejection>,
+) -> Result<T, Error> {
+    require_identity(principal)?;
+    let Json(data) = body?;
+    if let Some(title) = data.title() {
+        check_title(title)?;
+    }
+    Ok(data)
+}
+
+/// The input of a cursor page: `(limit, cursor)`, the cursor absent on the first page.
+pub fn cursor_input(params: Result<Query<CursorParams>, QueryRejection>) -> Result<(u64, Option<(bool, i32)>), Error> {
+    let Query(p) = params?;
+    let (limit, _) = window(p.limit, None)?;
+    let cursor = p.cursor.as_deref().filter(|c| !c.is_empty()).map(decode_cursor).transpose()?;
+    Ok((limit, cursor))
+}
+
 /// `limit` (default 20, 1..=100) and `offset`.
-pub fn window(limit: Option<u64>, offset: Option<u64>) -> Result<(u64, u64), Error> {
+fn window(limit: Option<u64>, offset: Option<u64>) -> Result<(u64, u64), Error> {
     let limit = limit.unwrap_or(20);
     if !(1..=100).contains(&limit) {
         return Err(Error::Input("limit", "Input should be between 1 and 100".into()));
@@ -228,7 +276,7 @@ pub fn encode_cursor(backwards: bool, id: i32) -> String {
     URL_SAFE_NO_PAD.encode(format!("{}{id}", if backwards { 'b' } else { 'a' }))
 }
 
-pub fn decode_cursor(raw: &str) -> Result<(bool, i32), Error> {
+fn decode_cursor(raw: &str) -> Result<(bool, i32), Error> {
     let invalid = || Error::Input("cursor", "Invalid cursor".into());
     let text = String::from_utf8(URL_SAFE_NO_PAD.decode(raw).map_err(|_| invalid())?).map_err(|_| invalid())?;
     let backwards = match text.as_bytes().first() {
@@ -266,9 +314,19 @@ pub fn cursor_page(
     CursorPage { next, previous, results: rows }
 }
 
-/// The blog's middleware stack around hand-written routes: JSON 404 fallback, demo bearer tokens, `TraceLayer`.
-pub fn with_blog_layers(routes: axum::Router) -> axum::Router {
-    routes
+/// The post routes over `state` (`/api/posts/`, `/api/posts/{id}`, `/cursor/posts/`) in the blog's middleware
+/// stack: JSON 404 fallback, demo bearer tokens, `TraceLayer`.
+pub fn blog_router<S: Clone + Send + Sync + 'static>(
+    state: S,
+    collection: MethodRouter<S>,
+    detail: MethodRouter<S>,
+    cursor: MethodRouter<S>,
+) -> axum::Router {
+    axum::Router::new()
+        .route("/api/posts/", collection)
+        .route("/api/posts/{id}", detail)
+        .route("/cursor/posts/", cursor)
+        .with_state(state)
         .fallback(|| async { Error::NotFound.into_response() })
         .layer(axum::middleware::from_fn_with_state(blog::auth::DemoTokens::from_env(), blog::auth::authenticate))
         .layer(tower_http::trace::TraceLayer::new_for_http())

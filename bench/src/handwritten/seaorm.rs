@@ -19,8 +19,8 @@ use sea_orm::{
 use viewset_core::Principal;
 
 use super::{
-    CreatePost, CursorParams, Error, ListParams, Page, PatchPost, SortColumn, check_title, cursor_page, decode_cursor,
-    ordering, require_identity, search_pattern, window, with_blog_layers,
+    CreatePost, CursorParams, Error, ListParams, Page, PatchPost, SortColumn, blog_router, cursor_input, cursor_page,
+    list_input, ordering, search_pattern, write_input,
 };
 
 impl From<DbErr> for Error {
@@ -35,12 +35,7 @@ impl From<DbErr> for Error {
 /// The router over a connection made exactly as the blog's (`blog::connect_and_migrate`).
 pub async fn app(url: &str) -> Result<Router, String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
-    let routes = Router::new()
-        .route("/api/posts/", get(list).post(create))
-        .route("/api/posts/{id}", get(retrieve).patch(update))
-        .route("/cursor/posts/", get(cursor_list))
-        .with_state(db);
-    Ok(with_blog_layers(routes))
+    Ok(blog_router(db, get(list).post(create), get(retrieve).patch(update), get(cursor_list)))
 }
 
 fn column(c: SortColumn) -> post::Column {
@@ -56,8 +51,7 @@ async fn list(
     State(db): State<DatabaseConnection>,
     params: Result<Query<ListParams>, QueryRejection>,
 ) -> Result<Json<Page<post::Model>>, Error> {
-    let Query(p) = params?;
-    let (limit, offset) = window(p.limit, p.offset)?;
+    let (p, limit, offset) = list_input(params)?;
     let mut query = post::Entity::find();
     if let Some(v) = p.published {
         query = query.filter(post::Column::Published.eq(v));
@@ -102,9 +96,7 @@ async fn create(
     principal: Option<Extension<Principal>>,
     body: Result<Json<CreatePost>, JsonRejection>,
 ) -> Result<Response, Error> {
-    require_identity(principal.as_deref())?;
-    let Json(data) = body?;
-    check_title(&data.title)?;
+    let data = write_input(principal.as_deref(), body)?;
     let mut active = post::ActiveModel {
         title: Set(data.title),
         body: Set(data.body),
@@ -128,15 +120,13 @@ async fn update(
     Path(id): Path<i32>,
     body: Result<Json<PatchPost>, JsonRejection>,
 ) -> Result<Json<post::Model>, Error> {
-    require_identity(principal.as_deref())?;
-    let Json(data) = body?;
+    let data = write_input(principal.as_deref(), body)?;
     let model = post::Entity::find_by_id(id).one(&db).await?.ok_or(Error::NotFound)?;
     if data.is_empty() {
         return Ok(Json(model));
     }
     let mut active = model.into_active_model();
     if let Some(v) = data.title {
-        check_title(&v)?;
         active.title = Set(v);
     }
     if let Some(v) = data.body {
@@ -161,9 +151,7 @@ async fn cursor_list(
     State(db): State<DatabaseConnection>,
     params: Result<Query<CursorParams>, QueryRejection>,
 ) -> Result<Response, Error> {
-    let Query(p) = params?;
-    let (limit, _) = window(p.limit, None)?;
-    let cursor = p.cursor.as_deref().filter(|c| !c.is_empty()).map(decode_cursor).transpose()?;
+    let (limit, cursor) = cursor_input(params)?;
     let mut query = post::Entity::find();
     query = match cursor {
         None => query.order_by_desc(post::Column::Id),

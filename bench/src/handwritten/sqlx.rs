@@ -17,8 +17,8 @@ use sqlx::{Postgres, QueryBuilder, Row};
 use viewset_core::Principal;
 
 use super::{
-    CreatePost, CursorParams, Error, ListParams, Page, PatchPost, check_title, cursor_page, decode_cursor, ordering,
-    require_identity, search_pattern, window, with_blog_layers,
+    CreatePost, CursorParams, Error, ListParams, Page, PatchPost, blog_router, cursor_input, cursor_page, list_input,
+    ordering, search_pattern, write_input,
 };
 
 /// The columns of `post::Model`, in its field order (a macro so SQL strings stay `&'static str`).
@@ -55,12 +55,7 @@ pub async fn app(url: &str) -> Result<Router, String> {
         .connect(url)
         .await
         .map_err(|e| format!("connect {url}: {e}"))?;
-    let routes = Router::new()
-        .route("/api/posts/", get(list).post(create))
-        .route("/api/posts/{id}", get(retrieve).patch(update))
-        .route("/cursor/posts/", get(cursor_list))
-        .with_state(pool);
-    Ok(with_blog_layers(routes))
+    Ok(blog_router(pool, get(list).post(create), get(retrieve).patch(update), get(cursor_list)))
 }
 
 fn to_post(row: &PgRow) -> Result<post::Model, sqlx::Error> {
@@ -128,8 +123,7 @@ async fn list(
     State(pool): State<PgPool>,
     params: Result<Query<ListParams>, QueryRejection>,
 ) -> Result<Json<Page<post::Model>>, Error> {
-    let Query(p) = params?;
-    let (limit, offset) = window(p.limit, p.offset)?;
+    let (p, limit, offset) = list_input(params)?;
     let mut count = QueryBuilder::<Postgres>::new("SELECT COUNT(*) FROM posts");
     push_conditions(&mut count, &p);
     let mut page = QueryBuilder::<Postgres>::new(format!("SELECT {COLUMNS} FROM posts"));
@@ -156,9 +150,7 @@ async fn create(
     principal: Option<Extension<Principal>>,
     body: Result<Json<CreatePost>, JsonRejection>,
 ) -> Result<Response, Error> {
-    require_identity(principal.as_deref())?;
-    let Json(data) = body?;
-    check_title(&data.title)?;
+    let data = write_input(principal.as_deref(), body)?;
     let row = sqlx::query(concat!(
         "INSERT INTO posts (title, body, published, views, rating, author_id, created_at) ",
         "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ",
@@ -182,15 +174,13 @@ async fn update(
     Path(id): Path<i32>,
     body: Result<Json<PatchPost>, JsonRejection>,
 ) -> Result<Json<post::Model>, Error> {
-    require_identity(principal.as_deref())?;
-    let Json(data) = body?;
+    let data = write_input(principal.as_deref(), body)?;
     if data.is_empty() {
         return retrieve(State(pool), Path(id)).await;
     }
     let mut qb = QueryBuilder::<Postgres>::new("UPDATE posts SET ");
     let mut set = qb.separated(", ");
     if let Some(v) = data.title {
-        check_title(&v)?;
         set.push("title = ").push_bind_unseparated(v);
     }
     if let Some(v) = data.body {
@@ -217,32 +207,18 @@ async fn cursor_list(
     State(pool): State<PgPool>,
     params: Result<Query<CursorParams>, QueryRejection>,
 ) -> Result<Response, Error> {
-    let Query(p) = params?;
-    let (limit, _) = window(p.limit, None)?;
-    let cursor = p.cursor.as_deref().filter(|c| !c.is_empty()).map(decode_cursor).transpose()?;
+    let (limit, cursor) = cursor_input(params)?;
     let fetch = (limit + 1) as i64;
-    let rows = match cursor {
-        None => {
-            sqlx::query(concat!("SELECT ", columns!(), " FROM posts ORDER BY id DESC LIMIT $1"))
-                .bind(fetch)
-                .fetch_all(&pool)
-                .await?
-        }
+    let query = match cursor {
+        None => sqlx::query(concat!("SELECT ", columns!(), " FROM posts ORDER BY id DESC LIMIT $1")),
         Some((false, id)) => {
-            sqlx::query(concat!("SELECT ", columns!(), " FROM posts WHERE id < $1 ORDER BY id DESC LIMIT $2"))
-                .bind(id)
-                .bind(fetch)
-                .fetch_all(&pool)
-                .await?
+            sqlx::query(concat!("SELECT ", columns!(), " FROM posts WHERE id < $1 ORDER BY id DESC LIMIT $2")).bind(id)
         }
         Some((true, id)) => {
-            sqlx::query(concat!("SELECT ", columns!(), " FROM posts WHERE id > $1 ORDER BY id ASC LIMIT $2"))
-                .bind(id)
-                .bind(fetch)
-                .fetch_all(&pool)
-                .await?
+            sqlx::query(concat!("SELECT ", columns!(), " FROM posts WHERE id > $1 ORDER BY id ASC LIMIT $2")).bind(id)
         }
     };
+    let rows = query.bind(fetch).fetch_all(&pool).await?;
     let rows = rows.iter().map(to_post).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(cursor_page(rows, limit, cursor)).into_response())
 }

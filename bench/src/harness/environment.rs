@@ -1,7 +1,12 @@
 //! The machine, versions and source the results were measured on.
 
-#[allow(unused_imports)]
-use super::*;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use super::load;
+use super::python::Python;
 
 pub(super) fn machine(load_before: &str, load_after: &str) -> Value {
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();

@@ -3,7 +3,9 @@
 
 mod db;
 mod environment;
+mod live;
 mod load;
+mod measure;
 mod options;
 mod procs;
 mod python;
@@ -12,18 +14,17 @@ mod sanity;
 mod workload;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use environment::*;
-use load::{Requests, WrkSummary};
+use live::{Live, start_server};
+use load::WrkSummary;
+use measure::measure_all;
 pub use options::Options;
-use procs::Server;
 use python::*;
-use sanity::*;
 use workload::*;
 
 /// The repository root (the bench crate's parent).
@@ -98,18 +99,6 @@ pub fn run(options: Options) -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     runtime.block_on(run_async(options))
-}
-
-/// A server under test, running, with its database.
-struct Live {
-    spec: Spec,
-    db_name: String,
-    pool: sqlx::PgPool,
-    schema: db::Schema,
-    server: Server,
-    uuid: bool,
-    sanity: Sanity,
-    cursor_url: Option<String>,
 }
 
 fn loadavg() -> String {
@@ -237,172 +226,4 @@ async fn run_async(o: Options) -> Result<(), String> {
     }
     println!("{}", report::summary_table(&results));
     Ok(())
-}
-
-/// The workloads in two phases (the deep pages need the larger table), each workload on every server in turn:
-/// per concurrency level and round, the servers run one after another in an order that rotates, so slow
-/// moments of the shared machine do not all fall on one server.
-async fn measure_all(
-    o: &Options,
-    live: &mut [Live],
-    tmp: &Path,
-    client: &reqwest::Client,
-    runs: &mut Vec<RunResult>,
-) -> Result<(), String> {
-    for workload in Workload::ALL {
-        if workload.deep() && !live.is_empty() && live.iter().all(|l| l.cursor_url.is_none()) {
-            eprintln!("== reseed every database with {} rows for the deep pages", o.deep_rows);
-            for l in live.iter_mut() {
-                db::seed(&l.pool, l.schema, o.deep_rows).await?;
-                l.cursor_url = check_deep(client, &l.server.base_url(), &l.spec, o.deep_offset(), &mut l.sanity).await;
-                if l.cursor_url.is_none() {
-                    l.cursor_url = Some(String::new());
-                }
-            }
-        }
-        let mut scripts = Vec::new();
-        for (i, l) in live.iter().enumerate() {
-            let Some(requests) = requests(o, l, workload) else {
-                eprintln!("   {} {}: nothing to request, skipped", l.spec.name, workload.name());
-                continue;
-            };
-            let script = tmp.join(format!("{}-{}.lua", l.spec.name, workload.name()));
-            std::fs::write(&script, load::script(&requests)).map_err(|e| e.to_string())?;
-            scripts.push((i, script));
-        }
-        if scripts.is_empty() {
-            continue;
-        }
-        eprintln!("== {}", workload.name());
-        if !o.warmup.is_zero() {
-            for (i, script) in &scripts {
-                load::run(&live[*i].server.base_url(), script, 16, o.warmup).await?;
-            }
-        }
-        for (level_index, &c) in o.levels.iter().enumerate() {
-            for round in 0..o.rounds {
-                let shift = (round as usize + level_index) % scripts.len();
-                for k in 0..scripts.len() {
-                    let (i, script) = &scripts[(k + shift) % scripts.len()];
-                    let l = &live[*i];
-                    l.server.reset_peak_rss();
-                    let w = load::run(&l.server.base_url(), script, c, o.duration).await?;
-                    let r = RunResult {
-                        server: l.spec.name.into(),
-                        workload,
-                        concurrency: c,
-                        round,
-                        rps: w.rps(),
-                        p50_ms: w.p50_us as f64 / 1000.0,
-                        p90_ms: w.p90_us as f64 / 1000.0,
-                        p99_ms: w.p99_us as f64 / 1000.0,
-                        max_ms: w.max_us as f64 / 1000.0,
-                        errors: w.errors(),
-                        peak_rss_kib: l.server.peak_rss_kib(),
-                        wrk: w,
-                    };
-                    eprintln!(
-                        "   {:<17} c={:<3} round {} {:>8.0} req/s  p50 {:>7.2} ms  p99 {:>7.2} ms  errors {:<5} rss {:>6.1} MiB",
-                        l.spec.name,
-                        c,
-                        round + 1,
-                        r.rps,
-                        r.p50_ms,
-                        r.p99_ms,
-                        r.errors,
-                        r.peak_rss_kib as f64 / 1024.0
-                    );
-                    runs.push(r);
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn requests(o: &Options, l: &Live, workload: Workload) -> Option<Requests> {
-    let uuid = l.uuid;
-    Some(match workload {
-        Workload::Retrieve => Requests::GetRandomId { prefix: "/api/posts/".into(), n: o.rows, uuid },
-        Workload::List => Requests::Get(format!("{LIST_PATH}{LIST_QUERY}")),
-        Workload::ListPlain => Requests::Get(format!("{LIST_PATH}{LIST_PLAIN_QUERY}")),
-        Workload::Patch => Requests::PatchRandomId { prefix: "/api/posts/".into(), n: o.rows, uuid },
-        Workload::Create => Requests::Post { path: "/api/posts/".into(), body: create_body().to_string() },
-        Workload::DeepOffset => Requests::Get(format!("/api/posts/?limit=20&offset={}", o.deep_offset())),
-        Workload::DeepCursor => Requests::Get(l.cursor_url.clone().filter(|u| !u.is_empty())?),
-    })
-}
-
-#[allow(clippy::too_many_arguments)]
-async fn start_server(
-    o: &Options,
-    spec: &Spec,
-    port: u16,
-    exe: &Path,
-    python: Option<&Python>,
-    admin: &sqlx::PgPool,
-    client: &reqwest::Client,
-    tmp: &Path,
-) -> Result<Live, String> {
-    let db_name = format!("vsbench_{}", spec.name.replace('-', "_"));
-    let url = db::recreate(admin, &o.pg, &db_name).await?;
-    let schema = match spec.family {
-        Family::Rust(_) => {
-            blog::connect_and_migrate(&url).await.map_err(|e| format!("migrate: {e}"))?.close().await.ok();
-            db::Schema::Blog
-        }
-        Family::Python { .. } => {
-            let pool = db::connect(&url).await?;
-            let py = python.ok_or("no Python")?;
-            sqlx::raw_sql(sqlx::AssertSqlSafe(py.ddl.clone()))
-                .execute(&pool)
-                .await
-                .map_err(|e| format!("aksara DDL: {e}"))?;
-            pool.close().await;
-            db::Schema::Aksara
-        }
-    };
-    let pool = db::connect(&url).await?;
-    db::seed(&pool, schema, o.rows).await?;
-
-    let log = tmp.join(format!("{}.log", spec.name));
-    let command = match spec.family {
-        Family::Rust(kind) => {
-            let mut c = Command::new(exe);
-            c.arg("serve")
-                .arg(match kind {
-                    crate::RustKind::Viewset => "viewset",
-                    crate::RustKind::SeaOrm => "seaorm",
-                    crate::RustKind::Sqlx => "sqlx",
-                })
-                .arg("--db")
-                .arg(&url)
-                .arg("--bind")
-                .arg(format!("127.0.0.1:{port}"));
-            c
-        }
-        Family::Python { workers } => {
-            let py = python.ok_or("no Python")?;
-            let mut c = Command::new(&py.python);
-            c.args(["-m", "uvicorn", "benchapp:app", "--app-dir"])
-                .arg(&py.app_dir)
-                .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--workers", &workers.to_string()])
-                .args(["--no-access-log", "--log-level", "warning"])
-                .env("DATABASE_URL", url.replace("postgres://", "postgresql://"))
-                .env("AKSARA_TASKS_ENABLED", "false");
-            c
-        }
-    };
-    let mut server = Server::start(command, port, &log)?;
-    if let Err(e) = server.wait_ready(client, &format!("{LIST_PATH}?limit=1"), Duration::from_secs(90)).await {
-        server.stop();
-        pool.close().await;
-        let _ = db::drop_db(admin, &db_name).await;
-        return Err(e);
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let uuid = matches!(spec.family, Family::Python { .. });
-    let mut sanity = Sanity { server: spec.name.into(), ..Default::default() };
-    check_basics(client, &server.base_url(), uuid, &mut sanity).await;
-    Ok(Live { spec: spec.clone(), db_name, pool, schema, server, uuid, sanity, cursor_url: None })
 }

@@ -1,7 +1,9 @@
 //! The harness's command-line options.
 
-#[allow(unused_imports)]
-use super::*;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::repo_root;
 
 /// Options of `run`.
 #[derive(Debug, Clone)]

@@ -1,7 +1,9 @@
 //! The Python original's virtualenv.
 
-#[allow(unused_imports)]
-use super::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
 
 /// The Python side: `bench/.venv` (made by run.sh) and the app the bench owns.
 #[derive(Debug, Clone)]

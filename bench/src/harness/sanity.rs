@@ -1,7 +1,9 @@
 //! One request of each kind before the load: every server must give the same answers.
 
-#[allow(unused_imports)]
-use super::*;
+use serde_json::{Value, json};
+
+use super::Sanity;
+use super::workload::{Family, LIST_PATH, LIST_QUERY, Spec};
 
 pub(super) fn create_body() -> Value {
     json!({"title": "Benchmark post", "body": "Written by the load generator.", "author_id": 1, "views": 3})

@@ -1,7 +1,6 @@
 //! The workloads and what each server is asked for them.
 
-#[allow(unused_imports)]
-use super::*;
+use serde::{Deserialize, Serialize};
 
 /// The workloads, in the order they run on each server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

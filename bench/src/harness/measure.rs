@@ -1,0 +1,103 @@
+//! The measurement: every workload on every live server, at every level and round, interleaved.
+
+use std::path::Path;
+
+use super::live::Live;
+use super::load::{self, Requests};
+use super::sanity::*;
+use super::workload::*;
+use super::{Options, RunResult, db};
+
+/// The workloads in two phases (the deep pages need the larger table), each workload on every server in turn:
+/// per concurrency level and round, the servers run one after another in an order that rotates, so slow
+/// moments of the shared machine do not all fall on one server.
+pub(super) async fn measure_all(
+    o: &Options,
+    live: &mut [Live],
+    tmp: &Path,
+    client: &reqwest::Client,
+    runs: &mut Vec<RunResult>,
+) -> Result<(), String> {
+    for workload in Workload::ALL {
+        if workload.deep() && !live.is_empty() && live.iter().all(|l| l.cursor_url.is_none()) {
+            eprintln!("== reseed every database with {} rows for the deep pages", o.deep_rows);
+            for l in live.iter_mut() {
+                db::seed(&l.pool, l.schema, o.deep_rows).await?;
+                l.cursor_url = check_deep(client, &l.server.base_url(), &l.spec, o.deep_offset(), &mut l.sanity).await;
+                if l.cursor_url.is_none() {
+                    l.cursor_url = Some(String::new());
+                }
+            }
+        }
+        let mut scripts = Vec::new();
+        for (i, l) in live.iter().enumerate() {
+            let Some(requests) = requests(o, l, workload) else {
+                eprintln!("   {} {}: nothing to request, skipped", l.spec.name, workload.name());
+                continue;
+            };
+            let script = tmp.join(format!("{}-{}.lua", l.spec.name, workload.name()));
+            std::fs::write(&script, load::script(&requests)).map_err(|e| e.to_string())?;
+            scripts.push((i, script));
+        }
+        if scripts.is_empty() {
+            continue;
+        }
+        eprintln!("== {}", workload.name());
+        if !o.warmup.is_zero() {
+            for (i, script) in &scripts {
+                load::run(&live[*i].server.base_url(), script, 16, o.warmup).await?;
+            }
+        }
+        for (level_index, &c) in o.levels.iter().enumerate() {
+            for round in 0..o.rounds {
+                let shift = (round as usize + level_index) % scripts.len();
+                for k in 0..scripts.len() {
+                    let (i, script) = &scripts[(k + shift) % scripts.len()];
+                    let l = &live[*i];
+                    l.server.reset_peak_rss();
+                    let w = load::run(&l.server.base_url(), script, c, o.duration).await?;
+                    let r = RunResult {
+                        server: l.spec.name.into(),
+                        workload,
+                        concurrency: c,
+                        round,
+                        rps: w.rps(),
+                        p50_ms: w.p50_us as f64 / 1000.0,
+                        p90_ms: w.p90_us as f64 / 1000.0,
+                        p99_ms: w.p99_us as f64 / 1000.0,
+                        max_ms: w.max_us as f64 / 1000.0,
+                        errors: w.errors(),
+                        peak_rss_kib: l.server.peak_rss_kib(),
+                        wrk: w,
+                    };
+                    eprintln!(
+                        "   {:<17} c={:<3} round {} {:>8.0} req/s  p50 {:>7.2} ms  p99 {:>7.2} ms  errors {:<5} rss {:>6.1} MiB",
+                        l.spec.name,
+                        c,
+                        round + 1,
+                        r.rps,
+                        r.p50_ms,
+                        r.p99_ms,
+                        r.errors,
+                        r.peak_rss_kib as f64 / 1024.0
+                    );
+                    runs.push(r);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn requests(o: &Options, l: &Live, workload: Workload) -> Option<Requests> {
+    let uuid = l.uuid;
+    Some(match workload {
+        Workload::Retrieve => Requests::GetRandomId { prefix: "/api/posts/".into(), n: o.rows, uuid },
+        Workload::List => Requests::Get(format!("{LIST_PATH}{LIST_QUERY}")),
+        Workload::ListPlain => Requests::Get(format!("{LIST_PATH}{LIST_PLAIN_QUERY}")),
+        Workload::Patch => Requests::PatchRandomId { prefix: "/api/posts/".into(), n: o.rows, uuid },
+        Workload::Create => Requests::Post { path: "/api/posts/".into(), body: create_body().to_string() },
+        Workload::DeepOffset => Requests::Get(format!("/api/posts/?limit=20&offset={}", o.deep_offset())),
+        Workload::DeepCursor => Requests::Get(l.cursor_url.clone().filter(|u| !u.is_empty())?),
+    })
+}

@@ -1,0 +1,278 @@
+//! The generated Markdown section of `BENCHMARKS.md`: run details, then one table per measure.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use super::{MAIN, RATIOS, Results};
+use crate::harness::Workload;
+
+fn workload_title(w: Workload) -> &'static str {
+    match w {
+        Workload::Retrieve => "retrieve by pk",
+        Workload::List => "list: filter + search + ordering, 20",
+        Workload::ListPlain => "list: filter + ordering, 20",
+        Workload::Patch => "PATCH one field",
+        Workload::Create => "create",
+        Workload::DeepOffset => "deep page: offset",
+        Workload::DeepCursor => "deep page: cursor",
+    }
+}
+
+fn cell<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map(f).unwrap_or_else(|| "–".into())
+}
+
+fn rps(v: f64) -> String {
+    if v >= 100.0 { format!("{v:.0}") } else { format!("{v:.1}") }
+}
+
+fn ms(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn ratio(r: f64) -> String {
+    let s = format!("{r:.2}×");
+    if r < 0.97 { format!("**{s}**") } else { s }
+}
+
+/// One row per workload and concurrency level: the workload's title, the level, then `cells(workload, level)`.
+fn level_rows(levels: &[u32], cells: impl Fn(Workload, u32) -> Vec<String>) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for w in Workload::ALL {
+        for &c in levels {
+            let mut row = vec![workload_title(w).to_string(), c.to_string()];
+            row.extend(cells(w, c));
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+/// `rows`, then one row per workload: its title, then `cells(workload)`.
+fn workload_rows(mut rows: Vec<Vec<String>>, cells: impl Fn(Workload) -> Vec<String>) -> Vec<Vec<String>> {
+    for w in Workload::ALL {
+        let mut row = vec![workload_title(w).to_string()];
+        row.extend(cells(w));
+        rows.push(row);
+    }
+    rows
+}
+
+fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
+    let _ = writeln!(out, "| {} |", header.join(" | "));
+    let _ = writeln!(out, "|{}", header.iter().map(|_| "---|").collect::<String>());
+    for row in rows {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    out.push('\n');
+}
+
+/// The generated Markdown section.
+pub fn markdown(r: &Results) -> String {
+    let mut out = String::new();
+    let m = &r.machine;
+    let v = &r.versions;
+    let py = &v["python"];
+    let s = |x: &Value| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string());
+    let _ = writeln!(out, "## Results of the last run\n");
+    let _ = writeln!(
+        out,
+        "- **Date**: {} (whole run {:.1} min, `{}`)",
+        r.date.split('.').next().unwrap_or(&r.date).replace('T', " ") + " UTC",
+        r.elapsed_s / 60.0,
+        r.command
+    );
+    let _ = writeln!(
+        out,
+        "- **Machine**: {} cores ({}), {} GiB memory, Linux {}; servers, PostgreSQL and wrk share it",
+        m["cores"],
+        s(&m["cpu"]),
+        m["memory_gib"],
+        s(&m["kernel"])
+    );
+    let _ = writeln!(
+        out,
+        "- **Versions**: viewset {}; {}; axum {}, sea-orm {}, sqlx {}, tokio {}; PostgreSQL {}; {}",
+        s(&v["viewset"]),
+        s(&v["rustc"]),
+        s(&v["axum"]),
+        s(&v["sea-orm"]),
+        s(&v["sqlx"]),
+        s(&v["tokio"]),
+        s(&v["postgresql"]),
+        s(&v["wrk"])
+    );
+    if py.is_object() {
+        let _ = writeln!(
+            out,
+            "- **Python**: {} with aksara-framework {}, uvicorn {} (uvloop {}, httptools {}), FastAPI {}, asyncpg {}",
+            s(&py["python"]),
+            s(&py["aksara-framework"]),
+            s(&py["uvicorn"]),
+            s(&py["uvloop"]),
+            s(&py["httptools"]),
+            s(&py["fastapi"]),
+            s(&py["asyncpg"])
+        );
+    }
+    let c = &r.config;
+    let _ = writeln!(
+        out,
+        "- **Settings**: {} s per level and round, best of {} rounds, servers interleaved, after a {} s warm-up at 16 \
+         connections; concurrency {}; {} rows ({} for the deep pages, offset {}); list queries `{}` and `{}`; {}; \
+         load average {} before, {} after the load tests",
+        c["duration_s"],
+        c["rounds"],
+        c["warmup_s"],
+        c["levels"]
+            .as_array()
+            .map(|a| a.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(", "))
+            .unwrap_or_default(),
+        c["rows"],
+        c["deep_rows"],
+        c["deep_offset"],
+        s(&c["list_query"]),
+        s(&c["list_plain_query"]),
+        s(&c["load_generator"]),
+        s(&m["loadavg_before"]),
+        s(&m["loadavg_after_load_tests"])
+    );
+    if let Some((median, p90, n)) = r.round_spread() {
+        let _ = writeln!(
+            out,
+            "- **Noise**: between the rounds of the same server, workload and level, requests/s differed by {:.0} % \
+             (median over {n}), {:.0} % at the 90th percentile: differences between servers smaller than that are \
+             not findings (instruction counts from `bench/profile.sh` do not have this noise)",
+            median * 100.0,
+            p90 * 100.0
+        );
+    }
+    out.push('\n');
+    for server in r.servers.iter().filter(|s| s.error.is_some()) {
+        let _ = writeln!(out, "> **{}** — {}\n", server.label, server.error.as_deref().unwrap_or(""));
+    }
+
+    let main = r.present(&MAIN);
+    let levels = r.levels();
+    let mut header = vec!["workload".to_string(), "c".to_string()];
+    header.extend(main.iter().map(|n| r.label(n)));
+
+    let _ = writeln!(out, "### Requests per second\n");
+    let rows = level_rows(&levels, |w, c| main.iter().map(|n| cell(r.find(n, w, c), |x| rps(x.rps))).collect());
+    table(&mut out, &header, &rows);
+
+    let _ = writeln!(out, "### Ratios: viewset ÷ other (requests/s; above 1 = viewset faster, **bold** below 0.97)\n");
+    let ratio_cols: Vec<_> = RATIOS.iter().filter(|(n, _)| main.contains(n)).collect();
+    let mut rheader = vec!["workload".to_string(), "c".to_string()];
+    rheader.extend(ratio_cols.iter().map(|(_, t)| t.to_string()));
+    let rows = level_rows(&levels, |w, c| ratio_cols.iter().map(|(n, _)| cell(r.ratio(n, w, c), ratio)).collect());
+    table(&mut out, &rheader, &rows);
+
+    let _ = writeln!(out, "### Latency p50 / p99 (ms)\n");
+    let rows = level_rows(&levels, |w, c| {
+        main.iter().map(|n| cell(r.find(n, w, c), |x| format!("{} / {}", ms(x.p50_ms), ms(x.p99_ms)))).collect()
+    });
+    table(&mut out, &header, &rows);
+
+    let _ = writeln!(out, "### Errors (non-2xx responses + socket errors, all levels)\n");
+    let mut eheader = vec!["workload".to_string()];
+    eheader.extend(main.iter().map(|n| r.label(n)));
+    let rows = workload_rows(Vec::new(), |w| {
+        main.iter()
+            .map(|n| {
+                let runs: Vec<_> = r.runs.iter().filter(|x| x.server == *n && x.workload == w).collect();
+                if runs.is_empty() {
+                    "–".into()
+                } else {
+                    let errors: u64 = runs.iter().map(|x| x.errors).sum();
+                    let total: u64 = runs.iter().map(|x| x.wrk.requests).sum();
+                    format!("{errors} of {total}")
+                }
+            })
+            .collect()
+    });
+    table(&mut out, &eheader, &rows);
+
+    let _ = writeln!(out, "### Peak RSS of the server (MiB; VmHWM summed over its processes, max over the levels)\n");
+    let mut idle = vec!["idle, after start".to_string()];
+    idle.extend(main.iter().map(|n| {
+        cell(r.servers.iter().find(|s| s.name == *n && s.error.is_none()), |s| {
+            format!("{:.1}", s.idle_rss_kib as f64 / 1024.0)
+        })
+    }));
+    let rows = workload_rows(vec![idle], |w| {
+        main.iter()
+            .map(|n| {
+                let peak = r.runs.iter().filter(|x| x.server == *n && x.workload == w).map(|x| x.peak_rss_kib).max();
+                cell(peak, |k| format!("{:.1}", k as f64 / 1024.0))
+            })
+            .collect()
+    });
+    table(&mut out, &eheader, &rows);
+
+    let _ = writeln!(out, "### Same data, same answers (one request of each kind before the load)\n");
+    let mut rows = Vec::new();
+    for sanity in &r.sanity {
+        let checks = sanity.checks.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", ");
+        rows.push(vec![
+            r.label(&sanity.server),
+            cell(sanity.list_count, |c| c.to_string()),
+            sanity.list_keys.clone().unwrap_or_else(|| "–".into()),
+            sanity.deep_offset_first.clone().unwrap_or_else(|| "–".into()),
+            sanity.deep_cursor_first.clone().unwrap_or_else(|| "–".into()),
+            checks,
+        ]);
+    }
+    let sheader: Vec<String> =
+        ["server", "list count", "list envelope", "deep offset: first id", "deep cursor: first id", "statuses"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+    table(&mut out, &sheader, &rows);
+
+    out += &compile_markdown(&r.compile);
+    out
+}
+
+fn compile_markdown(c: &Value) -> String {
+    let mut out = String::from("### Compile cost (debug profile, `cargo build` of a throwaway app)\n\n");
+    if let Some(skipped) = c.get("skipped").or_else(|| c.get("error")) {
+        let _ = writeln!(out, "Not measured: {}\n", skipped.as_str().unwrap_or(&skipped.to_string()));
+        return out;
+    }
+    let secs = |v: &Value| v.as_f64().map(|x| format!("{x:.1} s")).unwrap_or_else(|| "–".into());
+    let per = |v: &Value| v.as_f64().map(|x| format!("{:.0} ms", x * 1000.0)).unwrap_or_else(|| "–".into());
+    let mut rows = Vec::new();
+    for (key, title) in [
+        ("clean_app_build_s", "clean build of the app crate (dependencies already built)"),
+        ("incremental_build_s", "incremental build after a one-line change"),
+        ("check_s", "`cargo check` of the app crate (expansion + type checking)"),
+    ] {
+        rows.push(vec![title.to_string(), secs(&c["one"][key]), secs(&c["twenty"][key]), per(&c["per_viewset"][key])]);
+    }
+    let header: Vec<String> =
+        ["", "1 ViewSet", "20 ViewSets", "per extra ViewSet"].iter().map(|s| s.to_string()).collect();
+    table(&mut out, &header, &rows);
+    if let Some(first) = c["cold_build_s"].as_f64() {
+        if c["cold_build_cached"].as_bool() == Some(true) {
+            let _ = writeln!(
+                out,
+                "First build of the 1-ViewSet app in this run, dependencies included: {first:.1} s (not a cold build: \
+                 `target-bench/compile` held dependencies from an earlier run).\n"
+            );
+        } else {
+            let _ = writeln!(out, "Cold build of the 1-ViewSet app, every dependency included: {first:.1} s.\n");
+        }
+    }
+    if let Some(note) = c["note"].as_str() {
+        let _ = writeln!(out, "{note}\n");
+    }
+    out
+}

@@ -1,0 +1,138 @@
+//! The handlers of the `/studio/` endpoints, and the table that mounts each at its path.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+
+use super::state::{Inner, Shared, now};
+use super::{RUST_VERSION, SERVICE_VERSION};
+use crate::gate::error;
+use crate::paths::{
+    CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY, SCHEMA_HANDSHAKE, STUDIO_PATHS, UI,
+};
+use crate::protocol::{
+    ContextSummary, Handshake, Health, MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project,
+    handshake_json_schema,
+};
+
+/// Every Studio endpoint at its path (the paths of [`STUDIO_PATHS`]), over `state`; no gate yet.
+pub(super) fn routes(state: Arc<Inner>) -> Router {
+    Router::new()
+        .route(HANDSHAKE, get(handshake))
+        .route(CONTEXT_SUMMARY, get(context_summary))
+        .route(HEALTH, get(health))
+        .route(MIGRATIONS_SUMMARY, get(migrations_summary))
+        .route(SCHEMA_HANDSHAKE, get(schema_handshake))
+        .route(UI, get(ui))
+        .with_state(state)
+}
+
+async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
+    let database = crate::database::check(&inner.db).await;
+    let studio = &inner.studio;
+    let settings = &studio.settings;
+    axum::Json(Handshake {
+        protocol_version: PROTOCOL_VERSION.into(),
+        timestamp: now(),
+        project: Project {
+            name: studio.name.clone(),
+            version: studio.version.clone(),
+            service_version: SERVICE_VERSION.into(),
+            python_version: RUST_VERSION.into(),
+            rust_version: RUST_VERSION.into(),
+            debug_mode: settings.debug,
+            environment: settings.environment.as_str().into(),
+        },
+        capabilities: inner.capabilities(&database),
+        database,
+        checksums: inner.checksums.clone(),
+        endpoints: ENDPOINTS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        metadata: json!({
+            "framework": "viewset",
+            "stability": "experimental",
+            "apps": studio.apps,
+            "viewsets": studio.viewsets,
+            "studio_endpoints": STUDIO_PATHS,
+            "ai_endpoints_mounted": false,
+            "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
+        }),
+    })
+}
+
+async fn context_summary(State(inner): Shared) -> axum::Json<ContextSummary> {
+    let database_status = crate::database::check(&inner.db).await;
+    let applied = inner.applied_or_last_known().await;
+    let migrations = inner.studio.migrations.summary(&applied);
+    let studio = &inner.studio;
+    axum::Json(ContextSummary {
+        app_count: studio.apps.len() as u64,
+        model_count: studio.models.len() as u64,
+        viewset_count: studio.viewsets.len() as u64,
+        route_count: studio.routes.len() as u64,
+        ai_tool_count: 0,
+        migration_count: migrations.total_migrations,
+        pending_migrations: migrations.pending_migrations,
+        database_status,
+        migration_status: MigrationStatus {
+            total: migrations.total_migrations,
+            applied: migrations.applied_migrations,
+            pending: migrations.pending_migrations,
+            has_conflicts: !migrations.conflicts.is_empty(),
+            last_applied: migrations.last_applied,
+        },
+        models: studio
+            .models
+            .iter()
+            .map(|m| ModelSummary {
+                name: m.name.clone(),
+                table_name: m.table_name.clone(),
+                field_count: m.fields.len() as u64,
+                has_relations: !m.relations.is_empty(),
+            })
+            .collect(),
+        checksums: inner.checksums.clone(),
+    })
+}
+
+async fn health(State(inner): Shared) -> axum::Json<Health> {
+    let database = crate::database::check(&inner.db).await;
+    axum::Json(Health {
+        status: if database.connected { "healthy" } else { "degraded" }.into(),
+        service_version: SERVICE_VERSION.into(),
+        database,
+        timestamp: now(),
+    })
+}
+
+async fn migrations_summary(State(inner): Shared) -> Response {
+    match inner.applied().await {
+        Ok(applied) => axum::Json::<MigrationsSummary>(inner.studio.migrations.summary(&applied)).into_response(),
+        Err(_) => error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "The migrations table cannot be read: the database is unreachable.",
+            "database_unavailable",
+        ),
+    }
+}
+
+async fn schema_handshake() -> axum::Json<Value> {
+    axum::Json(handshake_json_schema())
+}
+
+async fn ui(State(inner): Shared) -> Response {
+    let links: String =
+        STUDIO_PATHS.iter().map(|p| format!("<li><a href=\"{p}\"><code>{p}</code></a></li>")).collect::<String>();
+    let name = inner.studio.name.replace(['<', '>', '&', '"'], "");
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Studio — {name}</title></head>\
+         <body><h1>Studio (experimental)</h1><p>The Studio web UI is not built yet (it is a separate issue). \
+         The JSON endpoints below work; they need the same credentials as this page.</p><ul>{links}</ul></body></html>"
+    );
+    ([(CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
+}

@@ -1,0 +1,68 @@
+//! `ModelEntry`: one model as Studio describes it (schema checksum, context summary).
+
+use sea_orm::{ColumnTrait, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn};
+use serde_json::{Value, json};
+
+/// One model as Studio describes it.
+///
+/// ```
+/// use sea_orm::entity::prelude::*;
+///
+/// #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+/// #[sea_orm(table_name = "tags")]
+/// pub struct Model {
+///     #[sea_orm(primary_key)]
+///     pub id: i32,
+///     pub label: String,
+/// }
+/// #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+/// pub enum Relation {}
+/// impl ActiveModelBehavior for ActiveModel {}
+///
+/// let entry = viewset_studio::ModelEntry::of::<Entity>("Tag");
+/// assert_eq!(entry.table_name, "tags");
+/// assert_eq!(entry.fields.len(), 2);
+/// assert_eq!(entry.fields[0]["primary_key"], true);
+/// assert!(entry.relations.is_empty());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelEntry {
+    /// The model's name (`Post`).
+    pub name: String,
+    /// Its table.
+    pub table_name: String,
+    /// Column name, type, nullability, uniqueness and primary-key flag of each column.
+    pub fields: Vec<Value>,
+    /// Relation names (`Author`, ...).
+    pub relations: Vec<String>,
+}
+
+impl ModelEntry {
+    /// Describes entity `E` under `name`.
+    pub fn of<E: EntityTrait>(name: &str) -> Self {
+        let primary: Vec<&'static str> = E::PrimaryKey::iter().map(|k| k.into_column().as_str()).collect();
+        let fields = E::Column::iter()
+            .map(|column| {
+                let def = column.def();
+                json!({
+                    "name": column.as_str(),
+                    "type": format!("{:?}", def.get_column_type()),
+                    "nullable": def.is_null(),
+                    "unique": def.is_unique(),
+                    "primary_key": primary.contains(&column.as_str()),
+                })
+            })
+            .collect();
+        ModelEntry {
+            name: name.to_string(),
+            table_name: E::default().table_name().to_string(),
+            fields,
+            relations: E::Relation::iter().map(|r| format!("{r:?}")).collect(),
+        }
+    }
+
+    /// The entry as hashed by `schema_checksum`.
+    pub(crate) fn to_json(&self) -> Value {
+        json!({"name": self.name, "table_name": self.table_name, "fields": self.fields, "relations": self.relations})
+    }
+}

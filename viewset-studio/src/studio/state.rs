@@ -1,0 +1,76 @@
+//! The state the Studio handlers share: the application's description, its checksums (computed once at mount)
+//! and the database, with the last applied migrations read.
+
+use std::sync::{Arc, Mutex};
+
+use axum::extract::State;
+use sea_orm::DatabaseConnection;
+
+use super::Studio;
+use crate::migrations::AppliedState;
+use crate::protocol::{Checksums, DatabaseStatus};
+
+/// What every Studio handler reads.
+pub(super) struct Inner {
+    pub(super) studio: Studio,
+    pub(super) checksums: Checksums,
+    pub(super) db: DatabaseConnection,
+    /// The last applied state read successfully (reported while the database is unreachable).
+    applied: Mutex<Option<AppliedState>>,
+}
+
+/// The extractor of the shared state.
+pub(super) type Shared = State<Arc<Inner>>;
+
+/// Now, as ISO 8601 UTC with milliseconds.
+pub(super) fn now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+impl Inner {
+    /// The state of a mounted `studio` (its checksums computed now).
+    pub(super) fn new(studio: Studio, db: DatabaseConnection) -> Self {
+        let checksums = studio.checksums();
+        Inner { studio, checksums, db, applied: Mutex::new(None) }
+    }
+
+    /// The capabilities inferred from what the application registered and the database status.
+    pub(super) fn capabilities(&self, database: &DatabaseStatus) -> Vec<String> {
+        let studio = &self.studio;
+        let mut caps = Vec::new();
+        if !studio.models.is_empty() {
+            caps.push("read_schema");
+        }
+        if database.connected && studio.routes.iter().any(|r| r.method == "GET") {
+            caps.push("read_data");
+        }
+        if database.connected && studio.routes.iter().any(|r| matches!(r.method, "POST" | "PATCH" | "PUT" | "DELETE")) {
+            caps.push("write_data");
+        }
+        if database.connected && !studio.migrations.nodes().is_empty() {
+            caps.push("read_migrations");
+        }
+        if studio.settings.debug {
+            caps.push("debug_panels");
+        }
+        caps.into_iter().map(str::to_string).collect()
+    }
+
+    /// The applied migrations now (remembered for [`Inner::applied_or_last_known`]); a failure is logged.
+    pub(super) async fn applied(&self) -> Result<AppliedState, sea_orm::DbErr> {
+        let applied = self.studio.migrations.applied(&self.db).await.inspect_err(|e| {
+            tracing::warn!("Studio could not read the migrations table: {e}");
+        })?;
+        *self.applied.lock().unwrap_or_else(|e| e.into_inner()) = Some(applied.clone());
+        Ok(applied)
+    }
+
+    /// The applied migrations now, or the last ones read when the table cannot be read (the database status
+    /// beside them says so); nothing applied when it was never read.
+    pub(super) async fn applied_or_last_known(&self) -> AppliedState {
+        match self.applied().await {
+            Ok(applied) => applied,
+            Err(_) => self.applied.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default(),
+        }
+    }
+}
