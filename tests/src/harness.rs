@@ -1,8 +1,9 @@
 //! Runs an example app on a real TCP port against SQLite or PostgreSQL, for tests that send real requests.
 //!
 //! PostgreSQL tests read the server URL from `VIEWSET_TEST_PG_URL` (e.g. `postgres://postgres@127.0.0.1:5432`;
-//! `.ci/run` sets it). Each test gets its own database, created here and dropped when the app is dropped. When
-//! the variable is unset, PostgreSQL tests print that they were skipped.
+//! `.ci/run` sets it). Each test gets its own database, created here and dropped when the app is dropped. Whether
+//! a PostgreSQL test runs at all is decided in [`crate::every_database`]: skipped with a note when the variable is
+//! unset, a failure when `VIEWSET_REQUIRE_PG=1`.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -45,26 +46,39 @@ pub fn postgres_url() -> Option<String> {
 }
 
 impl TestDb {
-    /// Creates an empty database; `None` (with a note on stderr) when PostgreSQL is not configured.
-    pub async fn create(backend: Backend) -> Option<TestDb> {
+    /// Creates an empty database. On PostgreSQL the test must have passed
+    /// [`crate::every_database::require_postgres`] (or run through [`crate::on_every_database!`]); without a
+    /// server this panics rather than skip.
+    pub async fn create(backend: Backend) -> TestDb {
         let name = unique_name();
         match backend {
             Backend::Sqlite => {
                 let path = std::env::temp_dir().join(format!("{name}.db"));
-                Some(TestDb { url: format!("sqlite://{}?mode=rwc", path.display()), cleanup: Cleanup::File(path) })
+                TestDb { url: format!("sqlite://{}?mode=rwc", path.display()), cleanup: Cleanup::File(path) }
             }
             Backend::Postgres => {
-                let Some(server) = postgres_url() else {
-                    eprintln!("skipped: VIEWSET_TEST_PG_URL is not set, so this PostgreSQL test did not run");
-                    return None;
-                };
+                let server = postgres_url().expect("a PostgreSQL test ran without VIEWSET_TEST_PG_URL: gate it");
                 let admin_url = format!("{server}/postgres");
                 let admin = Database::connect(&admin_url).await.expect("connect to the PostgreSQL server");
                 admin.execute_unprepared(&format!("CREATE DATABASE \"{name}\"")).await.expect("create test database");
                 admin.close().await.ok();
-                Some(TestDb { url: format!("{server}/{name}"), cleanup: Cleanup::Postgres { admin_url, name } })
+                TestDb { url: format!("{server}/{name}"), cleanup: Cleanup::Postgres { admin_url, name } }
             }
         }
+    }
+
+    /// A fresh database with the blog's migrations applied, and a connection to it.
+    pub async fn migrated_blog(backend: Backend) -> (TestDb, DatabaseConnection) {
+        let database = TestDb::create(backend).await;
+        let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
+        (database, db)
+    }
+
+    /// [`TestDb::migrated_blog`] with the blog's seed (two authors, three posts).
+    pub async fn seeded_blog(backend: Backend) -> (TestDb, DatabaseConnection) {
+        let (database, db) = TestDb::migrated_blog(backend).await;
+        blog::seed::seed_if_empty(&db).await.expect("seed the blog");
+        (database, db)
     }
 }
 
@@ -108,26 +122,29 @@ pub struct TestApp {
 }
 
 impl TestApp {
-    /// Serves the blog example, migrated and seeded, on `backend`; `None` when that backend is not configured.
-    pub async fn blog(backend: Backend) -> Option<TestApp> {
-        let database = TestDb::create(backend).await?;
-        let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
-        blog::seed::seed_if_empty(&db).await.expect("seed the blog");
-        Some(TestApp::serve(blog::app(db.clone()), db, database).await)
+    /// Serves the blog example, migrated and seeded, on `backend`.
+    pub async fn blog(backend: Backend) -> TestApp {
+        let (database, db) = TestDb::seeded_blog(backend).await;
+        TestApp::serve(blog::app(db.clone()), db, database).await
     }
 
     /// Serves the blog, migrated but empty, plus the paginated ViewSets of [`crate::fixtures::paged`].
-    pub async fn query_app(backend: Backend) -> Option<TestApp> {
-        let database = TestDb::create(backend).await?;
-        let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
-        Some(TestApp::serve(crate::fixtures::paged::app(db.clone()), db, database).await)
+    pub async fn query_app(backend: Backend) -> TestApp {
+        let (database, db) = TestDb::migrated_blog(backend).await;
+        TestApp::serve(crate::fixtures::paged::app(db.clone()), db, database).await
+    }
+
+    /// [`TestApp::query_app`] over the blog's seed.
+    pub async fn seeded_query_app(backend: Backend) -> TestApp {
+        let (database, db) = TestDb::seeded_blog(backend).await;
+        TestApp::serve(crate::fixtures::paged::app(db.clone()), db, database).await
     }
 
     /// Serves the tenants example, migrated and empty.
-    pub async fn tenants(backend: Backend) -> Option<TestApp> {
-        let database = TestDb::create(backend).await?;
+    pub async fn tenants(backend: Backend) -> TestApp {
+        let database = TestDb::create(backend).await;
         let db = tenants::connect_and_migrate(&database.url).await.expect("migrate the tenants example");
-        Some(TestApp::serve(tenants::app(db.clone()), db, database).await)
+        TestApp::serve(tenants::app(db.clone()), db, database).await
     }
 
     /// Serves `router` on an ephemeral loopback port.
@@ -182,33 +199,21 @@ impl Drop for TestApp {
     }
 }
 
-/// Runs each named `async fn(TestApp)` scenario against the blog on SQLite and on PostgreSQL.
-#[macro_export]
-macro_rules! blog_tests {
-    ($($scenario:ident),* $(,)?) => { $crate::app_tests!(blog; $($scenario),*); };
+/// The ids of a list response's `results`, in order.
+pub fn ids(body: &Value) -> Vec<i64> {
+    body["results"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no results in {body}"))
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap_or_else(|| panic!("no integer id in {r}")))
+        .collect()
 }
 
-/// Runs each named `async fn(TestApp)` scenario against an example (`blog` or `tenants`) on both databases.
-#[macro_export]
-macro_rules! app_tests {
-    ($app:ident; $($scenario:ident),* $(,)?) => {
-        $(
-            mod $scenario {
-                #[tokio::test]
-                async fn sqlite() {
-                    let app = $crate::harness::TestApp::$app($crate::harness::Backend::Sqlite).await.expect("sqlite");
-                    super::$scenario(app).await;
-                }
-                #[tokio::test]
-                async fn postgres() {
-                    if let Some(app) = $crate::harness::TestApp::$app($crate::harness::Backend::Postgres).await {
-                        super::$scenario(app).await;
-                    }
-                }
-            }
-        )*
-    };
-}
+/// How long a test waits for a stream frame it expects.
+pub const WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// How long a test listens to be sure no further frame comes.
+pub const QUIET: std::time::Duration = std::time::Duration::from_millis(700);
 
 /// One server-sent event.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -284,11 +289,7 @@ pub fn chromium() -> Option<String> {
 pub fn require_chromium() -> Option<String> {
     let found = chromium();
     if found.is_none() {
-        assert!(
-            std::env::var("VIEWSET_REQUIRE_BROWSER").as_deref() != Ok("1"),
-            "chromium is required but not installed"
-        );
-        eprintln!("skipped: chromium is not installed");
+        crate::every_database::skip_unless_required("VIEWSET_REQUIRE_BROWSER", "chromium is not installed");
     }
     found
 }

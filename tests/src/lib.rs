@@ -2,6 +2,8 @@
 //! runs the examples on SQLite and PostgreSQL.
 
 pub mod datagen;
+pub mod every_database;
 pub mod fixtures;
 pub mod harness;
+pub mod identities;
 pub mod studio_fixtures;

@@ -70,13 +70,16 @@ pub fn settings(vars: &[(&str, &str)]) -> StudioSettings {
     StudioSettings::from_vars(vars.iter().map(|(k, v)| (String::from(*k), String::from(*v)))).expect("valid settings")
 }
 
-/// Serves the blog (migrated, seeded) with Studio mounted per `settings`; `None` when `backend` is not configured.
-pub async fn blog_with_studio(backend: Backend, settings: StudioSettings) -> Option<TestApp> {
-    let database = TestDb::create(backend).await?;
-    let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
-    blog::seed::seed_if_empty(&db).await.expect("seed the blog");
+/// Serves the blog (migrated, seeded) with Studio mounted per `settings`.
+pub async fn blog_with_studio(backend: Backend, settings: StudioSettings) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
     let router = blog::mount_studio(blog::app(db.clone()), db.clone(), settings).expect("Studio settings are valid");
-    Some(TestApp::serve(router, db, database).await)
+    TestApp::serve(router, db, database).await
+}
+
+/// The blog with Studio mounted per [`with_auth`]: a setup for [`crate::on_every_database!`].
+pub async fn blog_with_authed_studio(backend: Backend) -> TestApp {
+    blog_with_studio(backend, with_auth()).await
 }
 
 /// Connects with short timeouts, so a cut database shows up within seconds.
@@ -194,8 +197,5 @@ pub fn with_auth() -> StudioSettings {
 
 /// The blog with Studio on SQLite.
 pub async fn sqlite_app(settings: StudioSettings) -> TestApp {
-    blog_with_studio(Backend::Sqlite, settings).await.expect("sqlite")
+    blog_with_studio(Backend::Sqlite, settings).await
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Gating

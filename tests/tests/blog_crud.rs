@@ -2,15 +2,9 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use viewset_tests::blog_tests;
-use viewset_tests::harness::TestApp;
-
-const BOB: Option<&str> = Some("bob-token");
-const ALICE: Option<&str> = Some("alice-token");
-
-fn ids(body: &Value) -> Vec<i64> {
-    body["results"].as_array().expect("results").iter().map(|r| r["id"].as_i64().expect("id")).collect()
-}
+use viewset_tests::harness::{TestApp, ids};
+use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
+use viewset_tests::on_every_database;
 
 fn loc(body: &Value) -> Vec<String> {
     body["detail"][0]["loc"].as_array().expect("loc").iter().map(|v| v.as_str().unwrap().to_string()).collect()
@@ -20,7 +14,7 @@ fn kind(body: &Value) -> &str {
     body["detail"][0]["type"].as_str().expect("type")
 }
 
-blog_tests!(
+on_every_database!(TestApp::blog =>
     list_envelope_and_default_ordering,
     list_limit_and_offset_bounds,
     retrieve_found_missing_and_invalid_ids,
@@ -96,7 +90,7 @@ async fn create_as_identity_with_defaults(app: TestApp) {
     let new = r#"{"title": "Fresh", "body": "Text", "author_id": 1}"#;
     let (status, body) = app.send(Method::POST, "/api/posts/", None, Some(new)).await;
     assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("permission_denied")));
-    let (status, body) = app.send(Method::POST, "/api/posts/", Some("wrong-token"), Some(new)).await;
+    let (status, body) = app.send(Method::POST, "/api/posts/", FORGED, Some(new)).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "an invalid token is anonymous: {body}");
 
     let (status, body) = app.send(Method::POST, "/api/posts/", BOB, Some(new)).await;

@@ -2,18 +2,8 @@
 //! search, ordering and the paginators, on SQLite and PostgreSQL.
 
 use reqwest::StatusCode;
-use serde_json::Value;
-use viewset_tests::blog_tests;
-use viewset_tests::harness::TestApp;
-
-fn ids(body: &Value) -> Vec<i64> {
-    body["results"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no results in {body}"))
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect()
-}
+use viewset_tests::harness::{TestApp, ids};
+use viewset_tests::on_every_database;
 
 async fn ids_of(app: &TestApp, query: &str) -> Vec<i64> {
     let (status, body) = app.get(&format!("/api/posts/?{query}")).await;
@@ -31,7 +21,7 @@ async fn rejected(app: &TestApp, query: &str, param: &str) {
 // Seed: 1 "Notes on the Analytical Engine" (published, 120 views, 4.5, author 1),
 //       2 "Computing Machinery and Intelligence" (published, 300, 5.0, author 2),
 //       3 "On Computable Numbers" (draft, 7, no rating, author 2).
-blog_tests!(
+on_every_database!(TestApp::blog =>
     bool_lookups_and_coercions,
     integer_lookups,
     nullable_float_lookups,

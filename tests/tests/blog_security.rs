@@ -3,14 +3,11 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use viewset_tests::blog_tests;
 use viewset_tests::harness::TestApp;
+use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
+use viewset_tests::on_every_database;
 
-const ALICE: Option<&str> = Some("alice-token"); // staff
-const BOB: Option<&str> = Some("bob-token");
-const FORGED: Option<&str> = Some("not-a-token");
-
-blog_tests!(
+on_every_database!(TestApp::blog =>
     posts_read_open_write_needs_identity,
     authors_need_identity_on_every_route,
     email_is_visible_to_staff_only,

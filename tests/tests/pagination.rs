@@ -6,38 +6,13 @@ use std::collections::HashSet;
 use reqwest::StatusCode;
 use serde_json::Value;
 use viewset_tests::datagen::{Rng, insert_posts, sort};
-use viewset_tests::harness::{Backend, TestApp};
+use viewset_tests::harness::{TestApp, ids};
+use viewset_tests::on_every_database;
 
-fn ids(body: &Value) -> Vec<i64> {
-    body["results"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no results: {body}"))
-        .iter()
-        .map(|r| r["id"].as_i64().unwrap())
-        .collect()
-}
+on_every_database!(TestApp::seeded_query_app => page_numbers, cursor_links_and_bad_cursors);
+on_every_database!(TestApp::query_app => cursor_walks_ten_thousand_rows);
 
-async fn seeded(backend: Backend) -> Option<TestApp> {
-    let app = TestApp::query_app(backend).await?;
-    blog::seed::seed_if_empty(&app.db).await.expect("seed");
-    Some(app)
-}
-
-macro_rules! on_both {
-    ($($name:ident),* $(,)?) => {$(
-        mod $name {
-            #[tokio::test]
-            async fn sqlite() { super::$name(viewset_tests::harness::Backend::Sqlite).await }
-            #[tokio::test]
-            async fn postgres() { super::$name(viewset_tests::harness::Backend::Postgres).await }
-        }
-    )*};
-}
-
-on_both!(page_numbers, cursor_links_and_bad_cursors, cursor_walks_ten_thousand_rows);
-
-async fn page_numbers(backend: Backend) {
-    let Some(app) = seeded(backend).await else { return };
+async fn page_numbers(app: TestApp) {
     let (status, body) = app.get("/paged/posts/").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
@@ -65,8 +40,7 @@ async fn page_numbers(backend: Backend) {
     );
 }
 
-async fn cursor_links_and_bad_cursors(backend: Backend) {
-    let Some(app) = seeded(backend).await else { return };
+async fn cursor_links_and_bad_cursors(app: TestApp) {
     let (status, first) = app.get("/cursor/posts/?limit=2").await;
     assert_eq!(status, StatusCode::OK, "{first}");
     assert_eq!(ids(&first), vec![3, 2]);
@@ -121,8 +95,7 @@ async fn walk(app: &TestApp, start: &str, key: &str) -> (Vec<Vec<i64>>, Value) {
     }
 }
 
-async fn cursor_walks_ten_thousand_rows(backend: Backend) {
-    let Some(app) = TestApp::query_app(backend).await else { return };
+async fn cursor_walks_ten_thousand_rows(app: TestApp) {
     let mut rng = Rng::new(0x5eed);
     let rows = insert_posts(&app.db, 10_000, &mut rng).await;
     assert_eq!(rows.len(), 10_000);

@@ -4,26 +4,19 @@
 
 use reqwest::{Method, StatusCode};
 use viewset_tests::fixtures::paged::{AdminPosts, ComposedPosts, ReadOnlyPosts};
-use viewset_tests::harness::{Backend, TestApp};
+use viewset_tests::harness::TestApp;
+use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
+use viewset_tests::on_every_database;
 
-const ALICE: Option<&str> = Some("alice-token"); // staff
-const BOB: Option<&str> = Some("bob-token");
-const FORGED: Option<&str> = Some("forged");
 const NEW: &str = r#"{"title": "t", "body": "b", "author_id": 1}"#;
 
-async fn app(backend: Backend) -> Option<TestApp> {
-    let app = TestApp::query_app(backend).await?;
-    blog::seed::seed_if_empty(&app.db).await.expect("seed");
-    Some(app)
-}
+on_every_database!(TestApp::seeded_query_app => builtin_permissions);
 
 async fn status(app: &TestApp, method: Method, path: &str, token: Option<&str>, body: Option<&str>) -> StatusCode {
     app.send(method, path, token, body).await.0
 }
 
-async fn scenario(backend: Backend) {
-    let Some(app) = app(backend).await else { return };
-
+async fn builtin_permissions(app: TestApp) {
     // OperationPermission(read): every identity reads, nobody writes — staff included; the routes exist (403, not 405).
     for token in [None, FORGED, BOB, ALICE] {
         assert_eq!(status(&app, Method::GET, "/readonly/posts/", token, None).await, StatusCode::OK);
@@ -49,14 +42,4 @@ async fn scenario(backend: Backend) {
     assert_eq!(status(&app, Method::DELETE, "/composed/posts/1", FORGED, None).await, StatusCode::FORBIDDEN);
     assert_eq!(status(&app, Method::POST, "/composed/posts/", ALICE, Some(NEW)).await, StatusCode::CREATED);
     let _ = (AdminPosts, ComposedPosts);
-}
-
-#[tokio::test]
-async fn builtin_permissions_sqlite() {
-    scenario(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn builtin_permissions_postgres() {
-    scenario(Backend::Postgres).await;
 }

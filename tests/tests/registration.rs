@@ -131,7 +131,7 @@ fn every_route_is_in_the_openapi_document() {
 
 #[tokio::test]
 async fn openapi_json_and_docs_are_served() {
-    let app = TestApp::blog(Backend::Sqlite).await.expect("sqlite");
+    let app = TestApp::blog(Backend::Sqlite).await;
     let (status, document) = app.get("/openapi.json").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(document["openapi"], "3.1.0");

@@ -3,15 +3,15 @@
 //! (`headline`, `content`, `is_live`, `writer_id`); SQL uses the column names (`title`, `body`, `published`,
 //! `author_id`). On SQLite and PostgreSQL.
 
-use std::time::Duration;
-
 use axum::Router;
 use reqwest::{Method, StatusCode};
 use sea_orm::{ColumnTrait, QueryFilter, Select};
 use serde_json::{Value, json};
 use viewset_core::Filters;
 use viewset_core::prelude::*;
-use viewset_tests::harness::{Backend, SseClient, TestApp, TestDb};
+use viewset_tests::harness::{Backend, SseClient, TestApp, TestDb, WAIT};
+use viewset_tests::identities::blog::BOB;
+use viewset_tests::on_every_database;
 
 mod story {
     use sea_orm::ActiveValue::Set;
@@ -91,19 +91,22 @@ impl Hooks for LiveStories {
     }
 }
 
-const BOB: Option<&str> = Some("bob-token");
-const WAIT: Duration = Duration::from_secs(5);
+on_every_database!(app =>
+    reads_filters_search_and_ordering,
+    writes_with_field_names,
+    cursor_walk_over_a_renamed_column,
+    stream_events_use_field_names,
+);
 
-async fn app(backend: Backend) -> Option<TestApp> {
-    let database = TestDb::create(backend).await?;
-    let db = blog::connect_and_migrate(&database.url).await.expect("migrate the blog");
-    blog::seed::seed_if_empty(&db).await.expect("seed the blog");
+/// The blog's database, seeded, served through the three ViewSets over `story`.
+async fn app(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
     let router = Router::new();
     let router =
         include_viewset::<LiveStories, _>(include_viewset::<StoryPages, _>(include_viewset::<Stories, _>(router)))
             .with_state(ServiceState::new(db.clone()))
             .layer(axum::middleware::from_fn_with_state(blog::auth::DemoTokens::from_env(), blog::auth::authenticate));
-    Some(TestApp::serve(router, db, database).await)
+    TestApp::serve(router, db, database).await
 }
 
 fn headlines(body: &Value) -> Vec<String> {
@@ -180,27 +183,3 @@ async fn stream_events_use_field_names(app: TestApp) {
     let deleted = stream.next(WAIT).await.expect("deleted: the snapshot's fields map back to columns");
     assert_eq!((deleted.event.as_str(), deleted.data["pk"].clone()), ("deleted", json!(2)));
 }
-
-macro_rules! on_both_databases {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test]
-            async fn sqlite() {
-                super::$scenario(super::app(super::Backend::Sqlite).await.expect("sqlite")).await;
-            }
-            #[tokio::test]
-            async fn postgres() {
-                if let Some(app) = super::app(super::Backend::Postgres).await {
-                    super::$scenario(app).await;
-                }
-            }
-        }
-    )*};
-}
-
-on_both_databases!(
-    reads_filters_search_and_ordering,
-    writes_with_field_names,
-    cursor_walk_over_a_renamed_column,
-    stream_events_use_field_names,
-);

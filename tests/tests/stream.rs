@@ -7,24 +7,25 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 use viewset_core::{EventBus, ServiceState};
-use viewset_tests::app_tests;
-use viewset_tests::harness::{Backend, SseClient, TestApp, TestDb};
+use viewset_tests::every_database::require_postgres;
+use viewset_tests::harness::{Backend, QUIET, SseClient, TestApp, TestDb, WAIT};
+use viewset_tests::identities::blog::{ALICE, BOB};
+use viewset_tests::identities::tenants as tenant;
+use viewset_tests::on_every_database;
 
-const WAIT: Duration = Duration::from_secs(5);
-const QUIET: Duration = Duration::from_millis(700);
-const BOB: Option<&str> = Some("bob-token");
-
-app_tests!(blog;
+on_every_database!(TestApp::blog =>
     frames_in_order_with_ready_first,
     resume_with_last_event_id,
     disabled_stream_route_is_absent,
 );
 
-app_tests!(tenants;
+on_every_database!(TestApp::tenants =>
     subscribers_see_only_their_tenant,
     project_updates_reach_the_tenant,
     subscribers_with_one_identity_share_a_view_and_others_keep_theirs,
 );
+
+on_every_database!(TestApp::seeded_query_app => update_out_of_scope_arrives_as_deleted);
 
 async fn frames_in_order_with_ready_first(app: TestApp) {
     let mut stream = SseClient::connect(&app, "/api/posts/stream", None, None).await;
@@ -92,16 +93,16 @@ async fn disabled_stream_route_is_absent(app: TestApp) {
 async fn subscribers_see_only_their_tenant(app: TestApp) {
     let (status, _) = app.send(Method::GET, "/api/projects/stream", None, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "permissions run at connect");
-    let (status, _) = app.send(Method::GET, "/api/projects/stream", Some("nobody-dave"), None).await;
+    let (status, _) = app.send(Method::GET, "/api/projects/stream", tenant::DAVE, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a principal without a tenant is denied at connect");
-    let mut bob = SseClient::connect(&app, "/api/projects/stream", Some("acme-bob"), None).await;
-    let mut carol = SseClient::connect(&app, "/api/projects/stream", Some("globex-carol"), None).await;
+    let mut bob = SseClient::connect(&app, "/api/projects/stream", tenant::BOB, None).await;
+    let mut carol = SseClient::connect(&app, "/api/projects/stream", tenant::CAROL, None).await;
     bob.next(WAIT).await.expect("ready");
     carol.next(WAIT).await.expect("ready");
-    let (_, anvil) = app.send(Method::POST, "/api/projects/", Some("globex-carol"), Some(r#"{"name": "Anvil"}"#)).await;
+    let (_, anvil) = app.send(Method::POST, "/api/projects/", tenant::CAROL, Some(r#"{"name": "Anvil"}"#)).await;
     assert_eq!(carol.next(WAIT).await.expect("carol created").data["pk"], anvil["id"]);
-    let (_, rocket) = app.send(Method::POST, "/api/projects/", Some("acme-alice"), Some(r#"{"name": "Rocket"}"#)).await;
-    app.send(Method::DELETE, &format!("/api/projects/{}", anvil["id"]), Some("globex-carol"), None).await;
+    let (_, rocket) = app.send(Method::POST, "/api/projects/", tenant::ALICE, Some(r#"{"name": "Rocket"}"#)).await;
+    app.send(Method::DELETE, &format!("/api/projects/{}", anvil["id"]), tenant::CAROL, None).await;
     let seen = bob.next(WAIT).await.expect("bob's event");
     assert_eq!(
         (seen.event.as_str(), seen.data["pk"].clone(), seen.data["record"]["tenant_id"].clone()),
@@ -114,17 +115,12 @@ async fn subscribers_see_only_their_tenant(app: TestApp) {
 }
 
 async fn project_updates_reach_the_tenant(app: TestApp) {
-    let mut alice = SseClient::connect(&app, "/api/projects/stream", Some("acme-alice"), None).await;
+    let mut alice = SseClient::connect(&app, "/api/projects/stream", tenant::ALICE, None).await;
     alice.next(WAIT).await.expect("ready");
-    let (_, project) = app.send(Method::POST, "/api/projects/", Some("acme-bob"), Some(r#"{"name": "Rocket"}"#)).await;
+    let (_, project) = app.send(Method::POST, "/api/projects/", tenant::BOB, Some(r#"{"name": "Rocket"}"#)).await;
     assert_eq!(alice.next(WAIT).await.expect("created").data["pk"], project["id"]);
-    app.send(
-        Method::PATCH,
-        &format!("/api/projects/{}", project["id"]),
-        Some("acme-bob"),
-        Some(r#"{"archived": true}"#),
-    )
-    .await;
+    app.send(Method::PATCH, &format!("/api/projects/{}", project["id"]), tenant::BOB, Some(r#"{"archived": true}"#))
+        .await;
     let updated = alice.next(WAIT).await.expect("updated");
     assert_eq!((updated.event.as_str(), updated.data["record"]["archived"].clone()), ("updated", json!(true)));
 }
@@ -134,22 +130,22 @@ async fn project_updates_reach_the_tenant(app: TestApp) {
 /// in both tenants, each receive exactly their tenant's frames.
 async fn subscribers_with_one_identity_share_a_view_and_others_keep_theirs(app: TestApp) {
     let mut streams = Vec::new();
-    for token in ["acme-bob", "acme-bob", "acme-alice", "globex-carol"] {
-        let mut stream = SseClient::connect(&app, "/api/projects/stream", Some(token), None).await;
+    for token in [tenant::BOB, tenant::BOB, tenant::ALICE, tenant::CAROL] {
+        let mut stream = SseClient::connect(&app, "/api/projects/stream", token, None).await;
         stream.next(WAIT).await.expect("ready");
         streams.push((token, stream));
     }
-    let (_, rocket) = app.send(Method::POST, "/api/projects/", Some("acme-alice"), Some(r#"{"name": "Rocket"}"#)).await;
-    let (_, anvil) = app.send(Method::POST, "/api/projects/", Some("globex-carol"), Some(r#"{"name": "Anvil"}"#)).await;
+    let (_, rocket) = app.send(Method::POST, "/api/projects/", tenant::ALICE, Some(r#"{"name": "Rocket"}"#)).await;
+    let (_, anvil) = app.send(Method::POST, "/api/projects/", tenant::CAROL, Some(r#"{"name": "Anvil"}"#)).await;
     let rocket_path = format!("/api/projects/{}", rocket["id"]);
-    app.send(Method::PATCH, &rocket_path, Some("acme-alice"), Some(r#"{"archived": true}"#)).await;
-    app.send(Method::DELETE, &format!("/api/projects/{}", anvil["id"]), Some("globex-carol"), None).await;
+    app.send(Method::PATCH, &rocket_path, tenant::ALICE, Some(r#"{"archived": true}"#)).await;
+    app.send(Method::DELETE, &format!("/api/projects/{}", anvil["id"]), tenant::CAROL, None).await;
     for (token, stream) in &mut streams {
         let mut frames = Vec::new();
         while let Some(frame) = stream.next(QUIET).await {
             frames.push((frame.event.clone(), frame.data["pk"].clone(), frame.data["record"]["archived"].clone()));
         }
-        let expected = if token.starts_with("acme") {
+        let expected = if token.is_some_and(|t| t.starts_with("acme")) {
             vec![
                 ("created".to_string(), rocket["id"].clone(), json!(false)),
                 ("updated".to_string(), rocket["id"].clone(), json!(true)),
@@ -160,15 +156,13 @@ async fn subscribers_with_one_identity_share_a_view_and_others_keep_theirs(app: 
                 ("deleted".to_string(), anvil["id"].clone(), serde_json::Value::Null),
             ]
         };
-        assert_eq!(frames, expected, "{token}");
+        assert_eq!(frames, expected, "{token:?}");
     }
 }
 
 /// A post unpublished by an update leaves the anonymous view: an anonymous subscriber that saw it is told it is
 /// gone (`deleted`, reason `out_of_scope`); one that never saw it hears nothing.
-async fn update_out_of_scope_arrives_as_deleted(backend: Backend) {
-    let Some(app) = TestApp::query_app(backend).await else { return };
-    blog::seed::seed_if_empty(&app.db).await.expect("seed");
+async fn update_out_of_scope_arrives_as_deleted(app: TestApp) {
     let mut anonymous = SseClient::connect(&app, "/published/posts/stream", None, None).await;
     anonymous.next(WAIT).await.expect("ready");
     app.send(Method::PATCH, "/published/posts/1", BOB, Some(r#"{"views": 1}"#)).await;
@@ -184,30 +178,14 @@ async fn update_out_of_scope_arrives_as_deleted(backend: Backend) {
 }
 
 #[tokio::test]
-async fn update_out_of_scope_sqlite() {
-    update_out_of_scope_arrives_as_deleted(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn update_out_of_scope_postgres() {
-    update_out_of_scope_arrives_as_deleted(Backend::Postgres).await;
-}
-
-#[tokio::test]
 async fn hidden_fields_are_absent_from_events() {
-    let app = TestApp::query_app(Backend::Sqlite).await.expect("sqlite");
+    let app = TestApp::query_app(Backend::Sqlite).await;
     let mut bob = SseClient::connect(&app, "/stream/authors/stream", BOB, None).await;
-    let mut alice = SseClient::connect(&app, "/stream/authors/stream", Some("alice-token"), None).await;
+    let mut alice = SseClient::connect(&app, "/stream/authors/stream", ALICE, None).await;
     bob.next(WAIT).await.expect("ready");
     alice.next(WAIT).await.expect("ready");
-    let (status, _) = app
-        .send(
-            Method::POST,
-            "/stream/authors/",
-            Some("alice-token"),
-            Some(r#"{"name": "Grace", "email": "g@example.com"}"#),
-        )
-        .await;
+    let (status, _) =
+        app.send(Method::POST, "/stream/authors/", ALICE, Some(r#"{"name": "Grace", "email": "g@example.com"}"#)).await;
     assert_eq!(status, StatusCode::CREATED);
     let for_bob = bob.next(WAIT).await.expect("bob");
     assert_eq!(for_bob.data["record"], json!({"id": 1, "name": "Grace"}));
@@ -219,15 +197,16 @@ async fn hidden_fields_are_absent_from_events() {
 /// A reaches a subscriber of B.
 #[tokio::test]
 async fn postgres_write_on_one_instance_reaches_subscribers_of_another() {
-    let Some(database) = TestDb::create(Backend::Postgres).await else { return };
-    let db_a = blog::connect_and_migrate(&database.url).await.expect("migrate");
-    blog::seed::seed_if_empty(&db_a).await.expect("seed");
+    if require_postgres().is_none() {
+        return;
+    }
+    let (database, db_a) = TestDb::seeded_blog(Backend::Postgres).await;
     let db_b = blog::connect_and_migrate(&database.url).await.expect("connect b");
     let bus_a = EventBus::postgres(db_a.get_postgres_connection_pool().clone()).await.expect("listen a");
     let bus_b = EventBus::postgres(db_b.get_postgres_connection_pool().clone()).await.expect("listen b");
     assert_ne!(bus_a.instance(), bus_b.instance());
     let a = TestApp::serve(blog::app_with_state(ServiceState::with_events(db_a.clone(), bus_a)), db_a, database).await;
-    let scratch = TestDb::create(Backend::Sqlite).await.expect("sqlite");
+    let scratch = TestDb::create(Backend::Sqlite).await;
     let b = TestApp::serve(blog::app_with_state(ServiceState::with_events(db_b.clone(), bus_b)), db_b, scratch).await;
     let mut on_b = SseClient::connect(&b, "/api/posts/stream", None, None).await;
     on_b.next(WAIT).await.expect("ready");
@@ -244,9 +223,7 @@ async fn postgres_write_on_one_instance_reaches_subscribers_of_another() {
 /// never waits for it.
 #[tokio::test]
 async fn a_lagging_subscriber_is_told_to_reset() {
-    let database = TestDb::create(Backend::Sqlite).await.expect("sqlite");
-    let db = blog::connect_and_migrate(&database.url).await.expect("migrate");
-    blog::seed::seed_if_empty(&db).await.expect("seed");
+    let (database, db) = TestDb::seeded_blog(Backend::Sqlite).await;
     let state = ServiceState::new(db.clone());
     let bus = state.events.clone();
     let app = TestApp::serve(blog::app_with_state(state), db, database).await;

@@ -20,9 +20,7 @@ es.addEventListener('created', (e) => { log('created:' + JSON.parse(e.data).reco
 #[tokio::test]
 async fn event_source_in_chromium_receives_ready_and_created() {
     let Some(browser) = require_chromium() else { return };
-    let database = TestDb::create(Backend::Sqlite).await.expect("sqlite");
-    let db = blog::connect_and_migrate(&database.url).await.expect("migrate");
-    blog::seed::seed_if_empty(&db).await.expect("seed");
+    let (database, db) = TestDb::seeded_blog(Backend::Sqlite).await;
     let router = blog::app(db.clone()).merge(axum::Router::new().route("/events.html", get(|| async { Html(PAGE) })));
     let app = TestApp::serve(router, db, database).await;
     let url = format!("{}/events.html", app.base);

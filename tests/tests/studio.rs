@@ -3,13 +3,19 @@
 //! The gating checks are in `studio_gating.rs`.
 
 use reqwest::StatusCode;
+use sea_orm::DbBackend;
 use serde_json::Value;
 use viewset_studio::Studio;
-use viewset_tests::harness::{Backend, TestApp, TestDb, postgres_url};
+use viewset_tests::every_database::require_postgres;
+use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{
-    AppliedPart, CuttableProxy, TOKEN, blog_with_studio, code, connect_quickly, json, request, sqlite_app,
+    AppliedPart, CuttableProxy, TOKEN, blog_with_authed_studio, code, connect_quickly, json, request, sqlite_app,
     two_app_graph, with_auth,
 };
+
+on_every_database!(blog_with_authed_studio => endpoint_shapes);
+on_every_database!(blog_with_two_more_apps => two_apps);
 
 fn is_iso_utc(v: &Value) -> bool {
     v.as_str().is_some_and(|s| s.ends_with('Z') && chrono::DateTime::parse_from_rfc3339(s).is_ok())
@@ -35,9 +41,8 @@ fn assert_checksums(c: &Value) {
     }
 }
 
-async fn endpoint_shapes(backend: Backend) {
-    let Some(app) = blog_with_studio(backend, with_auth()).await else { return };
-    let dialect = if backend == Backend::Sqlite { "sqlite" } else { "postgresql" };
+async fn endpoint_shapes(app: TestApp) {
+    let dialect = if app.db.get_database_backend() == DbBackend::Sqlite { "sqlite" } else { "postgresql" };
 
     let h = json(&app, "/studio/handshake").await;
     assert_eq!(h["protocol_version"], "1.0");
@@ -117,27 +122,14 @@ async fn endpoint_shapes(backend: Backend) {
     assert!(page.contains("not built yet"), "{page}");
 }
 
-#[tokio::test]
-async fn endpoint_shapes_sqlite() {
-    endpoint_shapes(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn endpoint_shapes_postgres() {
-    endpoint_shapes(Backend::Postgres).await;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // Health through an outage (PostgreSQL behind a proxy we cut; the shared server keeps running)
 
 #[tokio::test]
 async fn health_degrades_when_the_database_goes_away_and_recovers() {
-    let Some(server) = postgres_url() else {
-        eprintln!("skipped: VIEWSET_TEST_PG_URL is not set, so the outage test did not run");
-        return;
-    };
-    let database = TestDb::create(Backend::Postgres).await.unwrap();
-    blog::connect_and_migrate(&database.url).await.unwrap().close().await.ok();
+    let Some(server) = require_postgres() else { return };
+    let (database, migrated) = TestDb::migrated_blog(Backend::Postgres).await;
+    migrated.close().await.ok();
     // postgres://user@host:port → host:port
     let after_scheme = server.split_once("://").map_or(server.as_str(), |(_, rest)| rest);
     let host_port = after_scheme.rsplit_once('@').map_or(after_scheme, |(_, h)| h).split('/').next().unwrap();
@@ -187,20 +179,23 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
 // ---------------------------------------------------------------------------------------------------------------
 // Migration graph: two more apps, one branched into two heads
 
-async fn two_apps(backend: Backend) {
-    use sea_orm_migration::MigratorTrait;
-    let Some(database) = TestDb::create(backend).await else { return };
-    let db = blog::connect_and_migrate(&database.url).await.unwrap();
+/// The blog (migrated, not seeded) with Studio over [`two_app_graph`]; nothing of the two apps applied yet.
+async fn blog_with_two_more_apps(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::migrated_blog(backend).await;
     let studio = Studio::new(with_auth()).project("fixture", "0.0.1").apps(["blog", "accounts", "catalog"]);
     let router = studio.migrations(two_app_graph()).mount(blog::app(db.clone()), db.clone()).unwrap();
-    let app = TestApp::serve(router, db.clone(), database).await;
+    TestApp::serve(router, db, database).await
+}
+
+async fn two_apps(app: TestApp) {
+    use sea_orm_migration::MigratorTrait;
 
     // Registering the graph applied nothing.
     let before = json(&app, "/studio/migrations/summary").await;
     assert_eq!((before["total_migrations"].as_u64(), before["applied_migrations"].as_u64()), (Some(7), Some(2)));
 
     // Applying is an explicit call.
-    AppliedPart::up(&db, None).await.unwrap();
+    AppliedPart::up(&app.db, None).await.unwrap();
     let s = json(&app, "/studio/migrations/summary").await;
     assert_eq!(s["total_migrations"], 7);
     assert_eq!(s["applied_migrations"], 5);
@@ -236,16 +231,6 @@ async fn two_apps(backend: Backend) {
     assert_eq!(summary["migration_count"], 7);
     assert_eq!(summary["pending_migrations"], 2);
     assert_eq!(summary["migration_status"]["has_conflicts"], true);
-}
-
-#[tokio::test]
-async fn two_apps_sqlite() {
-    two_apps(Backend::Sqlite).await;
-}
-
-#[tokio::test]
-async fn two_apps_postgres() {
-    two_apps(Backend::Postgres).await;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -29,8 +29,7 @@ async fn disabled_by_default_in_every_environment_debug_included() {
 #[tokio::test]
 async fn app_for_reads_the_environment_and_keeps_studio_off_without_it() {
     assert!(std::env::var("SERVICE_ENABLE_STUDIO").is_err(), "run the tests without SERVICE_ENABLE_STUDIO");
-    let database = TestDb::create(Backend::Sqlite).await.unwrap();
-    let db = blog::connect_and_migrate(&database.url).await.unwrap();
+    let (database, db) = TestDb::migrated_blog(Backend::Sqlite).await;
     let app = TestApp::serve(blog::app_for(db.clone()).await.unwrap(), db, database).await;
     for path in STUDIO_PATHS {
         assert_eq!(request(&app, path, None, None, None).await.0, StatusCode::NOT_FOUND, "{path}");
@@ -63,8 +62,7 @@ async fn production_mounts_only_when_enabled_and_exposed_and_with_auth() {
 
 #[tokio::test]
 async fn unsafe_settings_are_start_up_errors() {
-    let database = TestDb::create(Backend::Sqlite).await.unwrap();
-    let db = blog::connect_and_migrate(&database.url).await.unwrap();
+    let (_database, db) = TestDb::migrated_blog(Backend::Sqlite).await;
     let refused = |vars: &[(&str, &str)]| {
         let err = blog::mount_studio(blog::app(db.clone()), db.clone(), settings(vars)).unwrap_err();
         err.to_string()
@@ -149,8 +147,7 @@ async fn token_right_wrong_missing_and_staff_cookie() {
 
 #[tokio::test]
 async fn a_custom_staff_session_hook() {
-    let database = TestDb::create(Backend::Sqlite).await.unwrap();
-    let db = blog::connect_and_migrate(&database.url).await.unwrap();
+    let (database, db) = TestDb::migrated_blog(Backend::Sqlite).await;
     let studio = Studio::new(with_auth())
         .project("hooked", "2.0.0")
         .api(&blog::api())
@@ -164,6 +161,3 @@ async fn a_custom_staff_session_hook() {
         StatusCode::FORBIDDEN
     );
 }
-
-// ---------------------------------------------------------------------------------------------------------------
-// Endpoint shapes (on both databases)

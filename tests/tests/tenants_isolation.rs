@@ -4,13 +4,9 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use viewset_tests::app_tests;
-use viewset_tests::harness::TestApp;
-
-const ALICE: Option<&str> = Some("acme-alice"); // acme, staff
-const BOB: Option<&str> = Some("acme-bob"); // acme
-const CAROL: Option<&str> = Some("globex-carol"); // globex
-const DAVE: Option<&str> = Some("nobody-dave"); // no tenant
+use viewset_tests::harness::{TestApp, ids};
+use viewset_tests::identities::tenants::{ALICE, BOB, CAROL, DAVE, FORGED};
+use viewset_tests::on_every_database;
 
 async fn create(app: &TestApp, token: Option<&str>, name: &str) -> Value {
     let (status, body) =
@@ -19,11 +15,7 @@ async fn create(app: &TestApp, token: Option<&str>, name: &str) -> Value {
     body
 }
 
-fn ids(body: &Value) -> Vec<i64> {
-    body["results"].as_array().unwrap_or_else(|| panic!("{body}")).iter().map(|r| r["id"].as_i64().unwrap()).collect()
-}
-
-app_tests!(tenants;
+on_every_database!(TestApp::tenants =>
     create_stamps_tenant_and_owner,
     no_route_crosses_tenants,
     tenant_column_cannot_be_set_filtered_or_ordered,
@@ -90,7 +82,7 @@ async fn tenant_column_cannot_be_set_filtered_or_ordered(app: TestApp) {
 
 async fn principals_without_tenant_or_identity_are_denied(app: TestApp) {
     create(&app, BOB, "Rocket").await;
-    for token in [DAVE, None, Some("forged")] {
+    for token in [DAVE, None, FORGED] {
         for (method, path) in
             [(Method::GET, "/api/projects/"), (Method::GET, "/api/projects/1"), (Method::POST, "/api/projects/")]
         {

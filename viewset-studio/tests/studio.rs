@@ -3,46 +3,9 @@
 
 use std::process::{Command, Output};
 
-use viewset_studio::StudioSettings;
+use viewset_tests::studio_fixtures::{TOKEN, settings, sqlite_app, with_auth};
 
-const TOKEN: &str = "cli-test-token";
 const BIN: &str = env!("CARGO_BIN_EXE_viewset-studio");
-
-struct Running {
-    base: String,
-    server: tokio::task::JoinHandle<()>,
-    file: std::path::PathBuf,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.server.abort();
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.file.display()));
-        }
-    }
-}
-
-async fn blog(vars: &[(&str, &str)]) -> Running {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
-    let file = std::env::temp_dir().join(format!("viewset_studio_cli_{}_{nanos}.db", std::process::id()));
-    let db = blog::connect_and_migrate(&format!("sqlite://{}?mode=rwc", file.display())).await.unwrap();
-    let settings = StudioSettings::from_vars(vars.iter().map(|(k, v)| (String::from(*k), String::from(*v)))).unwrap();
-    let router = blog::mount_studio(blog::app(db.clone()), db, settings).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let server = tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    Running { base, server, file }
-}
-
-fn with_auth() -> Vec<(&'static str, &'static str)> {
-    vec![
-        ("SERVICE_ENABLE_STUDIO", "true"),
-        ("SERVICE_STUDIO_REQUIRE_AUTH", "true"),
-        ("SERVICE_STUDIO_AUTH_TOKEN", TOKEN),
-        ("SERVICE_STUDIO_ALLOWED_ORIGINS", "http://studio.local"),
-    ]
-}
 
 /// Runs the CLI off the runtime's threads (the server keeps serving meanwhile).
 async fn cli(args: &[&str]) -> Output {
@@ -60,7 +23,7 @@ fn text(output: &Output) -> (String, String) {
 
 #[tokio::test]
 async fn handshake_readable_and_json() {
-    let app = blog(&with_auth()).await;
+    let app = sqlite_app(with_auth()).await;
     let output = cli(&["handshake", "--url", &app.base, "--token", TOKEN]).await;
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stderr}");
@@ -81,7 +44,7 @@ async fn handshake_readable_and_json() {
 
 #[tokio::test]
 async fn endpoints_lists_urls() {
-    let app = blog(&with_auth()).await;
+    let app = sqlite_app(with_auth()).await;
     let output = cli(&["endpoints", "--url", &format!("{}/", app.base), "--token", TOKEN]).await;
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stderr}");
@@ -93,7 +56,7 @@ async fn endpoints_lists_urls() {
 
 #[tokio::test]
 async fn clear_errors_for_401_403_404_and_refused() {
-    let app = blog(&with_auth()).await;
+    let app = sqlite_app(with_auth()).await;
     for args in [vec!["--token", "wrong"], vec![]] {
         let mut all = vec!["handshake", "--url", app.base.as_str()];
         all.extend(args.iter());
@@ -107,7 +70,7 @@ async fn clear_errors_for_401_403_404_and_refused() {
     assert!(!output.status.success());
     assert!(stderr.contains("403 Forbidden") && stderr.contains("http://evil.example"), "{stderr}");
 
-    let off = blog(&[]).await;
+    let off = sqlite_app(settings(&[])).await;
     let output = cli(&["endpoints", "--url", &off.base]).await;
     assert!(text(&output).1.contains("Studio is not mounted"), "{:?}", text(&output));
 
