@@ -25,7 +25,7 @@ async fn builtin_permissions(app: TestApp) {
         assert_eq!(status(&app, Method::PATCH, "/readonly/posts/1", token, Some("{}")).await, StatusCode::FORBIDDEN);
         assert_eq!(status(&app, Method::DELETE, "/readonly/posts/1", token, None).await, StatusCode::FORBIDDEN);
     }
-    let routes = viewset_core::routes_of::<ReadOnlyPosts>();
+    let routes = viewset_core::registration::routes_of::<ReadOnlyPosts>();
     assert!(routes.iter().any(|r| r.method == "POST" && r.path == "/readonly/posts/"), "routes stay registered");
 
     // IsAdminUser: staff only, on every route.

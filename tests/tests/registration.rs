@@ -5,9 +5,8 @@ use std::collections::BTreeSet;
 
 use reqwest::StatusCode;
 use viewset_core::__private::utoipa::openapi::path::HttpMethod;
-use viewset_core::{
-    Api, RegistrationError, Settings, discover_viewsets, include_all_app_viewsets, include_app_viewsets,
-};
+use viewset_core::registration::{RegistrationError, Settings, include_all_app_viewsets, include_app_viewsets};
+use viewset_core::{Api, discover_viewsets};
 use viewset_tests::fixtures::{colliding, paged};
 use viewset_tests::harness::{Backend, TestApp};
 

@@ -7,8 +7,8 @@ use axum::Router;
 use reqwest::{Method, StatusCode};
 use sea_orm::{ColumnTrait, QueryFilter, Select};
 use serde_json::{Value, json};
-use viewset_core::Filters;
 use viewset_core::prelude::*;
+use viewset_core::query::Filters;
 use viewset_tests::harness::{Backend, SseClient, TestApp, TestDb, WAIT};
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::on_every_database;
@@ -87,7 +87,7 @@ struct LiveStories;
 
 impl Hooks for LiveStories {
     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<story::Entity>, ApiError> {
-        Ok(viewset_core::base_queryset::<Self>(request, filters)?.filter(story::Column::IsLive.eq(true)))
+        Ok(viewset_core::viewset::base_queryset::<Self>(request, filters)?.filter(story::Column::IsLive.eq(true)))
     }
 }
 

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;
-use viewset_core::{EventBus, ServiceState};
+use viewset_core::ServiceState;
+use viewset_core::events::EventBus;
 use viewset_tests::every_database::require_postgres;
 use viewset_tests::harness::{Backend, QUIET, SseClient, TestApp, TestDb, WAIT};
 use viewset_tests::identities::blog::{ALICE, BOB};
@@ -230,9 +231,9 @@ async fn a_lagging_subscriber_is_told_to_reset() {
     let mut slow = SseClient::connect(&app, "/api/posts/stream", None, None).await;
     slow.next(WAIT).await.expect("ready");
     for _ in 0..20_000 {
-        bus.publish(viewset_core::ChangeEvent {
+        bus.publish(viewset_core::events::ChangeEvent {
             table: "posts".into(),
-            action: viewset_core::Action::Updated,
+            action: viewset_core::events::Action::Updated,
             pk: json!(1),
             snapshot: None,
         });

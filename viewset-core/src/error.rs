@@ -178,7 +178,13 @@ impl ApiError {
         ApiError::Input(vec![InputError::new(loc, msg, kind)])
     }
 
-    fn body(&self) -> serde_json::Value {
+    /// The JSON body of this error's response (what every surface reports: REST, the stream, tools).
+    ///
+    /// ```
+    /// let body = viewset_core::ApiError::NotFound.body();
+    /// assert_eq!(body["code"], "not_found");
+    /// ```
+    pub fn body(&self) -> serde_json::Value {
         let simple = |detail: &str, code: &str| json!({"detail": detail, "code": code});
         match self {
             ApiError::Input(errors) => json!({ "detail": errors }),

@@ -81,31 +81,11 @@ pub use schema::ModelSchema;
 pub use viewset::{Config, Hooks, ModelOf, ViewSet};
 pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 
-// TEMPORARY: the crate's former root paths, until the workspace's tests and Studio import from the modules.
+// TEMPORARY: until the derive names everything through `__private`.
 #[doc(hidden)]
-pub use {
-    access::{
-        AllowAny, And, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Items, Lookup, Not, OperationPermission,
-        Or, PermissionExt, required_condition, stamp_tenant,
-    },
-    actions::{ActionInfo, JsonBody},
-    error::{FieldErrors, InputError},
-    events::{Action, ChangeEvent, EventBus, publish},
-    openapi::FieldSchema,
-    pagination::{
-        CursorPagination, LimitOffsetPagination, Page, PageBody, PageNumberPagination, PageQuery, Paginator, Window,
-        count_rows, fetch_counted, fetch_rows, list_items,
-    },
-    query::{
-        DjangoFilterBackend, FilterBackend, Filters, ListQuery, OrderTerm, OrderingFilter, OrderingState, QueryParams,
-        SearchFilter, ServiceFilterBackend,
-    },
-    registration::{
-        RegistrationError, RouteInfo, Settings, ViewSetEntry, include_all_app_viewsets, include_app_viewsets,
-        routes_of, viewsets_in,
-    },
-    schema::{CreateSchema, FieldInfo, Patch, ReadSchema, UpdateSchema, free_form_schema, parse_json_body},
-    viewset::{Direction, OrderingFields, base_queryset},
+pub use __private::{
+    ActionInfo, CreateSchema, Direction, FieldErrors, FieldInfo, FieldSchema, FilterBackend, LimitOffsetPagination,
+    ListQuery, OrderingFields, Patch, UpdateSchema, ViewSetEntry, free_form_schema,
 };
 
 /// The README's Rust snippets, compiled as doc tests.
@@ -116,8 +96,8 @@ pub struct ReadmeDoctests;
 /// Everything an application needs to declare and mount ViewSets.
 pub mod prelude {
     pub use crate::access::{
-        AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission,
-        Permission, PermissionExt, Principal, RowPolicy,
+        AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission, Permission,
+        PermissionExt, Principal, RowPolicy,
     };
     pub use crate::actions::JsonBody;
     pub use crate::database::connect;

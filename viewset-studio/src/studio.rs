@@ -10,7 +10,8 @@ use std::sync::Arc;
 use axum::Router;
 use sea_orm::{DatabaseConnection, EntityTrait};
 use serde_json::{Value, json};
-use viewset_core::{Api, RouteInfo, ViewSet};
+use viewset_core::registration::RouteInfo;
+use viewset_core::{Api, ViewSet};
 
 pub use self::model::ModelEntry;
 use crate::gate::{Gate, StaffSessionHook};

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use axum::Router;
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, Schema};
-use viewset_core::{Api, ServiceState};
 use viewset_core::registration::{RegistrationError, Settings, include_all_app_viewsets};
+use viewset_core::{Api, ServiceState};
 
 /// The settings: `SERVICE_APPS` when set, else both apps.
 pub fn settings() -> Settings {

@@ -15,8 +15,8 @@ use axum::response::IntoResponse;
 use sea_orm::{DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
 use viewset_core::__private::utoipa::openapi as utoipa_openapi;
-use viewset_core::{Api, ApiError, ServiceState};
 use viewset_core::events::EventBus;
+use viewset_core::{Api, ApiError, ServiceState};
 use viewset_studio::{MigrationGraph, SettingsError, Studio, StudioSettings};
 
 pub use viewsets::{AuthorViewSet, PostViewSet};

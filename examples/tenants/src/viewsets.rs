@@ -6,10 +6,10 @@ use axum::Json;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, EntityTrait, IntoActiveModel, QueryFilter, QueryOrder, Select, Set,
 };
-use viewset_core::prelude::*;
 use viewset_core::Permission;
-use viewset_core::query::Filters;
 use viewset_core::access::required_condition;
+use viewset_core::prelude::*;
+use viewset_core::query::Filters;
 
 use crate::entities::{note, project};
 

@@ -10,9 +10,9 @@
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition};
 
+use crate::error::ApiError;
 use crate::query::columns::column;
 use crate::query::value::parse_value;
-use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::viewset::ViewSet;
 

@@ -34,8 +34,8 @@ const FRAMES: usize = 64;
 
 /// The stream route of `V`.
 pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
-    let admitted =
-        access::admit::<V>(&mut request, Operation::Stream).and_then(|()| required_condition::<V>(&request).map(|_| ()));
+    let admitted = access::admit::<V>(&mut request, Operation::Stream)
+        .and_then(|()| required_condition::<V>(&request).map(|_| ()));
     if let Err(err) = admitted {
         return err.into_response();
     }

@@ -69,10 +69,7 @@ pub async fn could_see_deleted<V: Hooks>(
         DbBackend::Postgres => with.build(PostgresQueryBuilder),
         _ => with.build(SqliteQueryBuilder),
     };
-    let found = request
-        .db
-        .query_one_raw(Statement::from_sql_and_values(backend, sql, values))
-        .await
-        .map_err(db_err::<V>)?;
+    let found =
+        request.db.query_one_raw(Statement::from_sql_and_values(backend, sql, values)).await.map_err(db_err::<V>)?;
     Ok(found.is_some())
 }

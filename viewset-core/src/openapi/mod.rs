@@ -5,6 +5,6 @@ mod field_schema;
 mod operations;
 mod shapes;
 
-pub use operations::{manual_path_item, viewset_paths};
 pub use field_schema::FieldSchema;
+pub use operations::{manual_path_item, viewset_paths};
 pub use shapes::error_components;

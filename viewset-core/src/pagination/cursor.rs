@@ -8,12 +8,12 @@ use serde::Serialize;
 
 use super::cursor_token::CursorToken;
 use super::{PageBody, PageQuery, Paginator, Window, list_items};
-use crate::query::columns::field_name;
+use crate::error::ApiError;
 use crate::query::OrderTerm;
+use crate::query::QueryParams;
+use crate::query::columns::field_name;
 use crate::query::ordering::apply_order;
 use crate::query::value::parse_value;
-use crate::error::ApiError;
-use crate::query::QueryParams;
 use crate::request::RequestContext;
 use crate::viewset::{Config, Direction, ModelOf, ViewSet};
 

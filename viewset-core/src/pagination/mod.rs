@@ -12,11 +12,11 @@ use std::future::Future;
 use sea_orm::{EntityTrait, PaginatorTrait, QuerySelect, Select};
 use serde::Serialize;
 
-use crate::query::OrderTerm;
-use crate::query::ordering::apply_order;
 use crate::access::fields::Items;
 use crate::error::ApiError;
+use crate::query::OrderTerm;
 use crate::query::QueryParams;
+use crate::query::ordering::apply_order;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::viewset::{Config, ModelOf, ViewSet};

@@ -4,9 +4,9 @@
 use sea_orm::sea_query::NullOrdering;
 use sea_orm::{ColumnTrait, EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
 
-use crate::query::columns::column;
-use crate::query::OrderTerm;
 use crate::error::ApiError;
+use crate::query::OrderTerm;
+use crate::query::columns::column;
 use crate::query::{FilterBackend, ListQuery, OrderingState};
 use crate::request::RequestContext;
 use crate::viewset::{Direction, ViewSet};

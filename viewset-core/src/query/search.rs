@@ -3,9 +3,9 @@
 
 use sea_orm::{Condition, QueryFilter};
 
+use crate::error::ApiError;
 use crate::query::columns::column;
 use crate::query::text_match::{Wildcards, text_match};
-use crate::error::ApiError;
 use crate::query::{FilterBackend, ListQuery};
 use crate::request::RequestContext;
 use crate::viewset::ViewSet;

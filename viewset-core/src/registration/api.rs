@@ -8,8 +8,8 @@ use axum::routing::MethodRouter;
 use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 
-use crate::openapi::{error_components, viewset_paths};
 use super::paths;
+use crate::openapi::{error_components, viewset_paths};
 use crate::registration::include_viewset;
 use crate::request::ServiceState;
 use crate::viewset::Hooks;

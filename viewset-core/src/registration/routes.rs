@@ -40,12 +40,17 @@ where
         get(retrieve_route::<V>).patch(update_route::<V>).delete(delete_route::<V>).fallback(method_not_allowed);
     // The stream and collection actions first, then the `{pk}` routes (axum prefers static segments anyway).
     let router = if V::CONFIG.stream_enabled {
-        router.route(&crate::registration::paths::stream(base), get(crate::events::stream_route::<V>).fallback(method_not_allowed))
+        router.route(
+            &crate::registration::paths::stream(base),
+            get(crate::events::stream_route::<V>).fallback(method_not_allowed),
+        )
     } else {
         router
     };
     let router = V::register_actions(router);
-    router.route(&crate::registration::paths::collection(base), collection).route(&crate::registration::paths::detail(base), detail)
+    router
+        .route(&crate::registration::paths::collection(base), collection)
+        .route(&crate::registration::paths::detail(base), detail)
 }
 
 /// The JSON 405 of every generated path.
