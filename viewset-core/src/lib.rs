@@ -56,10 +56,10 @@ mod hooks;
 mod list_query;
 mod lookup;
 mod openapi;
-pub mod paths;
 mod operation;
 mod ordering;
 mod pagination;
+pub mod paths;
 mod permission;
 mod policy;
 mod principal;
@@ -135,8 +135,13 @@ pub mod __private {
     pub use crate::checks::{assert_text_field, schema_of};
     pub use crate::discovery::resolve_module;
     pub use crate::lookup::parse_lookup;
-    pub use crate::paths::action as action_route;
+    pub use crate::paths::{action as action_route, base as route_base};
     pub use crate::routes::{method_not_allowed, respond};
+    pub use crate::{
+        ActionInfo, ApiError, Config, CreateSchema, Direction, FieldErrors, FieldInfo, FieldSchema, FilterBackend,
+        Hooks, LimitOffsetPagination, ListQuery, ModelSchema, OrderingFields, Patch, Permission, RequestContext,
+        RowPolicy, ServiceState, UpdateSchema, ViewSet, ViewSetEntry, free_form_schema,
+    };
     pub use axum;
     pub use inventory;
     pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Set, Value};
