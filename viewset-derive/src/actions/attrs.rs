@@ -41,6 +41,7 @@ pub fn take_actions(
     actions
 }
 
+/// The last path segment of a type (`RequestContext` in `&viewset_core::RequestContext`).
 pub fn last_segment(ty: &Type) -> Option<String> {
     match ty {
         Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),

@@ -9,6 +9,7 @@ use quote::{format_ident, quote, quote_spanned};
 use super::check::Action;
 use crate::tokens::{option, private, visitor_fn};
 
+/// The handlers of the checked actions and the `ActionRoutes` impl that registers and describes them.
 pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
     let self_ty = &item.self_ty;
     let vs = private();

@@ -15,15 +15,21 @@ pub struct FieldOptions {
 
 /// One named field as written.
 pub struct ParsedField {
+    /// The field's name.
     pub ident: syn::Ident,
+    /// Its type as written (maybe `Option<T>`).
     pub ty: Type,
+    /// Its `#[sea_orm(...)]` options.
     pub sea: SeaOrm,
+    /// Its `#[viewset(...)]` options.
     pub options: FieldOptions,
 }
 
 /// The model as written.
 pub struct ParsedModel {
+    /// The model struct (`Model`).
     pub ident: syn::Ident,
+    /// Its named fields, in order.
     pub fields: Vec<ParsedField>,
 }
 

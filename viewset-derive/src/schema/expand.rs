@@ -6,6 +6,7 @@ use quote::{format_ident, quote};
 use super::check::{Field, Model};
 use crate::tokens::{option, private};
 
+/// `<Model>Create`, `<Model>Patch` and the schema impls of a checked model.
 pub fn expand(model: &Model) -> TokenStream {
     let vs = private();
     let ident = &model.ident;

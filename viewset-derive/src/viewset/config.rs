@@ -25,27 +25,37 @@ pub struct Config {
     pub ai_exposed: Option<bool>,
     /// `None`: core's `Config::DEFAULT_STREAM_ENABLED`.
     pub stream_enabled: Option<bool>,
+    /// `default_limit`, resolved against `max_limit`.
     pub default_limit: DefaultLimit,
     /// `None`: core's `Config::DEFAULT_MAX_LIMIT`.
     pub max_limit: Option<u64>,
+    /// `permission_classes`, in order.
     pub permissions: Vec<Expr>,
+    /// `policy`: required row policies.
     pub policies: Vec<Expr>,
+    /// `filter_backends`, in order.
     pub filter_backends: Vec<Expr>,
     /// The last path segment of each backend, for documentation.
     pub backend_names: Vec<String>,
+    /// `filterable_fields`.
     pub filterable_fields: Vec<LitStr>,
+    /// `search_fields`: text columns.
     pub search_fields: Vec<LitStr>,
     /// `None` means `"__all__"`.
     pub ordering_fields: Option<Vec<LitStr>>,
     /// Default ordering as (field, descending).
     pub ordering: Vec<(LitStr, bool)>,
+    /// `tenant_field`.
     pub tenant_field: Option<LitStr>,
+    /// `staff_only_fields`.
     pub staff_only_fields: Vec<LitStr>,
     /// `None`: core's default, `LimitOffsetPagination`.
     pub pagination: Option<syn::Path>,
+    /// Body and read types.
     pub bodies: Bodies,
     /// The span of the `custom_hooks` flag when given: the application writes `impl Hooks` itself.
     pub custom_hooks: Option<Span>,
+    /// The field names rustc checks.
     pub fields: FieldChecks,
 }
 
@@ -63,9 +73,13 @@ pub enum DefaultLimit {
 
 /// The request, response and schema types; `None` is the model's derived type.
 pub struct Bodies {
+    /// `create_serializer_class` or `create_schema_class`.
     pub create: Option<syn::Path>,
+    /// `update_serializer_class` or `update_schema_class`.
     pub update: Option<syn::Path>,
+    /// `list_serializer_class`, else `read_schema_class`.
     pub list_item: Option<syn::Path>,
+    /// `retrieve_serializer_class`, else `read_schema_class`.
     pub detail: Option<syn::Path>,
 }
 
@@ -73,6 +87,7 @@ pub struct Bodies {
 /// access at the user's literal. Only names that passed the macro's own checks are listed, so that a name is
 /// never reported twice; these are emitted even when other attribute errors exist, so all show in one build.
 pub struct FieldChecks {
+    /// The sea-orm entity.
     pub model: syn::Path,
     /// Fields that must exist.
     pub plain: Vec<LitStr>,

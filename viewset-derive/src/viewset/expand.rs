@@ -10,6 +10,7 @@ use syn::{Expr, LitStr};
 use super::config::{Config, DefaultLimit, FieldChecks};
 use crate::tokens::{option, private, visitor_fn};
 
+/// The `ViewSet` impl (and the default `Hooks` impl, field checks and discovery entry) of a checked ViewSet.
 pub fn expand(config: &Config) -> TokenStream {
     let ident = &config.ident;
     let model = &config.model;
