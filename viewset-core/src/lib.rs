@@ -81,13 +81,6 @@ pub use schema::ModelSchema;
 pub use viewset::{Config, Hooks, ModelOf, ViewSet};
 pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 
-// TEMPORARY: until the derive names everything through `__private`.
-#[doc(hidden)]
-pub use __private::{
-    ActionInfo, CreateSchema, Direction, FieldErrors, FieldInfo, FieldSchema, FilterBackend, LimitOffsetPagination,
-    ListQuery, OrderingFields, Patch, UpdateSchema, ViewSetEntry, free_form_schema,
-};
-
 /// The README's Rust snippets, compiled as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
@@ -123,7 +116,7 @@ pub mod __private {
     pub use crate::pagination::LimitOffsetPagination;
     pub use crate::query::{FilterBackend, ListQuery};
     pub use crate::registration::discovery::resolve_module;
-    pub use crate::registration::paths::action as action_route;
+    pub use crate::registration::paths::{action as action_route, base as route_base};
     pub use crate::registration::routes::{method_not_allowed, respond};
     pub use crate::registration::{Api, ViewSetEntry};
     pub use crate::request::{RequestContext, ServiceState};

@@ -7,8 +7,10 @@
 //! mistake with its span (`check`), then emit thin code that calls generic functions in `viewset_core` (`expand`).
 
 mod actions;
+mod lists;
 mod names;
 mod schema;
+mod tokens;
 mod viewset;
 
 use proc_macro::TokenStream;

@@ -28,3 +28,8 @@ pub const SERVICE_FILTER: &[&str] = &["ServiceFilterBackend", "DjangoFilterBacke
 pub const SEARCH_FILTER: &str = "SearchFilter";
 /// See [`SERVICE_FILTER`].
 pub const ORDERING_FILTER: &str = "OrderingFilter";
+
+/// The field detail routes look records up by when `lookup_field` is not written. Unlike the other defaults
+/// (`viewset_core::Config::DEFAULT_*`), this one must be known when the macro runs: the generated code names the
+/// field (`&m.id`) so that rustc checks it exists and takes its type for parsing and for the OpenAPI parameter.
+pub const DEFAULT_LOOKUP_FIELD: &str = "id";

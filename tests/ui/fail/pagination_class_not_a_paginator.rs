@@ -5,7 +5,7 @@ use viewset_tests::fixtures::article;
 #[viewset(model = article::Entity, pagination_class = MyPagination)]
 pub struct ArticleViewSet;
 
-/// Meant as a pagination class, but it does not implement `viewset_core::Paginator`.
+/// Meant as a pagination class, but it does not implement `viewset_core::pagination::Paginator`.
 pub struct MyPagination;
 
 fn main() {}

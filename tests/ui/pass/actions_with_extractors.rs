@@ -1,7 +1,7 @@
 use axum::Json;
 use axum::extract::Query;
 use viewset_core::prelude::*;
-use viewset_core::JsonBody;
+use viewset_core::actions::JsonBody;
 use viewset_tests::fixtures::article;
 
 #[derive(ModelViewSet)]

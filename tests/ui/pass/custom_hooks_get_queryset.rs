@@ -1,5 +1,5 @@
 use sea_orm::{ColumnTrait, QueryFilter, Select};
-use viewset_core::Filters;
+use viewset_core::query::Filters;
 use viewset_core::prelude::*;
 use viewset_tests::fixtures::article;
 
@@ -9,7 +9,7 @@ pub struct PublishedArticles;
 
 impl Hooks for PublishedArticles {
     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<article::Entity>, ApiError> {
-        let base = viewset_core::base_queryset::<Self>(request, filters)?;
+        let base = viewset_core::viewset::base_queryset::<Self>(request, filters)?;
         Ok(base.filter(article::Column::Published.eq(true)))
     }
 }

@@ -48,12 +48,14 @@ impl Direction {
     }
 }
 
-/// A ViewSet's configuration; the derive fills it from the attributes with the spec's defaults.
+/// A ViewSet's configuration; the derive fills it from the attributes, and names the `DEFAULT_*` constants below
+/// for the values the attributes leave out (the spec's defaults are written there, once).
 ///
 /// ```
 /// use viewset_core::viewset::{Config, OrderingFields};
 /// const C: Config = Config { name: "PostViewSet", model_name: "Post", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
-///     ai_exposed: true, stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[],
+///     ai_exposed: Config::DEFAULT_AI_EXPOSED, stream_enabled: Config::DEFAULT_STREAM_ENABLED,
+///     default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 ///     staff_only_fields: &[], filter_backends: &[], module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
@@ -68,15 +70,15 @@ pub struct Config {
     pub prefix: &'static str,
     /// API-documentation tags (default: the model's name).
     pub tags: &'static [&'static str],
-    /// Field used by detail routes (default `id`).
+    /// Field used by detail routes. Its default (`id`) is the derive's: the generated code names the field.
     pub lookup_field: &'static str,
-    /// Exposure to AI/MCP access (default true).
+    /// Exposure to AI/MCP access (default [`Config::DEFAULT_AI_EXPOSED`]).
     pub ai_exposed: bool,
-    /// Whether `GET <prefix>/stream` is registered (default true).
+    /// Whether `GET <prefix>/stream` is registered (default [`Config::DEFAULT_STREAM_ENABLED`]).
     pub stream_enabled: bool,
-    /// Page size when `limit` is omitted (default 20).
+    /// Page size when `limit` is omitted (default [`Config::DEFAULT_LIMIT`], lowered to `max_limit` if above it).
     pub default_limit: u64,
-    /// Largest accepted `limit` (default 100).
+    /// Largest accepted `limit` (default [`Config::DEFAULT_MAX_LIMIT`]).
     pub max_limit: u64,
     /// Allowlist of `ServiceFilterBackend`.
     pub filterable_fields: &'static [&'static str],
@@ -94,4 +96,26 @@ pub struct Config {
     pub filter_backends: &'static [&'static str],
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
+}
+
+impl Config {
+    /// `default_limit` when the attributes leave it out (and `max_limit` too).
+    pub const DEFAULT_LIMIT: u64 = 20;
+    /// `max_limit` when the attributes leave it out.
+    pub const DEFAULT_MAX_LIMIT: u64 = 100;
+    /// `ai_exposed` when the attributes leave it out.
+    pub const DEFAULT_AI_EXPOSED: bool = true;
+    /// `stream_enabled` when the attributes leave it out.
+    pub const DEFAULT_STREAM_ENABLED: bool = true;
+
+    /// `default_limit` when only `max_limit` is written: the default, lowered to `max_limit` if above it.
+    ///
+    /// ```
+    /// use viewset_core::Config;
+    /// assert_eq!(Config::default_limit_within(10), 10);
+    /// assert_eq!(Config::default_limit_within(500), Config::DEFAULT_LIMIT);
+    /// ```
+    pub const fn default_limit_within(max_limit: u64) -> u64 {
+        if Config::DEFAULT_LIMIT < max_limit { Config::DEFAULT_LIMIT } else { max_limit }
+    }
 }

@@ -32,7 +32,7 @@ pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;
 /// | `lookup_field` | detail lookup field; default `id` |
 /// | `permission_classes` | `[IsAuthenticated, ...]`; default none (allow) |
 /// | `ai_exposed`, `stream_enabled` | default `true` |
-/// | `default_limit`, `max_limit` | 20, 100 |
+/// | `default_limit`, `max_limit` | [`Config::DEFAULT_LIMIT`], [`Config::DEFAULT_MAX_LIMIT`] |
 /// | `pagination_class` | default `LimitOffsetPagination` |
 /// | `filter_backends` | `[ServiceFilterBackend, SearchFilter, OrderingFilter]`; default none |
 /// | `filterable_fields`, `search_fields`, `ordering_fields` | allowlists (`ordering_fields = "__all__"` allowed, discouraged) |

@@ -1,51 +1,30 @@
-//! One `#[action(...)]` method as typed data, with the checks that need only the attribute and the signature.
+//! One `#[action(...)]` method as typed data, and the signature helpers `check` reads it with.
 
 use darling::FromMeta;
 use darling::util::Flag;
-use syn::spanned::Spanned;
-use syn::{FnArg, ImplItem, ImplItemFn, Type};
+use syn::{ImplItem, ImplItemFn, Type};
 
-use crate::viewset::lists::{ExprList, StrList};
+use crate::lists::{ExprList, StrList};
 
 /// Options of `#[action(...)]`.
 #[derive(Debug, Default, FromMeta)]
 pub struct ActionOptions {
     /// A detail action: `<prefix>/{pk}/<path>`, the record is fetched and passed in.
-    #[darling(default)]
     pub detail: Flag,
     /// HTTP methods (default GET).
-    #[darling(default)]
     pub methods: StrList,
     /// Path segment(s) after the prefix (default: the method name).
-    #[darling(default)]
     pub path: Option<syn::LitStr>,
     /// Replaces the ViewSet's permission list for this action.
-    #[darling(default)]
     pub permission_classes: Option<ExprList>,
 }
 
-/// A checked action.
-pub struct Action {
-    pub ident: syn::Ident,
-    pub detail: bool,
-    pub methods: Vec<(String, proc_macro2::Span)>,
-    pub path: String,
-    pub path_span: proc_macro2::Span,
-    pub permissions: Option<ExprList>,
-    /// Types of the extractor parameters after `request` (and the record).
-    pub extractors: Vec<Type>,
-    /// The method's doc comment.
-    pub doc: String,
-    /// `T` of a `JsonBody<T>` or `Json<T>` parameter.
-    pub body: Option<Type>,
-    /// `R` of a `Json<R>` or `Result<Json<R>, _>` return type.
-    pub returns: Option<Type>,
-}
-
-const METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
-
-/// Removes every `#[action]` attribute from `item` and returns the actions, recording mistakes in `errors`.
-pub fn take_actions(item: &mut syn::ItemImpl, errors: &mut darling::error::Accumulator) -> Vec<Action> {
+/// Removes every `#[action]` attribute from `item` and returns each marked method with its options; options that
+/// do not parse are recorded in `errors` (that method is left out, the others are still checked).
+pub fn take_actions(
+    item: &mut syn::ItemImpl,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<(ImplItemFn, ActionOptions)> {
     let mut actions = Vec::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else { continue };
@@ -55,142 +34,15 @@ pub fn take_actions(item: &mut syn::ItemImpl, errors: &mut darling::error::Accum
             syn::Meta::Path(_) => Some(ActionOptions::default()),
             meta => errors.handle(ActionOptions::from_meta(meta)),
         };
-        if let Some(options) = options
-            && let Some(action) = check(method, options, errors)
-        {
-            actions.push(action);
+        if let Some(options) = options {
+            actions.push((method.clone(), options));
         }
     }
-    check_collisions(&actions, errors);
     actions
 }
 
-fn check(method: &ImplItemFn, options: ActionOptions, parent: &mut darling::error::Accumulator) -> Option<Action> {
-    let mut local = darling::Error::accumulator();
-    let action = check_into(method, options, &mut local);
-    parent.handle(local.finish()).and(action)
-}
-
-fn check_into(method: &ImplItemFn, options: ActionOptions, errors: &mut darling::error::Accumulator) -> Option<Action> {
-    let sig = &method.sig;
-    if sig.asyncness.is_none() {
-        errors.push(darling::Error::custom("an action must be an `async fn`").with_span(&sig.fn_token));
-    }
-    if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
-        errors.push(
-            darling::Error::custom("an action takes no `self`: its first parameter is `request: RequestContext`")
-                .with_span(receiver),
-        );
-        return None;
-    }
-    let types: Vec<&Type> = sig
-        .inputs
-        .iter()
-        .filter_map(|arg| match arg {
-            FnArg::Typed(pat) => Some(&*pat.ty),
-            FnArg::Receiver(_) => None,
-        })
-        .collect();
-    let detail = options.detail.is_present();
-    let names_request = types.first().is_some_and(|t| last_segment(t).is_some_and(|s| s == "RequestContext"));
-    if !names_request {
-        let span = types.first().map_or(sig.ident.span(), |t| t.span());
-        errors.push(
-            darling::Error::custom("the first parameter of an action is `request: RequestContext`").with_span(&span),
-        );
-    }
-    if detail && types.len() < 2 {
-        errors.push(
-            darling::Error::custom(
-                "a detail action's second parameter receives the fetched record, e.g. `post: post::Model`",
-            )
-            .with_span(&sig.ident),
-        );
-    }
-    let skip = if detail { 2 } else { 1 };
-    let extractors = types.iter().skip(skip).map(|t| (*t).clone()).collect();
-
-    let mut methods = Vec::new();
-    for lit in &options.methods.0 {
-        let upper = lit.value().to_ascii_uppercase();
-        if METHODS.contains(&upper.as_str()) {
-            methods.push((upper, lit.span()));
-        } else {
-            errors.push(
-                darling::Error::custom(format!(
-                    "unknown HTTP method `{}`: use one of {}",
-                    lit.value(),
-                    METHODS.join(", ")
-                ))
-                .with_span(lit),
-            );
-        }
-    }
-    if options.methods.0.is_empty() {
-        methods.push(("GET".to_string(), sig.ident.span()));
-    }
-    let (path, path_span) = match &options.path {
-        Some(lit) => (lit.value(), lit.span()),
-        None => (sig.ident.to_string(), sig.ident.span()),
-    };
-    let valid_path = !path.is_empty()
-        && !path.starts_with('/')
-        && !path.ends_with('/')
-        && path.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '/'));
-    if !valid_path {
-        errors.push(
-            darling::Error::custom("an action path is plain segments such as \"publish\" or \"by-author/latest\" (no leading or trailing `/`, no `{`)")
-                .with_span(&path_span),
-        );
-    }
-    if !detail && path == "stream" {
-        errors.push(
-            darling::Error::custom(
-                "collection action path `stream` collides with the ViewSet's stream route; choose another path",
-            )
-            .with_span(&path_span),
-        );
-    }
-    Some(Action {
-        ident: sig.ident.clone(),
-        detail,
-        methods,
-        path,
-        path_span,
-        permissions: options.permission_classes,
-        extractors,
-        doc: doc_comment(&method.attrs),
-        body: types.iter().skip(skip).find_map(|t| json_inner(t)),
-        returns: match &sig.output {
-            syn::ReturnType::Type(_, ty) => {
-                json_inner(ty).or_else(|| generic_arg(ty, "Result").and_then(|ok| json_inner(&ok)))
-            }
-            syn::ReturnType::Default => None,
-        },
-    })
-}
-
-/// Two actions on the same path and method would make axum panic at start-up: refuse them here.
-fn check_collisions(actions: &[Action], errors: &mut darling::error::Accumulator) {
-    for (i, a) in actions.iter().enumerate() {
-        for b in &actions[..i] {
-            if a.detail != b.detail || a.path != b.path {
-                continue;
-            }
-            if let Some((method, span)) = a.methods.iter().find(|(m, _)| b.methods.iter().any(|(n, _)| n == m)) {
-                errors.push(
-                    darling::Error::custom(format!(
-                        "`{method} {}` is already the route of action `{}`",
-                        a.path, b.ident
-                    ))
-                    .with_span(span),
-                );
-            }
-        }
-    }
-}
-
-fn last_segment(ty: &Type) -> Option<String> {
+/// The last path segment of a type (`RequestContext` in `&viewset_core::RequestContext`).
+pub fn last_segment(ty: &Type) -> Option<String> {
     match ty {
         Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         Type::Reference(r) => last_segment(&r.elem),
@@ -199,7 +51,7 @@ fn last_segment(ty: &Type) -> Option<String> {
 }
 
 /// The `///` lines of an item, joined.
-fn doc_comment(attrs: &[syn::Attribute]) -> String {
+pub fn doc_comment(attrs: &[syn::Attribute]) -> String {
     let lines = attrs.iter().filter(|a| a.path().is_ident("doc")).filter_map(|a| match &a.meta {
         syn::Meta::NameValue(nv) => match &nv.value {
             syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => Some(s.value().trim().to_string()),
@@ -211,7 +63,7 @@ fn doc_comment(attrs: &[syn::Attribute]) -> String {
 }
 
 /// The first generic argument of `ty` when its last path segment is `name`.
-fn generic_arg(ty: &Type, name: &str) -> Option<Type> {
+pub fn generic_arg(ty: &Type, name: &str) -> Option<Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     if last.ident != name {
@@ -225,6 +77,6 @@ fn generic_arg(ty: &Type, name: &str) -> Option<Type> {
 }
 
 /// `T` of `Json<T>` or `JsonBody<T>`.
-fn json_inner(ty: &Type) -> Option<Type> {
+pub fn json_inner(ty: &Type) -> Option<Type> {
     generic_arg(ty, "Json").or_else(|| generic_arg(ty, "JsonBody"))
 }

@@ -5,13 +5,14 @@ use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 
-use super::attrs::Action;
+use super::check::Action;
+use crate::tokens::{option, private, visitor_fn};
 
+/// The handlers of the checked actions and the `ActionRoutes` impl that registers and describes them.
 pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
     let self_ty = &item.self_ty;
-    let vs = quote!(::viewset_core::__private);
+    let vs = private();
     let handlers = actions.iter().map(|a| handler(self_ty, a, &vs));
 
     // One MethodRouter per path, in declaration order; detail paths go under `{pk}`.
@@ -27,10 +28,9 @@ pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
         }
     }
     let registrations = paths.iter().map(|((detail, path), ons)| {
-        let route = if *detail { format!("{{base}}/{{{{pk}}}}/{path}") } else { format!("{{base}}/{path}") };
         quote! {
             let router = router.route(
-                &::std::format!(#route),
+                &#vs::action_route(base, #detail, #path),
                 #vs::axum::routing::MethodRouter::<S>::new() #(#ons)* .fallback(#vs::method_not_allowed),
             );
         }
@@ -42,17 +42,18 @@ pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
         let methods = a.methods.iter().map(|(m, _)| m);
         let path = &a.path;
         let doc = &a.doc;
-        let schema = |ty: &Option<syn::Type>| match ty {
-            Some(ty) => quote!(::core::option::Option::Some(|| {
-                #[allow(unused_imports)]
-                use ::viewset_core::__private::{ViaModelSchema as _, ViaNothing as _, ViaToSchema as _};
-                (&&&::viewset_core::__private::SchemaProbe::<#ty>::new()).action_schema()
-            })),
-            None => quote!(::core::option::Option::None),
+        let schema = |ty: &Option<syn::Type>| {
+            option(ty.as_ref().map(|ty| {
+                quote!(|| {
+                    #[allow(unused_imports)]
+                    use #vs::{ViaModelSchema as _, ViaNothing as _, ViaToSchema as _};
+                    (&&&#vs::SchemaProbe::<#ty>::new()).action_schema()
+                })
+            }))
         };
         let request_schema = schema(&a.body);
         let response_schema = schema(&a.returns);
-        quote!(::viewset_core::ActionInfo {
+        quote!(#vs::ActionInfo {
             name: #name, detail: #detail, methods: &[#(#methods),*], path: #path, doc: #doc,
             request_schema: #request_schema, response_schema: #response_schema,
         })
@@ -64,13 +65,13 @@ pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
                 fn register<S>(&self, router: #vs::axum::Router<S>, prefix: &str) -> #vs::axum::Router<S>
                 where
                     S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static,
-                    ::viewset_core::ServiceState: #vs::axum::extract::FromRef<S>,
+                    #vs::ServiceState: #vs::axum::extract::FromRef<S>,
                 {
-                    let base = prefix.trim_end_matches('/');
+                    let base = #vs::route_base(prefix);
                     #(#registrations)*
                     router
                 }
-                fn describe(&self) -> ::std::vec::Vec<::viewset_core::ActionInfo> {
+                fn describe(&self) -> ::std::vec::Vec<#vs::ActionInfo> {
                     ::std::vec![#(#infos),*]
                 }
             }
@@ -85,16 +86,7 @@ fn handler(self_ty: &syn::Type, action: &Action, vs: &TokenStream) -> TokenStrea
     let (permissions_fn, permissions) = match &action.permissions {
         Some(list) => {
             let f = format_ident!("__viewset_permissions_{}", ident);
-            let visits = list.0.iter().map(|p| quote_spanned!(p.span()=> visit(&#p)?;));
-            let def = quote! {
-                fn #f(
-                    visit: &mut dyn ::core::ops::FnMut(&dyn ::viewset_core::Permission) -> ::core::result::Result<(), ::viewset_core::ApiError>,
-                ) -> ::core::result::Result<(), ::viewset_core::ApiError> {
-                    #(#visits)*
-                    let _ = &visit;
-                    ::core::result::Result::Ok(())
-                }
-            };
+            let def = visitor_fn(&f, "Permission", &list.0);
             (def, quote!(#f))
         }
         None => (quote!(), quote!(#vs::inherited::<#self_ty>())),
@@ -115,7 +107,7 @@ fn handler(self_ty: &syn::Type, action: &Action, vs: &TokenStream) -> TokenStrea
         #permissions_fn
         #[allow(non_snake_case)]
         async fn #handler(
-            mut request: ::viewset_core::RequestContext,
+            mut request: #vs::RequestContext,
             #path_param
             #(#args: #types),*
         ) -> #vs::axum::response::Response {

@@ -1,6 +1,8 @@
-//! `#[actions]` on an `impl` block of a ViewSet: parse each `#[action(...)]` → check → expand into routes.
+//! `#[actions]` on an `impl` block of a ViewSet: parse each `#[action(...)]` (`attrs`) → check and resolve
+//! (`check`) → expand into routes (`expand`).
 
 mod attrs;
+mod check;
 mod expand;
 
 use proc_macro2::TokenStream;
@@ -14,7 +16,8 @@ pub fn expand(args: TokenStream, mut item: syn::ItemImpl) -> TokenStream {
                 .with_span(&args),
         );
     }
-    let actions = attrs::take_actions(&mut item, &mut errors);
+    let methods = attrs::take_actions(&mut item, &mut errors);
+    let actions = check::check_all(methods, &mut errors);
     let routes = match errors.finish() {
         Ok(()) => expand::routes(&item, &actions),
         Err(err) => err.write_errors(),

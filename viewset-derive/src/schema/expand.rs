@@ -3,10 +3,12 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::attrs::{Field, Model};
+use super::check::{Field, Model};
+use crate::tokens::{option, private};
 
+/// `<Model>Create`, `<Model>Patch` and the schema impls of a checked model.
 pub fn expand(model: &Model) -> TokenStream {
-    let vs = quote!(::viewset_core::__private);
+    let vs = private();
     let ident = &model.ident;
     let create = format_ident!("{}Create", ident);
     let patch = format_ident!("{}Patch", ident);
@@ -18,11 +20,12 @@ pub fn expand(model: &Model) -> TokenStream {
         if f.required_on_create() {
             quote!(pub #name: #inner,)
         } else {
-            quote!(#[serde(default)] pub #name: ::viewset_core::Patch<#inner>,)
+            quote!(#[serde(default)] pub #name: #vs::Patch<#inner>,)
         }
     });
-    let create_validate =
-        model.fields.iter().filter(|f| f.writable_on_create()).map(|f| validate(f, f.required_on_create()));
+    let create_validate = validate_fn(
+        model.fields.iter().filter(|f| f.writable_on_create()).map(|f| validate(f, f.required_on_create())),
+    );
     let create_assign = model.fields.iter().filter(|f| f.writable_on_create()).map(|f| {
         let name = &f.ident;
         if f.required_on_create() { quote!(am.#name = #vs::Set(self.#name);) } else { assign_patch(f, &vs) }
@@ -31,9 +34,10 @@ pub fn expand(model: &Model) -> TokenStream {
     let patch_fields = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| {
         let name = &f.ident;
         let inner = &f.inner;
-        quote!(#[serde(default)] pub #name: ::viewset_core::Patch<#inner>,)
+        quote!(#[serde(default)] pub #name: #vs::Patch<#inner>,)
     });
-    let patch_validate = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| validate(f, false));
+    let patch_validate =
+        validate_fn(model.fields.iter().filter(|f| f.writable_on_update()).map(|f| validate(f, false)));
     let patch_assign = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| assign_patch(f, &vs));
     let patch_is_empty = model.fields.iter().filter(|f| f.writable_on_update()).map(|f| {
         let name = &f.ident;
@@ -44,11 +48,8 @@ pub fn expand(model: &Model) -> TokenStream {
         let name = f.ident.to_string();
         let (nullable, pk, ro) = (f.nullable, f.primary_key, !f.writable_on_create() && !f.writable_on_update());
         let required = f.required_on_create();
-        let max = match f.max_length {
-            Some(n) => quote!(::core::option::Option::Some(#n)),
-            None => quote!(::core::option::Option::None),
-        };
-        quote!(::viewset_core::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max })
+        let max = option(f.max_length.map(|n| quote!(#n)));
+        quote!(#vs::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max })
     });
 
     let read_schema = object_schema(model.fields.iter().map(|f| (f, true, false)), &vs);
@@ -72,21 +73,17 @@ pub fn expand(model: &Model) -> TokenStream {
         #[serde(crate = "::viewset_core::__private::serde", deny_unknown_fields)]
         pub struct #patch { #(#patch_fields)* }
 
-        impl ::viewset_core::ModelSchema for #ident {
+        impl #vs::ModelSchema for #ident {
             type Create = #create;
             type Update = #patch;
-            const FIELDS: &'static [::viewset_core::FieldInfo] = &[#(#infos),*];
+            const FIELDS: &'static [#vs::FieldInfo] = &[#(#infos),*];
             fn read_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
                 #read_schema
             }
         }
 
-        impl ::viewset_core::CreateSchema<<#ident as #vs::ModelTrait>::Entity> for #create {
-            fn validate(&self) -> ::core::result::Result<(), ::viewset_core::FieldErrors> {
-                let mut errors = ::viewset_core::FieldErrors::default();
-                #(#create_validate)*
-                errors.into_result()
-            }
+        impl #vs::CreateSchema<<#ident as #vs::ModelTrait>::Entity> for #create {
+            #create_validate
             fn openapi_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
                 #create_schema
             }
@@ -97,12 +94,8 @@ pub fn expand(model: &Model) -> TokenStream {
             }
         }
 
-        impl ::viewset_core::UpdateSchema<<#ident as #vs::ModelTrait>::Entity> for #patch {
-            fn validate(&self) -> ::core::result::Result<(), ::viewset_core::FieldErrors> {
-                let mut errors = ::viewset_core::FieldErrors::default();
-                #(#patch_validate)*
-                errors.into_result()
-            }
+        impl #vs::UpdateSchema<<#ident as #vs::ModelTrait>::Entity> for #patch {
+            #patch_validate
             fn openapi_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
                 #update_schema
             }
@@ -112,6 +105,18 @@ pub fn expand(model: &Model) -> TokenStream {
             fn apply(self, am: &mut #active) {
                 #(#patch_assign)*
             }
+        }
+    }
+}
+
+/// The `validate` method of a body type: every field's checks, all errors collected.
+fn validate_fn(checks: impl Iterator<Item = TokenStream>) -> TokenStream {
+    let vs = private();
+    quote! {
+        fn validate(&self) -> ::core::result::Result<(), #vs::FieldErrors> {
+            let mut errors = #vs::FieldErrors::default();
+            #(#checks)*
+            errors.into_result()
         }
     }
 }
@@ -135,14 +140,14 @@ fn assign_patch(f: &Field, vs: &TokenStream) -> TokenStream {
     if f.nullable {
         quote! {
             match self.#name {
-                ::viewset_core::Patch::Value(v) => am.#name = #vs::Set(::core::option::Option::Some(v)),
-                ::viewset_core::Patch::Null => am.#name = #vs::Set(::core::option::Option::None),
-                ::viewset_core::Patch::Missing => {}
+                #vs::Patch::Value(v) => am.#name = #vs::Set(::core::option::Option::Some(v)),
+                #vs::Patch::Null => am.#name = #vs::Set(::core::option::Option::None),
+                #vs::Patch::Missing => {}
             }
         }
     } else {
         quote! {
-            if let ::viewset_core::Patch::Value(v) = self.#name { am.#name = #vs::Set(v); }
+            if let #vs::Patch::Value(v) = self.#name { am.#name = #vs::Set(v); }
         }
     }
 }
@@ -152,7 +157,7 @@ fn object_schema<'a>(fields: impl Iterator<Item = (&'a Field, bool, bool)>, vs: 
     let props = fields.map(|(f, required, input)| {
         let name = f.ident.to_string();
         let inner = &f.inner;
-        let mut schema = quote!(<#inner as ::viewset_core::FieldSchema>::field_schema());
+        let mut schema = quote!(<#inner as #vs::FieldSchema>::field_schema());
         if input && let Some(max) = f.max_length {
             schema = quote!(#vs::utoipa::openapi::schema::ObjectBuilder::new()
                 .schema_type(#vs::utoipa::openapi::schema::Type::String)

@@ -3,79 +3,58 @@
 use darling::FromDeriveInput;
 use darling::util::{Flag, SpannedValue};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Meta, Token};
 
-use super::lists::{ExprList, StrList};
+use crate::lists::{ExprList, StrList};
 use crate::names::NO_EFFECT;
 
 /// Everything `#[viewset(...)]` accepts. Unknown keys are errors with a did-you-mean (darling's suggestions).
+/// The shape of the item (a unit struct) is checked by [`parse`], with our wording.
 #[derive(Debug, FromDeriveInput)]
-#[darling(attributes(viewset), supports(struct_unit))]
+#[darling(attributes(viewset))]
 pub struct ViewSetAttrs {
     pub ident: syn::Ident,
     pub vis: syn::Visibility,
     pub generics: syn::Generics,
-    #[darling(default)]
     pub model: Option<syn::Path>,
-    #[darling(default)]
     pub prefix: Option<syn::LitStr>,
-    #[darling(default)]
     pub tags: Option<StrList>,
-    #[darling(default)]
     pub lookup_field: Option<syn::LitStr>,
-    #[darling(default)]
     pub permission_classes: ExprList,
-    #[darling(default)]
     pub ai_exposed: Option<bool>,
-    #[darling(default)]
     pub stream_enabled: Option<bool>,
-    #[darling(default)]
     pub default_limit: Option<SpannedValue<u64>>,
-    #[darling(default)]
     pub max_limit: Option<SpannedValue<u64>>,
-    #[darling(default)]
     pub pagination_class: Option<syn::Path>,
-    #[darling(default)]
     pub filter_backends: ExprList,
-    #[darling(default)]
     pub filterable_fields: StrList,
-    #[darling(default)]
     pub search_fields: StrList,
-    #[darling(default)]
     pub ordering_fields: StrList,
-    #[darling(default)]
     pub ordering: StrList,
-    #[darling(default)]
     pub list_serializer_class: Option<syn::Path>,
-    #[darling(default)]
     pub retrieve_serializer_class: Option<syn::Path>,
-    #[darling(default)]
     pub create_serializer_class: Option<syn::Path>,
-    #[darling(default)]
     pub update_serializer_class: Option<syn::Path>,
-    #[darling(default)]
     pub create_schema_class: Option<syn::Path>,
-    #[darling(default)]
     pub update_schema_class: Option<syn::Path>,
-    #[darling(default)]
     pub read_schema_class: Option<syn::Path>,
     /// The tenant column: rows are scoped to the principal's tenant and stamped with it.
-    #[darling(default)]
     pub tenant_field: Option<syn::LitStr>,
     /// Required row policies (`RowPolicy` values).
-    #[darling(default)]
     pub policy: ExprList,
     /// Fields only staff principals see.
-    #[darling(default)]
     pub staff_only_fields: StrList,
     /// The application implements `viewset_core::Hooks` itself (to override handlers or `get_queryset`).
-    #[darling(default)]
     pub custom_hooks: Flag,
 }
 
-/// Reports each no-effect attribute the spec names (with what to use instead) and removes it, so the parser
-/// that follows does not report it a second time as unknown.
-pub fn strip_no_effect(input: &syn::DeriveInput, errors: &mut darling::error::Accumulator) -> syn::DeriveInput {
+/// Parses `#[viewset(...)]`, recording every mistake in `errors`. A mistaken item (unknown key, no-effect key,
+/// value of the wrong kind) is reported and left out, so the items around it are still parsed and checked: a
+/// missing `model`, an unknown key and a bad `prefix` all show in one build. `None` only when what is left
+/// still cannot be parsed (a key given twice, a syntax error).
+pub fn parse(input: &syn::DeriveInput, errors: &mut darling::error::Accumulator) -> Option<ViewSetAttrs> {
+    check_shape(input, errors);
     let mut out = input.clone();
     for attr in &mut out.attrs {
         if !attr.path().is_ident("viewset") {
@@ -85,22 +64,42 @@ pub fn strip_no_effect(input: &syn::DeriveInput, errors: &mut darling::error::Ac
         let Ok(items) = list.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) else {
             continue; // darling reports the syntax error itself
         };
-        let mut kept = Punctuated::<Meta, Token![,]>::new();
-        for item in items {
-            let hint = NO_EFFECT.iter().find(|(name, _)| item.path().is_ident(name));
-            match hint {
-                Some((name, instead)) => errors.push(
-                    darling::Error::custom(format!(
-                        "`{name}` is not a viewset option (it would have no effect): {instead}"
-                    ))
-                    .with_span(item.path()),
-                ),
-                None => kept.push(item),
-            }
-        }
+        let kept: Punctuated<Meta, Token![,]> =
+            items.into_iter().filter(|item| item_is_valid(input, item, errors)).collect();
         let mut new_list = list.clone();
         new_list.tokens = quote::quote!(#kept);
         attr.meta = Meta::List(new_list);
     }
-    out
+    errors.handle(ViewSetAttrs::from_derive_input(&out))
+}
+
+/// Whether one item of `#[viewset(...)]` parses on its own; if not, its errors are recorded.
+fn item_is_valid(input: &syn::DeriveInput, item: &Meta, errors: &mut darling::error::Accumulator) -> bool {
+    if let Some((name, instead)) = NO_EFFECT.iter().find(|(name, _)| item.path().is_ident(name)) {
+        errors.push(
+            darling::Error::custom(format!("`{name}` is not a viewset option (it would have no effect): {instead}"))
+                .with_span(item.path()),
+        );
+        return false;
+    }
+    let alone = syn::DeriveInput { attrs: vec![syn::parse_quote!(#[viewset(#item)])], ..input.clone() };
+    errors.handle(ViewSetAttrs::from_derive_input(&alone)).is_some()
+}
+
+/// A ViewSet is a unit struct: it carries no data, its configuration is the attribute.
+fn check_shape(input: &syn::DeriveInput, errors: &mut darling::error::Accumulator) {
+    let hint = "derive `ModelViewSet` on a unit struct, e.g. `pub struct PostViewSet;`: a ViewSet holds no data, \
+                its configuration is `#[viewset(...)]`";
+    let span = match &input.data {
+        syn::Data::Struct(data) if matches!(data.fields, syn::Fields::Unit) => return,
+        syn::Data::Struct(data) => data.fields.iter().next().map_or(input.ident.span(), |f| f.span()),
+        syn::Data::Enum(data) => data.enum_token.span(),
+        syn::Data::Union(data) => data.union_token.span(),
+    };
+    let what = match &input.data {
+        syn::Data::Struct(_) => "a ViewSet has no fields",
+        syn::Data::Enum(_) => "a ViewSet is a struct, not an enum",
+        syn::Data::Union(_) => "a ViewSet is a struct, not a union",
+    };
+    errors.push(darling::Error::custom(format!("{what}: {hint}")).with_span(&span));
 }

@@ -1,47 +1,27 @@
-//! Semantic checks of a ViewSet's attributes. Every mistake is collected with the span of the offending token;
-//! checks that need the model's fields are emitted as code (see `expand::field_checks`), since a derive cannot
-//! see another item's fields.
+//! Semantic checks of a ViewSet's attributes, and the resolution of every value (as written, or core's default).
+//! Every mistake is collected with the span of the offending token; checks that need the model's fields are
+//! emitted as code (see `expand::field_checks`), since a derive cannot see another item's fields.
 
 use darling::util::SpannedValue;
 use syn::spanned::Spanned;
 use syn::{Expr, LitStr};
 
 use super::attrs::ViewSetAttrs;
-use crate::names::{ALL_FIELDS, ORDERING_FILTER, SEARCH_FILTER, SERVICE_FILTER};
+use super::config::{Bodies, Config, DefaultLimit, FieldChecks};
+use crate::names::{ALL_FIELDS, DEFAULT_LOOKUP_FIELD, ORDERING_FILTER, SEARCH_FILTER, SERVICE_FILTER};
 
-/// The spec's defaults.
-const DEFAULT_LIMIT: u64 = 20;
-const MAX_LIMIT: u64 = 100;
-
-/// A ViewSet configuration that passed every check the macro can make.
-pub struct Config {
-    pub attrs: ViewSetAttrs,
-    /// The sea-orm entity.
-    pub model: syn::Path,
-    pub prefix: String,
-    pub tags: Vec<String>,
-    pub lookup_field: LitStr,
-    pub default_limit: u64,
-    pub max_limit: u64,
-    /// `None` means `"__all__"`.
-    pub ordering_fields: Option<Vec<LitStr>>,
-    /// The literal `"__all__"`, to warn at.
-    pub all_fields_literal: Option<LitStr>,
-    /// The model's name (`post::Entity` → `Post`).
-    pub model_name: String,
-    /// Default ordering as (field, descending).
-    pub ordering: Vec<(LitStr, bool)>,
-}
-
-/// Checks the parsed attributes; returns every error at once.
-pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
-    let Some(model) = attrs.model.clone() else {
-        return Err(darling::Error::custom(
-            "missing `model`: name the sea-orm entity this ViewSet serves, e.g. `#[viewset(model = post::Entity)]`",
-        )
-        .with_span(&attrs.ident));
-    };
+/// Checks the parsed attributes, recording every mistake in `parent`. On a mistake, returns the field names that
+/// are still worth checking (when the model is known), so that rustc's field errors show in the same build.
+pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> Result<Config, Option<FieldChecks>> {
     let mut errors = darling::Error::accumulator();
+    if attrs.model.is_none() {
+        errors.push(
+            darling::Error::custom(
+                "missing `model`: name the sea-orm entity this ViewSet serves, e.g. `#[viewset(model = post::Entity)]`",
+            )
+            .with_span(&attrs.ident),
+        );
+    }
     if !attrs.generics.params.is_empty() {
         errors.push(
             darling::Error::custom("a ViewSet cannot be generic: derive `ModelViewSet` on a plain unit struct")
@@ -51,20 +31,17 @@ pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
     let prefix = check_prefix(&attrs, &mut errors);
     let (default_limit, max_limit) = check_limits(attrs.default_limit, attrs.max_limit, &mut errors);
 
-    let lookup_field = attrs.lookup_field.clone().unwrap_or_else(|| LitStr::new("id", model.span()));
-    let named_fields = attrs
-        .filterable_fields
-        .0
-        .iter()
-        .chain(&attrs.search_fields.0)
-        .chain(&attrs.staff_only_fields.0)
-        .chain(&attrs.tenant_field)
-        .chain(std::iter::once(&lookup_field));
-    for name in named_fields {
-        check_field_name(name, &mut errors);
-    }
-    for name in &attrs.search_fields.0 {
-        if name.value().contains("__") {
+    // The default lookup field is named in generated code; a missing one is reported at `model`.
+    let default_span = attrs.model.as_ref().map_or(attrs.ident.span(), |m| m.span());
+    let lookup_field = attrs.lookup_field.clone().unwrap_or_else(|| LitStr::new(DEFAULT_LOOKUP_FIELD, default_span));
+    check_field_name(&lookup_field, &mut errors);
+    let filterable_fields = valid_names(&attrs.filterable_fields.0, &mut errors);
+    let staff_only_fields = valid_names(&attrs.staff_only_fields.0, &mut errors);
+    let tenant_field = valid_names(attrs.tenant_field.as_slice(), &mut errors).pop();
+    let search_fields = valid_names(&attrs.search_fields.0, &mut errors);
+    let search_fields = search_fields.into_iter().filter(|name| {
+        let relation = name.value().contains("__");
+        if relation {
             errors.push(
                 darling::Error::custom(
                     "relation paths are not supported in `search_fields`: name a text column of this model",
@@ -72,45 +49,88 @@ pub fn check(attrs: ViewSetAttrs) -> darling::Result<Config> {
                 .with_span(name),
             );
         }
-    }
+        !relation
+    });
+    let search_fields: Vec<LitStr> = search_fields.collect();
 
-    let all_fields_literal = attrs.ordering_fields.0.iter().find(|l| l.value() == ALL_FIELDS).cloned();
+    let mut all_fields_literal = attrs.ordering_fields.0.iter().find(|l| l.value() == ALL_FIELDS).cloned();
     let ordering_fields = match &all_fields_literal {
         Some(lit) if attrs.ordering_fields.0.len() > 1 => {
             errors.push(darling::Error::custom("`\"__all__\"` cannot be combined with field names").with_span(lit));
+            all_fields_literal = None; // the error says it; no warning on top
             None
         }
         Some(_) => None,
-        None => {
-            for name in &attrs.ordering_fields.0 {
-                check_field_name(name, &mut errors);
-            }
-            Some(attrs.ordering_fields.0.clone())
-        }
+        None => Some(valid_names(&attrs.ordering_fields.0, &mut errors)),
     };
     let ordering = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
     check_backends(&attrs, &mut errors);
     check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
 
-    let tags = match &attrs.tags {
-        Some(list) => list.0.iter().map(LitStr::value).collect(),
-        None => vec![model_name(&model)],
+    let failed = parent.handle(errors.finish()).is_none();
+    let Some(model) = attrs.model.clone() else { return Err(None) };
+    let plain = filterable_fields.iter().chain(ordering_fields.iter().flatten());
+    let plain = plain.chain(ordering.iter().map(|(field, _)| field)).chain(&staff_only_fields).chain(&tenant_field);
+    let fields = FieldChecks {
+        model: model.clone(),
+        plain: plain.cloned().collect(),
+        text: search_fields.clone(),
+        all_fields_literal,
     };
+    if failed {
+        return Err(Some(fields));
+    }
     let model_name = model_name(&model);
-    errors.finish_with(Config {
+    let read = attrs.read_schema_class.clone();
+    Ok(Config {
+        public: matches!(attrs.vis, syn::Visibility::Public(_)),
+        tags: match &attrs.tags {
+            Some(list) => list.0.iter().map(LitStr::value).collect(),
+            None => vec![model_name.clone()],
+        },
         model_name,
         model,
         prefix,
-        tags,
         lookup_field,
+        ai_exposed: attrs.ai_exposed,
+        stream_enabled: attrs.stream_enabled,
         default_limit,
         max_limit,
+        backend_names: attrs.filter_backends.0.iter().filter_map(last_segment).collect(),
+        filter_backends: attrs.filter_backends.0,
+        permissions: attrs.permission_classes.0,
+        policies: attrs.policy.0,
+        filterable_fields,
+        search_fields,
         ordering_fields,
-        all_fields_literal,
         ordering,
-        attrs,
+        tenant_field,
+        staff_only_fields,
+        pagination: attrs.pagination_class,
+        bodies: Bodies {
+            create: attrs.create_serializer_class.or(attrs.create_schema_class),
+            update: attrs.update_serializer_class.or(attrs.update_schema_class),
+            list_item: attrs.list_serializer_class.or_else(|| read.clone()),
+            detail: attrs.retrieve_serializer_class.or(read),
+        },
+        custom_hooks: attrs.custom_hooks.is_present().then(|| attrs.custom_hooks.span()),
+        fields,
+        ident: attrs.ident,
     })
+}
+
+/// The names of `list` that are field names; the others are reported.
+fn valid_names(list: &[LitStr], errors: &mut darling::error::Accumulator) -> Vec<LitStr> {
+    list.iter().filter(|name| check_field_name(name, errors)).cloned().collect()
+}
+
+/// The last path segment of a type named as an expression (`SearchFilter` in `[SearchFilter]`).
+fn last_segment(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    }
 }
 
 fn check_prefix(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) -> String {
@@ -138,25 +158,32 @@ fn check_limits(
     default: Option<SpannedValue<u64>>,
     max: Option<SpannedValue<u64>>,
     errors: &mut darling::error::Accumulator,
-) -> (u64, u64) {
-    let max_value = max.as_ref().map_or(MAX_LIMIT, |m| **m);
-    let default_value = default.as_ref().map_or(DEFAULT_LIMIT.min(max_value), |d| **d);
+) -> (DefaultLimit, Option<u64>) {
     if let Some(m) = &max
         && **m == 0
     {
         errors.push(darling::Error::custom("`max_limit` must be at least 1").with_span(&m.span()));
     }
-    if let Some(d) = &default {
-        if **d == 0 {
-            errors.push(darling::Error::custom("`default_limit` must be at least 1").with_span(&d.span()));
-        } else if **d > max_value {
-            errors.push(
-                darling::Error::custom(format!("`default_limit` ({}) is above `max_limit` ({max_value})", **d))
-                    .with_span(&d.span()),
-            );
-        }
+    if let Some(d) = &default
+        && **d == 0
+    {
+        errors.push(darling::Error::custom("`default_limit` must be at least 1").with_span(&d.span()));
     }
-    (default_value, max_value)
+    let resolved = match (&default, &max) {
+        (None, None) => DefaultLimit::Core,
+        (None, Some(m)) => DefaultLimit::CoreWithin(**m),
+        (Some(d), None) => DefaultLimit::AgainstCoreMax(**d, d.span()),
+        (Some(d), Some(m)) => {
+            if **d > **m {
+                errors.push(
+                    darling::Error::custom(format!("`default_limit` ({}) is above `max_limit` ({})", **d, **m))
+                        .with_span(&d.span()),
+                );
+            }
+            DefaultLimit::Checked(**d)
+        }
+    };
+    (resolved, max.map(|m| *m))
 }
 
 /// A field name must be a plain Rust identifier (the checks emitted later name it as a field of the model).
@@ -210,10 +237,7 @@ fn check_ordering(
 }
 
 fn backend_named(backends: &[Expr], names: &[&str]) -> bool {
-    backends.iter().any(|b| match b {
-        Expr::Path(p) => p.path.segments.last().is_some_and(|s| names.iter().any(|n| s.ident == n)),
-        _ => false,
-    })
+    backends.iter().filter_map(last_segment).any(|s| names.contains(&s.as_str()))
 }
 
 /// Configuration that would be stored and never applied is an error: each allowlist needs its backend.

@@ -1,115 +1,95 @@
 //! Code generation for a checked ViewSet: one `impl ViewSet` of constants and thin calls into `viewset_core`,
 //! the default `impl Hooks`, and never-called functions whose only job is to make rustc check field names and
-//! types at the user's tokens.
+//! types at the user's tokens. Every value was resolved by `check`; this module only spells it.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Expr, LitStr};
 
-use super::check::Config;
+use super::config::{Config, DefaultLimit, FieldChecks};
+use crate::tokens::{option, private, visitor_fn};
 
+/// The `ViewSet` impl (and the default `Hooks` impl, field checks and discovery entry) of a checked ViewSet.
 pub fn expand(config: &Config) -> TokenStream {
-    let attrs = &config.attrs;
-    let ident = &attrs.ident;
+    let ident = &config.ident;
     let model = &config.model;
-    let vs = quote!(::viewset_core::__private);
+    let vs = private();
     let model_ty = quote!(<#model as #vs::EntityTrait>::Model);
-
-    let create = body_type(
-        &attrs.create_serializer_class,
-        &attrs.create_schema_class,
-        quote!(<#model_ty as ::viewset_core::ModelSchema>::Create),
-    );
-    let update = body_type(
-        &attrs.update_serializer_class,
-        &attrs.update_schema_class,
-        quote!(<#model_ty as ::viewset_core::ModelSchema>::Update),
-    );
-    let read_default = attrs.read_schema_class.as_ref().map_or_else(|| model_ty.clone(), |p| quote!(#p));
-    let list_item = attrs.list_serializer_class.as_ref().map_or_else(|| read_default.clone(), |p| quote!(#p));
-    let detail = attrs.retrieve_serializer_class.as_ref().map_or_else(|| read_default.clone(), |p| quote!(#p));
-    let pagination = attrs
-        .pagination_class
-        .as_ref()
-        .map_or_else(|| quote!(::viewset_core::LimitOffsetPagination), |p| quote_spanned!(p.span()=> #p));
+    let bodies = &config.bodies;
+    let derived = |assoc: TokenStream| quote!(<#model_ty as #vs::ModelSchema>::#assoc);
+    let create = spanned_or(&bodies.create, derived(quote!(Create)));
+    let update = spanned_or(&bodies.update, derived(quote!(Update)));
+    let list_item = bodies.list_item.as_ref().map_or_else(|| model_ty.clone(), |p| quote!(#p));
+    let detail = bodies.detail.as_ref().map_or_else(|| model_ty.clone(), |p| quote!(#p));
+    let pagination = spanned_or(&config.pagination, quote!(#vs::LimitOffsetPagination));
+    let read_schema = |custom: &Option<syn::Path>| match custom {
+        Some(_) => quote!(#vs::free_form_schema()),
+        None => derived(quote!(read_schema())),
+    };
+    let list_schema = read_schema(&bodies.list_item);
+    let detail_schema = read_schema(&bodies.detail);
 
     let config_const = config_const(config);
     let name = ident.to_string();
-    let public = matches!(attrs.vis, syn::Visibility::Public(_));
-    let read_schema = |custom: &Option<syn::Path>| match custom.as_ref().or(attrs.read_schema_class.as_ref()) {
-        Some(_) => quote!(::viewset_core::free_form_schema()),
-        None => quote!(<#model_ty as ::viewset_core::ModelSchema>::read_schema()),
-    };
-    let list_schema = read_schema(&attrs.list_serializer_class);
-    let detail_schema = read_schema(&attrs.retrieve_serializer_class);
+    let public = config.public;
     let lookup = field_ident(&config.lookup_field);
-    let permissions = visits(&attrs.permission_classes.0);
-    let policies = visits(&attrs.policy.0);
-    let backends = backend_calls(&attrs.filter_backends.0);
-    let field_checks = field_checks(config, &model_ty, &vs);
+    let permissions =
+        visitor_fn(&syn::Ident::new("permission_classes", Span::call_site()), "Permission", &config.permissions);
+    let policies = visitor_fn(&syn::Ident::new("row_policies", Span::call_site()), "RowPolicy", &config.policies);
+    let backends = backend_calls(&config.filter_backends);
+    let field_checks = field_checks(&config.fields);
+    let limit_check = limit_check(&config.default_limit);
     // With `custom_hooks` the application writes `impl Hooks`; the discovery entry below needs it, and names the
     // type with the flag's span so that a missing impl is reported once, at the flag.
-    let (hooks, hooks_ty) = if attrs.custom_hooks.is_present() {
-        (quote!(), syn::Ident::new(&ident.to_string(), attrs.custom_hooks.span()))
-    } else {
-        (quote!(#[diagnostic::do_not_recommend] impl ::viewset_core::Hooks for #ident {}), ident.clone())
+    let (hooks, hooks_ty) = match config.custom_hooks {
+        Some(span) => (quote!(), syn::Ident::new(&ident.to_string(), span)),
+        None => (quote!(#[diagnostic::do_not_recommend] impl #vs::Hooks for #ident {}), ident.clone()),
     };
+    let schema_ref = quote!(#vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema>);
     quote! {
         const _: () = {
-            impl ::viewset_core::ViewSet for #ident {
+            impl #vs::ViewSet for #ident {
                 type Entity = #model;
                 type Create = #create;
                 type Update = #update;
                 type ListItem = #list_item;
                 type Detail = #detail;
                 type Pagination = #pagination;
-                const CONFIG: ::viewset_core::Config = #config_const;
+                const CONFIG: #vs::Config = #config_const;
 
-                fn lookup_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                fn lookup_schema() -> #schema_ref {
                     #vs::schema_of(|m: &#model_ty| &m.#lookup)
                 }
-                fn list_item_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                fn list_item_schema() -> #schema_ref {
                     #list_schema
                 }
-                fn detail_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
+                fn detail_schema() -> #schema_ref {
                     #detail_schema
                 }
-                fn actions() -> ::std::vec::Vec<::viewset_core::ActionInfo> {
+                fn actions() -> ::std::vec::Vec<#vs::ActionInfo> {
                     #[allow(unused_imports)]
-                    use ::viewset_core::__private::{ActionRoutes as _, NoActions as _};
-                    (&::viewset_core::__private::Probe::<Self>::new()).describe()
+                    use #vs::{ActionRoutes as _, NoActions as _};
+                    (&#vs::Probe::<Self>::new()).describe()
                 }
-                fn lookup_value(raw: &str) -> ::core::result::Result<#vs::Value, ::viewset_core::ApiError> {
+                fn lookup_value(raw: &str) -> ::core::result::Result<#vs::Value, #vs::ApiError> {
                     #vs::parse_lookup(raw, |m: &#model_ty| &m.#lookup)
                 }
-                fn permission_classes(
-                    visit: &mut dyn ::core::ops::FnMut(&dyn ::viewset_core::Permission) -> ::core::result::Result<(), ::viewset_core::ApiError>,
-                ) -> ::core::result::Result<(), ::viewset_core::ApiError> {
-                    #(#permissions)*
-                    let _ = &visit;
-                    ::core::result::Result::Ok(())
-                }
-                fn register_actions<S>(router: ::viewset_core::__private::axum::Router<S>) -> ::viewset_core::__private::axum::Router<S>
+                #permissions
+                fn register_actions<S>(router: #vs::axum::Router<S>) -> #vs::axum::Router<S>
                 where
                     S: ::core::clone::Clone + ::core::marker::Send + ::core::marker::Sync + 'static,
-                    ::viewset_core::ServiceState: ::viewset_core::__private::axum::extract::FromRef<S>,
+                    #vs::ServiceState: #vs::axum::extract::FromRef<S>,
                 {
                     #[allow(unused_imports)]
-                    use ::viewset_core::__private::{ActionRoutes as _, NoActions as _};
-                    (&::viewset_core::__private::Probe::<Self>::new()).register(router, &<Self as ::viewset_core::ViewSet>::prefix())
+                    use #vs::{ActionRoutes as _, NoActions as _};
+                    (&#vs::Probe::<Self>::new()).register(router, &<Self as #vs::ViewSet>::prefix())
                 }
-                fn row_policies(
-                    visit: &mut dyn ::core::ops::FnMut(&dyn ::viewset_core::RowPolicy) -> ::core::result::Result<(), ::viewset_core::ApiError>,
-                ) -> ::core::result::Result<(), ::viewset_core::ApiError> {
-                    #(#policies)*
-                    let _ = &visit;
-                    ::core::result::Result::Ok(())
-                }
+                #policies
                 fn filter_queryset(
-                    query: ::viewset_core::ListQuery<#model>,
-                    request: &::viewset_core::RequestContext,
-                ) -> ::core::result::Result<::viewset_core::ListQuery<#model>, ::viewset_core::ApiError> {
+                    query: #vs::ListQuery<#model>,
+                    request: &#vs::RequestContext,
+                ) -> ::core::result::Result<#vs::ListQuery<#model>, #vs::ApiError> {
                     #(let query = #backends;)*
                     let _ = request;
                     ::core::result::Result::Ok(query)
@@ -117,8 +97,9 @@ pub fn expand(config: &Config) -> TokenStream {
             }
             #hooks
             #field_checks
+            #limit_check
             #vs::inventory::submit! {
-                ::viewset_core::ViewSetEntry {
+                #vs::ViewSetEntry {
                     name: #name,
                     module: ::core::module_path!(),
                     public: #public,
@@ -129,10 +110,11 @@ pub fn expand(config: &Config) -> TokenStream {
     }
 }
 
-fn body_type(serializer: &Option<syn::Path>, schema: &Option<syn::Path>, derived: TokenStream) -> TokenStream {
-    match serializer.as_ref().or(schema.as_ref()) {
+/// The user's path at its own span, or the derived default.
+fn spanned_or(written: &Option<syn::Path>, default: TokenStream) -> TokenStream {
+    match written {
         Some(path) => quote_spanned!(path.span()=> #path),
-        None => derived,
+        None => default,
     }
 }
 
@@ -141,40 +123,42 @@ fn strs(list: &[LitStr]) -> TokenStream {
 }
 
 fn config_const(config: &Config) -> TokenStream {
-    let attrs = &config.attrs;
-    let name = attrs.ident.to_string();
-    let prefix = &config.prefix;
-    let model_name = &config.model_name;
-    let tags = &config.tags;
-    let lookup = &config.lookup_field;
-    let ai_exposed = attrs.ai_exposed.unwrap_or(true);
-    let stream_enabled = attrs.stream_enabled.unwrap_or(true);
-    let default_limit = config.default_limit;
-    let max_limit = config.max_limit;
-    let filterable = strs(&attrs.filterable_fields.0);
-    let search = strs(&attrs.search_fields.0);
+    let vs = private();
+    let name = config.ident.to_string();
+    let (prefix, model_name, tags, lookup) = (&config.prefix, &config.model_name, &config.tags, &config.lookup_field);
+    let or_core = |value: Option<bool>, default: &str| match value {
+        Some(v) => quote!(#v),
+        None => {
+            let default = syn::Ident::new(default, Span::call_site());
+            quote!(#vs::Config::#default)
+        }
+    };
+    let ai_exposed = or_core(config.ai_exposed, "DEFAULT_AI_EXPOSED");
+    let stream_enabled = or_core(config.stream_enabled, "DEFAULT_STREAM_ENABLED");
+    let default_limit = match &config.default_limit {
+        DefaultLimit::Core => quote!(#vs::Config::DEFAULT_LIMIT),
+        DefaultLimit::CoreWithin(max) => quote!(#vs::Config::default_limit_within(#max)),
+        DefaultLimit::Checked(value) | DefaultLimit::AgainstCoreMax(value, _) => quote!(#value),
+    };
+    let max_limit = config.max_limit.map_or_else(|| quote!(#vs::Config::DEFAULT_MAX_LIMIT), |m| quote!(#m));
+    let filterable = strs(&config.filterable_fields);
+    let search = strs(&config.search_fields);
     let ordering_fields = match &config.ordering_fields {
         Some(list) => {
             let list = strs(list);
-            quote!(::viewset_core::OrderingFields::Only(#list))
+            quote!(#vs::OrderingFields::Only(#list))
         }
-        None => quote!(::viewset_core::OrderingFields::All),
+        None => quote!(#vs::OrderingFields::All),
     };
-    let tenant_field = match &attrs.tenant_field {
-        Some(lit) => quote!(::core::option::Option::Some(#lit)),
-        None => quote!(::core::option::Option::None),
-    };
-    let staff_only = strs(&attrs.staff_only_fields.0);
-    let backend_names = attrs.filter_backends.0.iter().filter_map(|b| match b {
-        syn::Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
-        _ => None,
-    });
+    let tenant_field = option(config.tenant_field.as_ref().map(|lit| quote!(#lit)));
+    let staff_only = strs(&config.staff_only_fields);
+    let backend_names = &config.backend_names;
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
-        quote!((#field, ::viewset_core::Direction::#direction))
+        quote!((#field, #vs::Direction::#direction))
     });
     quote! {
-        ::viewset_core::Config {
+        #vs::Config {
             name: #name,
             model_name: #model_name,
             prefix: #prefix,
@@ -196,15 +180,25 @@ fn config_const(config: &Config) -> TokenStream {
     }
 }
 
-/// Each permission or policy is named once, as a trait object, so a value of the wrong kind fails once, at its token.
-fn visits(values: &[Expr]) -> Vec<TokenStream> {
-    values.iter().map(|p| quote_spanned!(p.span()=> visit(&#p)?;)).collect()
+/// A `default_limit` written without `max_limit` is checked against core's default `max_limit` where that is
+/// known: at compile time of the generated code, reported at the user's literal.
+fn limit_check(limit: &DefaultLimit) -> TokenStream {
+    let DefaultLimit::AgainstCoreMax(value, span) = limit else { return quote!() };
+    let vs = private();
+    let message = format!(
+        "`default_limit` ({value}) is above `max_limit`, whose default is `viewset_core::Config::DEFAULT_MAX_LIMIT`: \
+         write a `max_limit` at least as large, or lower `default_limit`"
+    );
+    quote_spanned! {*span=>
+        const _: () = ::core::assert!(#value <= #vs::Config::DEFAULT_MAX_LIMIT, #message);
+    }
 }
 
 fn backend_calls(backends: &[Expr]) -> Vec<TokenStream> {
+    let vs = private();
     backends
         .iter()
-        .map(|b| quote_spanned!(b.span()=> <#b as ::viewset_core::FilterBackend>::filter_queryset::<Self>(query, request)?))
+        .map(|b| quote_spanned!(b.span()=> <#b as #vs::FilterBackend>::filter_queryset::<Self>(query, request)?))
         .collect()
 }
 
@@ -214,25 +208,19 @@ fn field_ident(lit: &LitStr) -> syn::Ident {
     syn::Ident::new(&lit.value(), lit.span())
 }
 
-fn field_checks(config: &Config, model_ty: &TokenStream, vs: &TokenStream) -> TokenStream {
-    let attrs = &config.attrs;
-    let plain = attrs
-        .filterable_fields
-        .0
-        .iter()
-        .chain(config.ordering_fields.iter().flatten())
-        .chain(config.ordering.iter().map(|(field, _)| field))
-        .chain(&attrs.staff_only_fields.0)
-        .chain(&attrs.tenant_field)
-        .map(|lit| {
-            let field = field_ident(lit);
-            quote_spanned!(lit.span()=> let _ = &m.#field;)
-        });
-    let text = attrs.search_fields.0.iter().map(|lit| {
+/// A never-called function naming each field at the user's literal (text fields through `assert_text_field`).
+pub fn field_checks(fields: &FieldChecks) -> TokenStream {
+    let vs = private();
+    let model = &fields.model;
+    let plain = fields.plain.iter().map(|lit| {
+        let field = field_ident(lit);
+        quote_spanned!(lit.span()=> let _ = &m.#field;)
+    });
+    let text = fields.text.iter().map(|lit| {
         let field = field_ident(lit);
         quote_spanned!(lit.span()=> #vs::assert_text_field(&m.#field);)
     });
-    let all_warning = config.all_fields_literal.as_ref().map(|lit| {
+    let all_warning = fields.all_fields_literal.as_ref().map(|lit| {
         let span = lit.span();
         let name = syn::Ident::new("ordering_fields_all", span);
         quote_spanned! {span=>
@@ -246,7 +234,7 @@ fn field_checks(config: &Config, model_ty: &TokenStream, vs: &TokenStream) -> To
     let check_fn = syn::Ident::new("__viewset_field_checks", Span::call_site());
     quote! {
         #[allow(dead_code, unused_variables, clippy::no_effect_underscore_binding)]
-        fn #check_fn(m: &#model_ty) {
+        fn #check_fn(m: &<#model as #vs::EntityTrait>::Model) {
             #(#plain)*
             #(#text)*
             #all_warning

@@ -1,21 +1,31 @@
-//! `#[derive(ModelViewSet)]`: parse → check → expand.
+//! `#[derive(ModelViewSet)]`: parse (`attrs`) → check and resolve (`check`, into `config::Config`) → expand.
 
 mod attrs;
 mod check;
+mod config;
 mod expand;
-pub(crate) mod lists;
 
 use proc_macro2::TokenStream;
 
-/// Runs the three steps; every error found is reported at its own span, all in one build.
+/// Runs the three steps; every error found is reported at its own span, all in one build. When the attributes
+/// have mistakes, the field names that can still be checked are emitted too, so rustc's errors come in the same build.
 pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     let mut errors = darling::Error::accumulator();
-    let input = attrs::strip_no_effect(input, &mut errors);
-    let parsed = errors.handle(<attrs::ViewSetAttrs as darling::FromDeriveInput>::from_derive_input(&input));
-    let checked = parsed.and_then(|attrs| errors.handle(check::check(attrs)));
-    match (errors.finish(), checked) {
-        (Ok(()), Some(config)) => expand::expand(&config),
-        (Err(err), _) => err.write_errors(),
-        (Ok(()), None) => unreachable!("a failed step always records an error"),
-    }
+    let checked = attrs::parse(input, &mut errors).map(|attrs| check::check(attrs, &mut errors));
+    let (err, checked) = match (errors.finish(), checked) {
+        (Ok(()), Some(Ok(config))) => return expand::expand(&config),
+        (Ok(()), _) => unreachable!("a failed step always records an error"),
+        (Err(err), checked) => (err, checked),
+    };
+    let fields = match &checked {
+        Some(Ok(config)) => Some(&config.fields),
+        Some(Err(fields)) => fields.as_ref(),
+        None => None,
+    };
+    let fields = fields.map(|f| {
+        let f = expand::field_checks(f);
+        quote::quote!(const _: () = { #f };)
+    });
+    let errors = err.write_errors();
+    quote::quote!(#errors #fields)
 }

@@ -20,6 +20,11 @@ fn items(expr: &Expr) -> Vec<&Expr> {
 }
 
 impl FromMeta for StrList {
+    /// Left out: no items (so a list attribute needs no `#[darling(default)]`).
+    fn from_none() -> Option<Self> {
+        Some(StrList::default())
+    }
+
     fn from_expr(expr: &Expr) -> darling::Result<Self> {
         let mut errors = darling::Error::accumulator();
         let mut out = Vec::new();
@@ -40,6 +45,11 @@ impl FromMeta for StrList {
 }
 
 impl FromMeta for ExprList {
+    /// Left out: no items.
+    fn from_none() -> Option<Self> {
+        Some(ExprList::default())
+    }
+
     fn from_expr(expr: &Expr) -> darling::Result<Self> {
         Ok(ExprList(items(expr).into_iter().cloned().collect()))
     }

@@ -1,0 +1,98 @@
+//! A ViewSet's configuration after `check`: every value resolved, either as the user wrote it or as "core's
+//! default". Defaults that are plain values live in `viewset_core::Config` (its `DEFAULT_*` constants) and the
+//! generated code names them; `expand` only spells what `check` decided.
+
+use proc_macro2::Span;
+use syn::{Expr, LitStr};
+
+/// A ViewSet configuration that passed every check the macro can make.
+pub struct Config {
+    /// The ViewSet struct.
+    pub ident: syn::Ident,
+    /// Declared `pub` (listed as public by discovery).
+    pub public: bool,
+    /// The sea-orm entity.
+    pub model: syn::Path,
+    /// The model's name (`post::Entity` → `Post`).
+    pub model_name: String,
+    /// As written; empty means core's default (`/` + the table name).
+    pub prefix: String,
+    /// As written, or the model's name.
+    pub tags: Vec<String>,
+    /// As written, or [`crate::names::DEFAULT_LOOKUP_FIELD`] (the generated code names the field).
+    pub lookup_field: LitStr,
+    /// `None`: core's `Config::DEFAULT_AI_EXPOSED`.
+    pub ai_exposed: Option<bool>,
+    /// `None`: core's `Config::DEFAULT_STREAM_ENABLED`.
+    pub stream_enabled: Option<bool>,
+    /// `default_limit`, resolved against `max_limit`.
+    pub default_limit: DefaultLimit,
+    /// `None`: core's `Config::DEFAULT_MAX_LIMIT`.
+    pub max_limit: Option<u64>,
+    /// `permission_classes`, in order.
+    pub permissions: Vec<Expr>,
+    /// `policy`: required row policies.
+    pub policies: Vec<Expr>,
+    /// `filter_backends`, in order.
+    pub filter_backends: Vec<Expr>,
+    /// The last path segment of each backend, for documentation.
+    pub backend_names: Vec<String>,
+    /// `filterable_fields`.
+    pub filterable_fields: Vec<LitStr>,
+    /// `search_fields`: text columns.
+    pub search_fields: Vec<LitStr>,
+    /// `None` means `"__all__"`.
+    pub ordering_fields: Option<Vec<LitStr>>,
+    /// Default ordering as (field, descending).
+    pub ordering: Vec<(LitStr, bool)>,
+    /// `tenant_field`.
+    pub tenant_field: Option<LitStr>,
+    /// `staff_only_fields`.
+    pub staff_only_fields: Vec<LitStr>,
+    /// `None`: core's default, `LimitOffsetPagination`.
+    pub pagination: Option<syn::Path>,
+    /// Body and read types.
+    pub bodies: Bodies,
+    /// The span of the `custom_hooks` flag when given: the application writes `impl Hooks` itself.
+    pub custom_hooks: Option<Span>,
+    /// The field names rustc checks.
+    pub fields: FieldChecks,
+}
+
+/// How `default_limit` is resolved against `max_limit`.
+pub enum DefaultLimit {
+    /// Neither written: core's `Config::DEFAULT_LIMIT`.
+    Core,
+    /// Only `max_limit` written: core's default, lowered to it (`Config::default_limit_within`).
+    CoreWithin(u64),
+    /// Written, and already checked against the written `max_limit`.
+    Checked(u64),
+    /// Written without `max_limit`: the generated code asserts, at this span, that it is within core's default.
+    AgainstCoreMax(u64, Span),
+}
+
+/// The request, response and schema types; `None` is the model's derived type.
+pub struct Bodies {
+    /// `create_serializer_class` or `create_schema_class`.
+    pub create: Option<syn::Path>,
+    /// `update_serializer_class` or `update_schema_class`.
+    pub update: Option<syn::Path>,
+    /// `list_serializer_class`, else `read_schema_class`.
+    pub list_item: Option<syn::Path>,
+    /// `retrieve_serializer_class`, else `read_schema_class`.
+    pub detail: Option<syn::Path>,
+}
+
+/// Field names that only rustc can check (a derive cannot see the model's fields): each is emitted as a field
+/// access at the user's literal. Only names that passed the macro's own checks are listed, so that a name is
+/// never reported twice; these are emitted even when other attribute errors exist, so all show in one build.
+pub struct FieldChecks {
+    /// The sea-orm entity.
+    pub model: syn::Path,
+    /// Fields that must exist.
+    pub plain: Vec<LitStr>,
+    /// Fields that must exist and be text.
+    pub text: Vec<LitStr>,
+    /// The literal `"__all__"` of `ordering_fields`, to warn at.
+    pub all_fields_literal: Option<LitStr>,
+}
