@@ -7,7 +7,7 @@ use sea_orm::DatabaseConnection;
 
 use crate::access::{Operation, Principal};
 use crate::events::EventBus;
-use crate::query::QueryParams;
+use crate::query::{QueryLimits, QueryParams};
 
 /// State the generated routes need. Put it in your router's state directly, or implement
 /// `FromRef<YourState> for ServiceState`.
@@ -24,17 +24,35 @@ pub struct ServiceState {
     pub db: DatabaseConnection,
     /// Lifecycle events for the stream routes.
     pub events: EventBus,
+    /// Limits on list query strings ([`ServiceState::with_query_limits`]).
+    pub query_limits: QueryLimits,
 }
 
 impl ServiceState {
     /// State over a connected database, with in-process events.
     pub fn new(db: DatabaseConnection) -> Self {
-        ServiceState { db, events: EventBus::in_process() }
+        ServiceState { db, events: EventBus::in_process(), query_limits: QueryLimits::DEFAULT }
     }
 
     /// State with the given event bus (e.g. [`EventBus::postgres`] for several processes).
     pub fn with_events(db: DatabaseConnection, events: EventBus) -> Self {
-        ServiceState { db, events }
+        ServiceState { db, events, query_limits: QueryLimits::DEFAULT }
+    }
+
+    /// The same state with other limits on list query strings.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// use viewset_core::query::QueryLimits;
+    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+    /// let state = viewset_core::ServiceState::new(db)
+    ///     .with_query_limits(QueryLimits { max_in_values: 100, ..QueryLimits::DEFAULT });
+    /// assert_eq!(state.query_limits.max_in_values, 100);
+    /// # Ok(()) }
+    /// ```
+    pub fn with_query_limits(mut self, limits: QueryLimits) -> Self {
+        self.query_limits = limits;
+        self
     }
 }
 
@@ -116,7 +134,7 @@ where
             uri: parts.uri.clone(),
             headers: parts.headers.clone(),
             operation,
-            query: QueryParams::parse(parts.uri.query()),
+            query: QueryParams::parse_with(parts.uri.query(), service.query_limits),
             hidden_fields: Vec::new(),
             restricted_fields: Vec::new(),
         })

@@ -38,12 +38,14 @@ impl Paginator for CursorPagination {
     const RESPONSE_FIELDS: &'static [&'static str] = &["next", "previous", "results"];
 
     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
-        Ok(Window { limit: query.bounded_int("limit", config.default_limit, 1, Some(config.max_limit))?, offset: 0 })
+        // One more row than the page is fetched, so the largest page leaves room for it.
+        let max = Ord::min(config.max_limit, crate::query::MAX_SQL_INTEGER - 1);
+        Ok(Window { limit: query.bounded_int("limit", config.default_limit, 1, Some(max))?, offset: 0 })
     }
 
     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
         let signature = ordering_signature(&page.order);
-        let token = match request.query.get("cursor").filter(|c| !c.is_empty()) {
+        let token = match request.query.one("cursor")?.filter(|c| !c.is_empty()) {
             None => None,
             Some(raw) => {
                 let token = CursorToken::decode(raw).ok_or_else(|| invalid_cursor("Invalid cursor"))?;

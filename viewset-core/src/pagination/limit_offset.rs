@@ -6,7 +6,10 @@ use crate::query::QueryParams;
 use crate::request::RequestContext;
 use crate::viewset::{Config, ViewSet};
 
-/// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (≥ 0).
+/// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (0..=[`MAX_SQL_INTEGER`], the
+/// largest offset a database binds).
+///
+/// [`MAX_SQL_INTEGER`]: crate::query::MAX_SQL_INTEGER
 ///
 /// ```
 /// use viewset_core::pagination::{LimitOffsetPagination, Paginator};

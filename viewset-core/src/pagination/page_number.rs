@@ -28,7 +28,8 @@ impl Paginator for PageNumberPagination {
 
     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
         let page_size = query.bounded_int("page_size", config.default_limit, 1, Some(config.max_limit))?;
-        let page = query.bounded_int("page", 1, 1, Some(u64::MAX / page_size))?;
+        // The offset `(page - 1) * page_size` must stay a signed 64-bit integer, as databases bind it.
+        let page = query.bounded_int("page", 1, 1, Some(crate::query::MAX_SQL_INTEGER / page_size))?;
         Ok(Window { limit: page_size, offset: (page - 1) * page_size })
     }
 

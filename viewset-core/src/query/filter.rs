@@ -3,18 +3,21 @@
 //!
 //! Lookups: `field` (exact), `field__gt`, `__gte`, `__lt`, `__lte`, `__in` (comma list), `__isnull`,
 //! `__contains`, `__icontains`. Values are converted to the column's type; a value that cannot be, or a lookup
-//! that makes no sense for the column, is a 422 naming the parameter. Unrelated parameters are ignored.
+//! that makes no sense for the column, is a 422 naming the parameter. Unrelated parameters are ignored; a filter
+//! parameter given twice is a 422 (see [`QueryParams`](super::QueryParams)), and the conditions are combined as one
+//! balanced conjunction.
 
 use std::collections::BTreeMap;
 
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter, Select};
 
 use super::columns::column;
+use super::limits::QueryLimits;
 use super::list_query::ListQuery;
 use super::lookups::FilterLookup;
 use super::text_match::{Wildcards, text_match};
-use super::value::{is_integer, is_null_word, parse_bool, parse_value};
+use super::value::{check_text, is_integer, is_null_word, parse_bool, parse_value};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::viewset::ViewSet;
@@ -62,11 +65,15 @@ impl FilterBackend for ServiceFilterBackend {
     ) -> Result<ListQuery<V::Entity>, ApiError> {
         let allowed = V::CONFIG.filterable_fields;
         let backend = request.db.get_database_backend();
-        for (key, raw) in request.query.iter() {
+        let limits = *request.query.limits();
+        // Every parameter naming an allowed field is read, so each may appear once (a repeated filter is a 422).
+        let read = request.query.read_once(|key| {
+            let field = FilterLookup::split(key).0;
+            allowed.contains(&field) && request.may_query(field)
+        })?;
+        let mut conditions = Vec::with_capacity(read.len());
+        for (key, raw) in read {
             let (field, lookup) = FilterLookup::split(key);
-            if !allowed.contains(&field) || !request.may_query(field) {
-                continue;
-            }
             let col = column::<V::Entity>(field)
                 .ok_or_else(|| ApiError::input(["query", key], format!("Unknown field `{field}`"), "unknown_field"))?;
             let Some(lookup) = lookup else {
@@ -74,35 +81,60 @@ impl FilterBackend for ServiceFilterBackend {
                 let msg = format!("unsupported lookup `{suffix}`");
                 return Err(ApiError::input(["query", key], msg, "unsupported_lookup"));
             };
-            query.select = apply_lookup(query.select, col, lookup, raw, key, backend)?;
+            conditions.push(condition(col, lookup, raw, key, backend, &limits)?);
+        }
+        if let Some(all) = all_of(conditions) {
+            query.select = query.select.filter(all);
         }
         Ok(query)
     }
 }
 
+/// The conjunction of `conditions` as a balanced tree: its depth (and so the stack its rendering and dropping
+/// need, and SQLite's expression depth) grows with the logarithm of the number of conditions, not linearly.
+pub(crate) fn all_of(mut conditions: Vec<Expr>) -> Option<Expr> {
+    while conditions.len() > 1 {
+        let mut paired = Vec::with_capacity(conditions.len().div_ceil(2));
+        let mut it = conditions.into_iter();
+        while let Some(left) = it.next() {
+            paired.push(match it.next() {
+                Some(right) => left.and(right),
+                None => left,
+            });
+        }
+        conditions = paired;
+    }
+    conditions.pop()
+}
+
 /// Applies the router's exact-match filters (used by the default `get_queryset`).
 pub fn apply_exact_filters<E: EntityTrait>(
-    mut select: Select<E>,
+    select: Select<E>,
     filters: &Filters,
     backend: DbBackend,
 ) -> Result<Select<E>, ApiError> {
+    let limits = QueryLimits::DEFAULT;
+    let mut conditions = Vec::with_capacity(filters.len());
     for (field, raw) in filters {
         if let Some(col) = column::<E>(field) {
-            select = apply_lookup(select, col, FilterLookup::Exact, raw, field, backend)?;
+            conditions.push(condition(col, FilterLookup::Exact, raw, field, backend, &limits)?);
         }
     }
-    Ok(select)
+    Ok(match all_of(conditions) {
+        Some(all) => select.filter(all),
+        None => select,
+    })
 }
 
 /// One `field__lookup=raw` condition.
-fn apply_lookup<E: EntityTrait>(
-    select: Select<E>,
-    col: E::Column,
+fn condition<C: ColumnTrait>(
+    col: C,
     lookup: FilterLookup,
     raw: &str,
     param: &str,
     backend: DbBackend,
-) -> Result<Select<E>, ApiError> {
+    limits: &QueryLimits,
+) -> Result<Expr, ApiError> {
     let def = col.def();
     let ty = def.get_column_type();
     let bad = |msg: String, kind: &str| ApiError::input(["query", param], msg, kind);
@@ -115,7 +147,7 @@ fn apply_lookup<E: EntityTrait>(
         };
         return Err(bad(msg, "unsupported_lookup"));
     }
-    let condition: Expr = match lookup {
+    Ok(match lookup {
         FilterLookup::Exact if is_null_word(raw) => col.is_null(),
         FilterLookup::Exact => col.eq(value(raw)?),
         FilterLookup::Gt | FilterLookup::Gte | FilterLookup::Lt | FilterLookup::Lte => {
@@ -128,9 +160,9 @@ fn apply_lookup<E: EntityTrait>(
             }
         }
         FilterLookup::In => {
-            let values =
-                raw.split(',').map(str::trim).filter(|s| !s.is_empty()).map(value).collect::<Result<Vec<_>, _>>()?;
-            col.is_in(values)
+            let items: Vec<&str> = raw.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+            limits.check_in_values(param, items.len())?;
+            col.is_in(items.into_iter().map(value).collect::<Result<Vec<_>, _>>()?)
         }
         FilterLookup::IsNull => match parse_bool(raw) {
             Some(true) => col.is_null(),
@@ -140,10 +172,11 @@ fn apply_lookup<E: EntityTrait>(
             }
         },
         FilterLookup::Contains | FilterLookup::IContains => {
+            limits.check_search(param, raw)?;
+            check_text(raw).map_err(|msg| bad(msg, "value_error"))?;
             text_match(col, raw, Wildcards::Literal, lookup == FilterLookup::IContains, backend)
         }
-    };
-    Ok(select.filter(condition))
+    })
 }
 
 /// A comparison operand of the column's own type. The spec coerces a value with a dot to a float; on an integer

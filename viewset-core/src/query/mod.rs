@@ -12,6 +12,7 @@
 
 pub(crate) mod columns;
 mod filter;
+mod limits;
 mod list_query;
 mod lookups;
 pub(crate) mod ordering;
@@ -21,8 +22,9 @@ pub(crate) mod text_match;
 pub mod value;
 
 pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend, apply_exact_filters};
+pub use limits::QueryLimits;
 pub use list_query::{ListQuery, OrderTerm, OrderingState};
 pub use lookups::FilterLookup;
 pub use ordering::{OrderingFilter, apply_order, effective_order};
-pub use params::QueryParams;
+pub use params::{MAX_SQL_INTEGER, QueryParams};
 pub use search::SearchFilter;

@@ -12,7 +12,8 @@ use crate::request::RequestContext;
 use crate::viewset::{Direction, ViewSet};
 
 /// Client ordering over `ordering_fields`: comma-separated terms, `-` for descending. Terms outside the
-/// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec).
+/// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec). A repeated
+/// column keeps its first term; more than `max_ordering_terms` terms ([`QueryLimits`](super::QueryLimits)) are a 422.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OrderingFilter;
 
@@ -21,8 +22,9 @@ impl FilterBackend for OrderingFilter {
         mut query: ListQuery<V::Entity>,
         request: &RequestContext,
     ) -> Result<ListQuery<V::Entity>, ApiError> {
-        let Some(raw) = request.query.get("ordering") else { return Ok(query) };
+        let Some(raw) = request.query.one("ordering")? else { return Ok(query) };
         let terms: Vec<&str> = raw.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
+        request.query.limits().check_ordering_terms(terms.len())?;
         if terms.is_empty() {
             return Ok(query);
         }
@@ -36,7 +38,11 @@ impl FilterBackend for OrderingFilter {
                 continue;
             }
             if let Some(column) = column::<V::Entity>(name) {
-                query.order.push(OrderTerm { column, direction });
+                // A column already ordered by decides nothing more: the first term for it wins.
+                let name = sea_orm::IdenStatic::as_str(&column);
+                if !query.order.iter().any(|t| sea_orm::IdenStatic::as_str(&t.column) == name) {
+                    query.order.push(OrderTerm { column, direction });
+                }
                 applied = true;
             }
         }

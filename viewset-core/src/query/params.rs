@@ -1,75 +1,175 @@
-//! The query string of a request, decoded once.
+//! The query string of a request, decoded once, with the rule for repeated parameters and the parameter-count cap.
 
-/// Decoded `key=value` pairs in request order. Repeated keys keep every value; [`QueryParams::get`] returns the
-/// last one (as most frameworks do).
+use super::limits::QueryLimits;
+use crate::error::ApiError;
+
+/// The largest integer a paging parameter may have: databases bind `LIMIT`/`OFFSET` as signed 64-bit integers.
+pub const MAX_SQL_INTEGER: u64 = i64::MAX as u64;
+
+/// Decoded `key=value` pairs in request order, with the [`QueryLimits`] of the application.
+///
+/// **One rule for repeated parameters**: a parameter the framework reads (`limit`, `offset`, `page`,
+/// `page_size`, `cursor`, `search`, `ordering` and every filter) must appear at most once; given twice it is a
+/// 422 `duplicate_parameter` ([`QueryParams::one`]). Parameters nobody reads are ignored, repeated or not.
+/// [`QueryParams::get`] (the last value) remains for an application's own parameters.
 ///
 /// ```
 /// let q = viewset_core::query::QueryParams::parse(Some("limit=5&title=a%20b&limit=7"));
-/// assert_eq!(q.get("limit"), Some("7"));
 /// assert_eq!(q.get("title"), Some("a b"));
+/// assert_eq!(q.one("title").unwrap(), Some("a b"));
+/// assert_eq!(q.one("limit").unwrap_err().status(), 422);
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct QueryParams(Vec<(String, String)>);
+pub struct QueryParams {
+    pairs: Vec<(String, String)>,
+    /// More pairs than `limits.max_query_params` were sent (only that many were decoded).
+    over_limit: bool,
+    limits: QueryLimits,
+}
 
 impl QueryParams {
-    /// Decodes a raw query string (`None` = no query).
+    /// Decodes a raw query string (`None` = no query) under the default [`QueryLimits`].
     pub fn parse(raw: Option<&str>) -> Self {
-        let pairs = raw
-            .map(|q| form_urlencoded::parse(q.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
-            .unwrap_or_default();
-        QueryParams(pairs)
+        QueryParams::parse_with(raw, QueryLimits::DEFAULT)
     }
-    /// The last value of `key`.
+
+    /// Decodes a raw query string under `limits`. At most `max_query_params` pairs are decoded; more make every
+    /// read through [`QueryParams::check`] or [`QueryParams::one`] a 422.
+    pub fn parse_with(raw: Option<&str>, limits: QueryLimits) -> Self {
+        let mut pairs = Vec::new();
+        let mut over_limit = false;
+        for (k, v) in raw.map(|q| form_urlencoded::parse(q.as_bytes())).into_iter().flatten() {
+            if pairs.len() == limits.max_query_params {
+                over_limit = true;
+                break;
+            }
+            pairs.push((k.into_owned(), v.into_owned()));
+        }
+        QueryParams { pairs, over_limit, limits }
+    }
+
+    /// The limits this query string is read under.
+    pub fn limits(&self) -> &QueryLimits {
+        &self.limits
+    }
+
+    /// A 422 naming `max_query_params` when the query string has more pairs than that.
+    ///
+    /// ```
+    /// use viewset_core::query::{QueryLimits, QueryParams};
+    /// let limits = QueryLimits { max_query_params: 2, ..QueryLimits::DEFAULT };
+    /// assert!(QueryParams::parse_with(Some("a=1&b=2"), limits).check().is_ok());
+    /// assert!(QueryParams::parse_with(Some("a=1&b=2&c=3"), limits).check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<(), ApiError> {
+        if self.over_limit {
+            let max = self.limits.max_query_params;
+            let msg = format!("At most {max} query parameters are accepted (limit max_query_params)");
+            return Err(ApiError::input(["query"], msg, "too_many_parameters"));
+        }
+        Ok(())
+    }
+
+    /// The value of a parameter the framework reads: `None` when absent, a 422 `duplicate_parameter` when given
+    /// more than once (and the [`QueryParams::check`] error first).
+    pub fn one(&self, key: &str) -> Result<Option<&str>, ApiError> {
+        self.check()?;
+        let mut values = self.pairs.iter().filter(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let first = values.next();
+        if values.next().is_some() {
+            return Err(duplicate(key));
+        }
+        Ok(first)
+    }
+
+    /// The last value of `key` (for an application's own parameters; the framework reads through
+    /// [`QueryParams::one`]).
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
+
     /// Every pair, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        self.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))
     }
-    /// Parses `key` as an integer in `min..=max`; absent gives `default`; anything else is a 422 naming it.
-    pub fn bounded_int(&self, key: &str, default: u64, min: u64, max: Option<u64>) -> Result<u64, crate::ApiError> {
-        let Some(raw) = self.get(key) else { return Ok(default) };
+
+    /// The pairs whose key `reads` selects, each key at most once (else a 422 `duplicate_parameter`).
+    ///
+    /// ```
+    /// let q = viewset_core::query::QueryParams::parse(Some("views=1&x=1&x=2"));
+    /// assert_eq!(q.read_once(|k| k == "views").unwrap(), vec![("views", "1")]);
+    /// assert!(q.read_once(|k| k.len() == 1).is_err());
+    /// ```
+    pub fn read_once(&self, reads: impl Fn(&str) -> bool) -> Result<Vec<(&str, &str)>, ApiError> {
+        self.check()?;
+        let mut read: Vec<(&str, &str)> = Vec::new();
+        for (k, v) in self.iter().filter(|(k, _)| reads(k)) {
+            if read.iter().any(|(seen, _)| *seen == k) {
+                return Err(duplicate(k));
+            }
+            read.push((k, v));
+        }
+        Ok(read)
+    }
+
+    /// Parses `key` as an integer in `min..=max` (`max` at most [`MAX_SQL_INTEGER`]); absent gives `default`;
+    /// anything else is a 422 naming it.
+    pub fn bounded_int(&self, key: &str, default: u64, min: u64, max: Option<u64>) -> Result<u64, ApiError> {
+        let Some(raw) = self.one(key)? else { return Ok(default) };
         let loc = ["query", key];
         let value: i128 = raw.trim().parse().map_err(|_| {
-            crate::ApiError::input(
-                loc,
-                "Input should be a valid integer, unable to parse string as an integer",
-                "int_parsing",
-            )
+            ApiError::input(loc, "Input should be a valid integer, unable to parse string as an integer", "int_parsing")
         })?;
         if value < i128::from(min) {
-            return Err(crate::ApiError::input(
+            return Err(ApiError::input(
                 loc,
                 format!("Input should be greater than or equal to {min}"),
                 "greater_than_equal",
             ));
         }
-        if let Some(max) = max
-            && value > i128::from(max)
-        {
-            return Err(crate::ApiError::input(
+        let max = max.unwrap_or(MAX_SQL_INTEGER).min(MAX_SQL_INTEGER);
+        if value > i128::from(max) {
+            return Err(ApiError::input(
                 loc,
                 format!("Input should be less than or equal to {max}"),
                 "less_than_equal",
             ));
         }
-        u64::try_from(value).map_err(|_| crate::ApiError::input(loc, "Input is too large", "less_than_equal"))
+        u64::try_from(value).map_err(|_| ApiError::input(loc, "Input is too large", "less_than_equal"))
     }
+}
+
+fn duplicate(key: &str) -> ApiError {
+    let msg = format!("`{key}` was given more than once; give it once");
+    ApiError::input(["query", key], msg, "duplicate_parameter")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::ApiError;
 
     #[test]
     fn bounds() {
-        let q = QueryParams::parse(Some("limit=0&offset=-1&x=abc&big=99999999999999999999999"));
+        let q = QueryParams::parse(Some("limit=0&offset=-1&x=abc&big=99999999999999999999999&i=9223372036854775808"));
         assert!(matches!(q.bounded_int("limit", 20, 1, Some(100)), Err(ApiError::Input(_))));
         assert!(matches!(q.bounded_int("offset", 0, 0, None), Err(ApiError::Input(_))));
         assert!(matches!(q.bounded_int("x", 0, 0, None), Err(ApiError::Input(_))));
         assert!(matches!(q.bounded_int("big", 0, 0, None), Err(ApiError::Input(_))));
+        assert!(matches!(q.bounded_int("i", 0, 0, Some(u64::MAX)), Err(ApiError::Input(_))));
         assert_eq!(q.bounded_int("missing", 20, 1, Some(100)).unwrap(), 20);
+        let q = QueryParams::parse(Some("i=9223372036854775807"));
+        assert_eq!(q.bounded_int("i", 0, 0, None).unwrap(), MAX_SQL_INTEGER);
+    }
+
+    #[test]
+    fn repeated_and_counted() {
+        let q = QueryParams::parse(Some("limit=1&limit=1&utm=a&utm=b"));
+        assert!(matches!(q.bounded_int("limit", 20, 1, Some(100)), Err(ApiError::Input(_))));
+        assert_eq!(q.get("utm"), Some("b"));
+        let limits = QueryLimits { max_query_params: 3, ..QueryLimits::DEFAULT };
+        let q = QueryParams::parse_with(Some("a=1&b=1&c=1&d=1&e=1"), limits);
+        assert_eq!(q.iter().count(), 3);
+        assert!(q.one("a").is_err());
+        assert!(q.read_once(|_| true).is_err());
     }
 }

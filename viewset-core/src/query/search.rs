@@ -1,11 +1,13 @@
 //! `SearchFilter`: `?search=` matched as one substring, case-insensitively, against every `search_fields` column,
 //! combined with OR. It is `ILIKE`-style matching (so `%` and `_` are wildcards, as the spec says), not full-text.
+//! At most `max_search_length` characters ([`QueryLimits`](super::QueryLimits)); no NUL character.
 
 use sea_orm::{Condition, QueryFilter};
 
 use crate::error::ApiError;
 use crate::query::columns::column;
 use crate::query::text_match::{Wildcards, text_match};
+use crate::query::value::check_text;
 use crate::query::{FilterBackend, ListQuery};
 use crate::request::RequestContext;
 use crate::viewset::ViewSet;
@@ -19,7 +21,9 @@ impl FilterBackend for SearchFilter {
         mut query: ListQuery<V::Entity>,
         request: &RequestContext,
     ) -> Result<ListQuery<V::Entity>, ApiError> {
-        let Some(term) = request.query.get("search").filter(|t| !t.is_empty()) else { return Ok(query) };
+        let Some(term) = request.query.one("search")?.filter(|t| !t.is_empty()) else { return Ok(query) };
+        request.query.limits().check_search("search", term)?;
+        check_text(term).map_err(|msg| ApiError::input(["query", "search"], msg, "value_error"))?;
         let backend = request.db.get_database_backend();
         let mut any = Condition::any();
         for name in V::CONFIG.search_fields.iter().filter(|f| request.may_query(f)) {

@@ -1,7 +1,7 @@
 //! Query-string text to a typed database value, by the column's type. Every failure is a message for a 422,
 //! never a panic: the value is always bound as a parameter of the column's own type.
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use sea_orm::Value;
 use sea_orm::sea_query::ColumnType;
 
@@ -96,7 +96,10 @@ pub fn parse_value(column_type: &ColumnType, raw: &str) -> Result<Value, String>
     let int_err = |_| "Input should be a valid integer".to_string();
     let float_err = |_| "Input should be a valid number".to_string();
     Ok(match column_type {
-        ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text => Value::String(Some(raw.to_string())),
+        ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text => {
+            check_text(raw)?;
+            Value::String(Some(raw.to_string()))
+        }
         ColumnType::TinyInteger => Value::TinyInt(Some(text.parse().map_err(int_err)?)),
         ColumnType::SmallInteger => Value::SmallInt(Some(text.parse().map_err(int_err)?)),
         ColumnType::Integer => Value::Int(Some(text.parse().map_err(int_err)?)),
@@ -110,9 +113,9 @@ pub fn parse_value(column_type: &ColumnType, raw: &str) -> Result<Value, String>
         ColumnType::Boolean => {
             Value::Bool(Some(parse_bool(text).ok_or("Input should be a valid boolean (true/false, yes/no, 1/0)")?))
         }
-        ColumnType::Date => Value::ChronoDate(Some(
+        ColumnType::Date => Value::ChronoDate(Some(in_range(
             NaiveDate::parse_from_str(text, "%Y-%m-%d").map_err(|_| "Input should be a valid date (YYYY-MM-DD)")?,
-        )),
+        )?)),
         ColumnType::Time => Value::ChronoTime(Some(
             NaiveTime::parse_from_str(text, "%H:%M:%S%.f").map_err(|_| "Input should be a valid time (HH:MM:SS)")?,
         )),
@@ -122,6 +125,23 @@ pub fn parse_value(column_type: &ColumnType, raw: &str) -> Result<Value, String>
     })
 }
 
+/// Text every database stores: PostgreSQL refuses the NUL character in text, so it is refused everywhere.
+///
+/// ```
+/// assert!(viewset_core::query::value::check_text("a\0b").is_err());
+/// assert!(viewset_core::query::value::check_text("ab").is_ok());
+/// ```
+pub fn check_text(raw: &str) -> Result<(), String> {
+    if raw.contains('\0') { Err("Input should not contain the NUL character (\\u0000)".into()) } else { Ok(()) }
+}
+
+/// The dates every supported database can store and compare: years 1 to 9999.
+pub const DATE_RANGE: &str = "between 0001-01-01 and 9999-12-31";
+
+fn in_range<D: Datelike>(date: D) -> Result<D, String> {
+    if (1..=9999).contains(&date.year()) { Ok(date) } else { Err(format!("Input should be a date {DATE_RANGE}")) }
+}
+
 fn finite<F: Into<f64> + Copy>(v: F) -> Result<F, String> {
     if v.into().is_finite() { Ok(v) } else { Err("Input should be a finite number".into()) }
 }
@@ -129,15 +149,15 @@ fn finite<F: Into<f64> + Copy>(v: F) -> Result<F, String> {
 /// RFC 3339 (`2026-11-22T10:00:00Z`), a naive date-time taken as UTC, or a bare date (midnight UTC).
 fn parse_datetime(text: &str) -> Result<DateTime<Utc>, String> {
     if let Ok(dt) = DateTime::parse_from_rfc3339(text) {
-        return Ok(dt.with_timezone(&Utc));
+        return in_range(dt.with_timezone(&Utc));
     }
     for format in ["%Y-%m-%dT%H:%M:%S%.f", "%Y-%m-%d %H:%M:%S%.f"] {
         if let Ok(dt) = NaiveDateTime::parse_from_str(text, format) {
-            return Ok(dt.and_utc());
+            return in_range(dt.and_utc());
         }
     }
     if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        return Ok(date.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
+        return in_range(date.and_hms_opt(0, 0, 0).expect("midnight exists").and_utc());
     }
     Err("Input should be a valid datetime (RFC 3339, e.g. 2026-11-22T10:00:00Z)".into())
 }
@@ -157,5 +177,10 @@ mod tests {
             Ok(Value::ChronoDateTimeUtc(Some(_)))
         ));
         assert!(parse_value(&ColumnType::TimestampWithTimeZone, "yesterday").is_err());
+        assert!(parse_value(&ColumnType::TimestampWithTimeZone, "-262143-01-01").is_err());
+        assert!(parse_value(&ColumnType::Date, "10000-01-01").is_err());
+        assert!(parse_value(&ColumnType::Timestamp, "0000-12-31T23:00:00").is_err());
+        assert!(parse_value(&ColumnType::Date, "9999-12-31").is_ok());
+        assert!(parse_value(&ColumnType::Text, "a\0").is_err());
     }
 }

@@ -63,15 +63,11 @@ pub fn respond(result: Result<Response, ApiError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
-/// Query parameters named in `get_filter_fields()` become the router's exact-match filters.
-fn router_filters<V: Hooks>(request: &RequestContext) -> Filters {
+/// Query parameters named in `get_filter_fields()` become the router's exact-match filters (each at most once).
+fn router_filters<V: Hooks>(request: &RequestContext) -> Result<Filters, ApiError> {
     let allowed = V::get_filter_fields();
-    request
-        .query
-        .iter()
-        .filter(|(k, _)| allowed.contains(k) && request.may_query(k))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    let read = request.query.read_once(|k| allowed.contains(&k) && request.may_query(k))?;
+    Ok(read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
 }
 
 /// The typed body, after refusing fields this caller may not write.
@@ -88,8 +84,9 @@ async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::List)?;
+            request.query.check()?;
             let window = V::Pagination::window(&request.query, &V::CONFIG)?;
-            let filters = router_filters::<V>(&request);
+            let filters = router_filters::<V>(&request)?;
             V::list(request, window.limit, window.offset, filters).await
         }
         .await,

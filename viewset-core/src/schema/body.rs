@@ -22,6 +22,15 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
     if *first == b'[' {
         return Err(ApiError::input(["body"], "Input should be a valid JSON object", "model_type"));
     }
+    // PostgreSQL cannot store the NUL character in text: refuse it on every database, at the string that has it.
+    if bytes.windows(6).any(|w| w == b"\\u0000")
+        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
+        && let Some(path) = nul_path(&value)
+    {
+        let loc = std::iter::once("body".to_string()).chain(path).collect();
+        let msg = "Input should not contain the NUL character (\\u0000)".to_string();
+        return Err(ApiError::Input(vec![InputError { loc, msg, kind: "string_nul".to_string() }]));
+    }
     // The common case, a valid body, parses once; only a failure is parsed again to locate the problem.
     let trailing = match serde_json::from_slice(bytes) {
         Ok(value) => return Ok(value),
@@ -58,6 +67,24 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
 /// Used by the generated routes: raw bytes to a typed body.
 pub(crate) fn json_body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
     parse_json_body(bytes)
+}
+
+/// The location of the first string (or key) holding a NUL character, outermost first.
+fn nul_path(value: &serde_json::Value) -> Option<Vec<String>> {
+    match value {
+        serde_json::Value::String(s) => s.contains('\0').then(Vec::new),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_path(item).map(|rest| std::iter::once(i.to_string()).chain(rest).collect())),
+        serde_json::Value::Object(map) => map.iter().find_map(|(key, item)| {
+            if key.contains('\0') {
+                return Some(vec![key.replace('\0', "\\u0000")]);
+            }
+            nul_path(item).map(|rest| std::iter::once(key.clone()).chain(rest).collect())
+        }),
+        _ => None,
+    }
 }
 
 fn classify(err: &serde_json::Error, msg: &str) -> &'static str {
@@ -111,5 +138,9 @@ mod tests {
         assert_eq!(loc_kind("  ").1, "missing");
         assert_eq!(loc_kind(r#"{"title": "a"} x"#), (vec!["body".into()], "json_invalid".into()));
         assert!(parse_json_body::<Body>(br#" {"title": "a"} "#).is_ok());
+        assert_eq!(loc_kind(r#"{"title": "a\u0000b"}"#), (vec!["body".into(), "title".into()], "string_nul".into()));
+        assert_eq!(loc_kind(r#"{"title": "a\U0000"}"#).1, "json_invalid");
+        // An escaped backslash followed by `u0000` is text, not NUL.
+        assert!(parse_json_body::<Body>(br#"{"title": "a\\u0000"}"#).is_ok());
     }
 }

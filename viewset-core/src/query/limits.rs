@@ -1,0 +1,99 @@
+//! How much one query string may ask for: the one place the limits on query input live. Each is refused with a
+//! 422 whose message names the limit, so a client knows what to change and an operator knows what to raise.
+
+use crate::error::ApiError;
+
+/// Limits on a list request's query string, with generous defaults ([`QueryLimits::DEFAULT`]). Set them for an
+/// application with [`crate::ServiceState::with_query_limits`].
+///
+/// | limit | default | refuses |
+/// |---|---|---|
+/// | `max_query_params` | 1,000 | more `key=value` pairs than this (below it, unknown parameters stay ignored) |
+/// | `max_in_values` | 1,000 | an `__in` list with more values than this |
+/// | `max_ordering_terms` | 20 | an `ordering` with more comma-separated terms than this |
+/// | `max_search_length` | 1,000 | a `search`, `__contains` or `__icontains` value longer than this (characters) |
+///
+/// ```
+/// use viewset_core::query::{QueryLimits, QueryParams};
+/// let limits = QueryLimits { max_in_values: 3, ..QueryLimits::DEFAULT };
+/// let params = QueryParams::parse_with(Some("views__in=1,2,3,4"), limits);
+/// assert_eq!(params.limits().max_in_values, 3);
+/// let state_limits = viewset_core::query::QueryLimits::default();
+/// assert_eq!(state_limits.max_query_params, 1_000);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryLimits {
+    /// Most `key=value` pairs in one query string.
+    pub max_query_params: usize,
+    /// Most values in one `field__in` list.
+    pub max_in_values: usize,
+    /// Most terms in `ordering`.
+    pub max_ordering_terms: usize,
+    /// Longest `search`, `__contains` or `__icontains` value, in characters.
+    pub max_search_length: usize,
+}
+
+impl QueryLimits {
+    /// The defaults (see the table on [`QueryLimits`]).
+    pub const DEFAULT: QueryLimits =
+        QueryLimits { max_query_params: 1_000, max_in_values: 1_000, max_ordering_terms: 20, max_search_length: 1_000 };
+
+    /// `search`, `__contains` and `__icontains` values: at most `max_search_length` characters.
+    pub(crate) fn check_search(&self, param: &str, value: &str) -> Result<(), ApiError> {
+        if value.chars().count() > self.max_search_length {
+            let max = self.max_search_length;
+            let msg = format!("`{param}` may have at most {max} characters (limit max_search_length)");
+            return Err(ApiError::input(["query", param], msg, "string_too_long"));
+        }
+        Ok(())
+    }
+
+    /// `__in` lists: at most `max_in_values` values.
+    pub(crate) fn check_in_values(&self, param: &str, count: usize) -> Result<(), ApiError> {
+        if count > self.max_in_values {
+            let max = self.max_in_values;
+            let msg = format!("`{param}` may list at most {max} values (limit max_in_values)");
+            return Err(ApiError::input(["query", param], msg, "too_many_values"));
+        }
+        Ok(())
+    }
+
+    /// `ordering`: at most `max_ordering_terms` terms.
+    pub(crate) fn check_ordering_terms(&self, count: usize) -> Result<(), ApiError> {
+        if count > self.max_ordering_terms {
+            let max = self.max_ordering_terms;
+            let msg = format!("`ordering` may have at most {max} terms (limit max_ordering_terms)");
+            return Err(ApiError::input(["query", "ordering"], msg, "too_many_terms"));
+        }
+        Ok(())
+    }
+}
+
+impl Default for QueryLimits {
+    fn default() -> Self {
+        QueryLimits::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(err: ApiError) -> String {
+        match err {
+            ApiError::Input(errors) => errors[0].msg.clone(),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn each_limit_names_itself() {
+        let limits = QueryLimits { max_in_values: 2, max_ordering_terms: 1, max_search_length: 3, max_query_params: 5 };
+        assert!(limits.check_search("search", "abc").is_ok());
+        assert!(msg(limits.check_search("search", "abcd").unwrap_err()).contains("max_search_length"));
+        assert!(limits.check_in_values("views__in", 2).is_ok());
+        assert!(msg(limits.check_in_values("views__in", 3).unwrap_err()).contains("max_in_values"));
+        assert!(limits.check_ordering_terms(1).is_ok());
+        assert!(msg(limits.check_ordering_terms(2).unwrap_err()).contains("max_ordering_terms"));
+    }
+}
