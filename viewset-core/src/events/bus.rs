@@ -113,11 +113,14 @@ impl EventBus {
                     Ok(Some(n)) => n,
                     Ok(None) => {
                         tracing::warn!("event listener lost its connection; reconnecting");
-                        reconnect(&mut listener).await;
+                        if !reconnect(&mut listener).await {
+                            return;
+                        }
                         let Some(inner) = weak.upgrade() else { return };
                         EventBus(inner).reconnected();
                         continue;
                     }
+                    Err(sqlx::Error::PoolClosed) => return,
                     Err(err) => {
                         // The next `try_recv` reports a dropped connection as `Ok(None)`.
                         tracing::warn!(error = %err, "event listener error; retrying");
@@ -199,13 +202,15 @@ impl EventBus {
 #[cfg(feature = "postgres")]
 const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 
-/// Connects `listener` again (listening on its channels), retrying until PostgreSQL answers.
+/// Connects `listener` again (listening on its channels), retrying until PostgreSQL answers; `false` when the
+/// pool was closed (the application is shutting down).
 #[cfg(feature = "postgres")]
-async fn reconnect(listener: &mut sqlx::postgres::PgListener) {
+async fn reconnect(listener: &mut sqlx::postgres::PgListener) -> bool {
     loop {
         // Any statement connects a listener that has no connection, and re-issues its `LISTEN`s first.
         match sqlx::query("SELECT 1").execute(&mut *listener).await {
-            Ok(_) => return,
+            Ok(_) => return true,
+            Err(sqlx::Error::PoolClosed) => return false,
             Err(err) => {
                 tracing::warn!(error = %err, "event listener cannot reconnect yet; retrying");
                 tokio::time::sleep(RETRY).await;
