@@ -4,7 +4,7 @@
 //! - service validation ([`ApiError::Validation`]), 422:
 //!   `{"detail": "...", "code": "validation_error", "errors": {"field": ["..."]}}`
 //! - everything else: `{"detail": "...", "code": "not_found" | "permission_denied" | "unique_violation" |
-//!   "foreign_key_violation" | "invalid_id" | "method_not_allowed" | "database_error"}`; 409 may add `"field"`.
+//!   "foreign_key_violation" | "invalid_id" | "method_not_allowed" | "database_error" | "precondition_failed" | "precondition_required"}`; 409 may add `"field"`.
 
 use std::collections::BTreeMap;
 
@@ -108,6 +108,10 @@ pub enum ApiError {
     BodyRejected(StatusCode, String),
     /// Any other database error (500; the body never carries SQL).
     Database(DbErr),
+    /// `If-Match` lists no tag of the record as this caller sees it now (412).
+    PreconditionFailed,
+    /// The ViewSet requires `If-Match` on writes and none was sent (428).
+    PreconditionRequired,
 }
 
 impl From<FieldErrors> for ApiError {
@@ -166,6 +170,8 @@ impl ApiError {
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::BodyRejected(status, _) => *status,
             ApiError::Database(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
+            ApiError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
         }
     }
 
@@ -205,6 +211,13 @@ impl ApiError {
             ApiError::MethodNotAllowed => simple("Method not allowed.", "method_not_allowed"),
             ApiError::BodyRejected(_, msg) => simple(msg, "invalid_body"),
             ApiError::Database(_) => simple("Internal server error.", "database_error"),
+            ApiError::PreconditionFailed => simple(
+                "The record changed: If-Match does not match its current ETag; fetch it again.",
+                "precondition_failed",
+            ),
+            ApiError::PreconditionRequired => {
+                simple("This resource requires If-Match with the record's ETag.", "precondition_required")
+            }
         }
     }
 }

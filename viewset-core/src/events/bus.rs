@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use super::ChangeEvent;
 use super::shared_views::SharedViews;
@@ -35,6 +35,9 @@ struct Inner {
     next: AtomicU64,
     sender: broadcast::Sender<Sequenced>,
     replay: Mutex<VecDeque<Sequenced>>,
+    /// The first sequence number after the latest gap (events that may have been lost: the PostgreSQL listener
+    /// reconnected); 0 before any. Resuming from before it is impossible; subscribers are told when it moves.
+    gap: watch::Sender<u64>,
     postgres: Option<Pool>,
     views: SharedViews,
 }
@@ -85,27 +88,43 @@ impl EventBus {
             next: AtomicU64::new(1),
             sender,
             replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
+            gap: watch::channel(0).0,
             postgres,
             views: SharedViews::default(),
         }))
     }
 
     /// Delivery between every process on this PostgreSQL database: publishing sends `NOTIFY`, and one task per
-    /// process listens (reconnecting when the connection drops) and delivers to local subscribers.
+    /// process listens and delivers to local subscribers. When the listening connection drops, events notified
+    /// meanwhile are lost: the task reconnects, then tells every subscriber of this process `event: reset` with
+    /// `"reason": "reconnected"` (refetch), and `Last-Event-ID`s from before the gap can no longer resume.
     /// Needs the `postgres` feature.
     #[cfg(feature = "postgres")]
     pub async fn postgres(pool: sqlx::PgPool) -> Result<Self, sqlx::Error> {
         let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
+        // Reconnect here rather than inside `try_recv`, to know when the connection is back.
+        listener.eager_reconnect(false);
         listener.listen(CHANNEL).await?;
         let bus = EventBus::with_pool(Some(pool));
         let weak = Arc::downgrade(&bus.0);
         tokio::spawn(async move {
             loop {
-                let notification = match listener.recv().await {
-                    Ok(n) => n,
+                let notification = match listener.try_recv().await {
+                    Ok(Some(n)) => n,
+                    Ok(None) => {
+                        tracing::warn!("event listener lost its connection; reconnecting");
+                        if !reconnect(&mut listener).await {
+                            return;
+                        }
+                        let Some(inner) = weak.upgrade() else { return };
+                        EventBus(inner).reconnected();
+                        continue;
+                    }
+                    Err(sqlx::Error::PoolClosed) => return,
                     Err(err) => {
-                        tracing::warn!(error = %err, "event listener lost its connection; retrying");
-                        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                        // The next `try_recv` reports a dropped connection as `Ok(None)`.
+                        tracing::warn!(error = %err, "event listener error; retrying");
+                        tokio::time::sleep(RETRY).await;
                         continue;
                     }
                 };
@@ -117,6 +136,17 @@ impl EventBus {
             }
         });
         Ok(bus)
+    }
+
+    /// Marks a gap after the events delivered so far and tells every subscriber (`reset`, `reconnected`).
+    fn reconnected(&self) {
+        // Only the listening task delivers on a PostgreSQL bus, so no event is numbered meanwhile.
+        self.0.gap.send_replace(self.0.next.load(Ordering::SeqCst));
+    }
+
+    /// Notices of gaps in delivery (the value is the first sequence number after the latest one).
+    pub(crate) fn gaps(&self) -> watch::Receiver<u64> {
+        self.0.gap.subscribe()
     }
 
     /// This process's id, the prefix of its event ids.
@@ -155,14 +185,37 @@ impl EventBus {
         &self.0.views
     }
 
-    /// The buffered events after `seq`, or `None` when some of them are no longer buffered.
+    /// The buffered events after `seq`, or `None` when some of them are no longer buffered, may have been lost
+    /// (a gap after `seq`), or `seq` was never sent.
     pub fn since(&self, seq: u64) -> Option<Vec<Sequenced>> {
         let replay = self.0.replay.lock().expect("replay buffer");
-        let oldest = replay.front().map_or(self.0.next.load(Ordering::SeqCst), |e| e.seq);
-        if seq + 1 < oldest {
+        let next = self.0.next.load(Ordering::SeqCst);
+        let oldest = replay.front().map_or(next, |e| e.seq);
+        if seq + 1 < oldest || seq >= next || seq < *self.0.gap.borrow() {
             return None;
         }
         Some(replay.iter().filter(|e| e.seq > seq).cloned().collect())
+    }
+}
+
+/// Pause between attempts to reach PostgreSQL again.
+#[cfg(feature = "postgres")]
+const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Connects `listener` again (listening on its channels), retrying until PostgreSQL answers; `false` when the
+/// pool was closed (the application is shutting down).
+#[cfg(feature = "postgres")]
+async fn reconnect(listener: &mut sqlx::postgres::PgListener) -> bool {
+    loop {
+        // Any statement connects a listener that has no connection, and re-issues its `LISTEN`s first.
+        match sqlx::query("SELECT 1").execute(&mut *listener).await {
+            Ok(_) => return true,
+            Err(sqlx::Error::PoolClosed) => return false,
+            Err(err) => {
+                tracing::warn!(error = %err, "event listener cannot reconnect yet; retrying");
+                tokio::time::sleep(RETRY).await;
+            }
+        }
     }
 }
 

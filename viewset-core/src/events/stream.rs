@@ -4,8 +4,11 @@
 //! `{"action", "model", "table", "pk", "record"}` (`record` through the read representation without hidden fields;
 //! absent for deletes); a keep-alive comment every 15 s. A record that an update moves out of a subscriber's view,
 //! after the subscriber saw it on this stream, arrives as `deleted` with `"reason": "out_of_scope"`.
-//! `Last-Event-ID` resumes from this process's bounded buffer, or gets `event: reset` (refetch) when the gap is
-//! too old or the id is another process's. A subscriber that falls behind is caught up from the buffer, or told
+//! `Last-Event-ID` resumes from this process's bounded buffer, or gets `event: reset` (refetch) with
+//! `"reason": "resume_unavailable"` when the gap is too old or the id is another process's, or
+//! `"malformed_last_event_id"` when it is not an id this server sends (`<instance>-<number>`). When the
+//! PostgreSQL listener had to reconnect (events may have been lost), every subscriber gets `event: reset` with
+//! `"reason": "reconnected"`. A subscriber that falls behind is caught up from the buffer, or told
 //! `event: reset` with `"reason": "lagged"`; it never slows writers or other subscribers, and holds no database
 //! connection while it waits. Subscribers with equal requests share each event's visibility check
 //! (see `shared_views`).
@@ -39,22 +42,45 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
     if let Err(err) = admitted {
         return err.into_response();
     }
-    let resume = request
-        .headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.rsplit_once('-'))
-        .map(|(instance, seq)| (instance.to_string(), seq.parse::<u64>().ok()));
+    let resume = Resume::parse(request.headers.get("last-event-id"));
     let bus = request.events.clone();
     let receiver = bus.subscribe();
+    let gaps = bus.gaps();
     let membership = bus.views().join(std::any::type_name::<V>(), &request);
     let (frames, out) = mpsc::channel::<Event>(FRAMES);
     tokio::spawn(
         Subscriber::<V> { request, bus, membership, frames, seen: HashSet::new(), _v: std::marker::PhantomData }
-            .run(receiver, resume),
+            .run(receiver, gaps, resume),
     );
     let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
     Sse::new(frames).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+}
+
+/// What the client's `Last-Event-ID` asks for.
+#[derive(Debug, PartialEq)]
+enum Resume {
+    /// No header (or an empty one, which `EventSource` never sends): start from now.
+    Nothing,
+    /// Not `<instance>-<number>`.
+    Malformed,
+    /// The events of `instance` after `seq`.
+    From(String, u64),
+}
+
+impl Resume {
+    fn parse(header: Option<&axum::http::HeaderValue>) -> Resume {
+        let Some(value) = header else { return Resume::Nothing };
+        let Ok(value) = value.to_str() else { return Resume::Malformed };
+        if value.trim().is_empty() {
+            return Resume::Nothing;
+        }
+        let parsed = value.split_once('-').and_then(|(instance, seq)| {
+            let hex = !instance.is_empty() && instance.bytes().all(|b| b.is_ascii_hexdigit());
+            let digits = !seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit());
+            (hex && digits).then(|| seq.parse::<u64>().ok().map(|seq| (instance.to_string(), seq))).flatten()
+        });
+        parsed.map_or(Resume::Malformed, |(instance, seq)| Resume::From(instance, seq))
+    }
 }
 
 struct Subscriber<V> {
@@ -77,32 +103,57 @@ impl<V: Hooks> Subscriber<V> {
         self.send(Event::default().event("reset").data(json!({"reason": reason}).to_string())).await
     }
 
-    async fn run(mut self, mut receiver: broadcast::Receiver<Sequenced>, resume: Option<(String, Option<u64>)>) {
+    async fn run(
+        mut self,
+        mut receiver: broadcast::Receiver<Sequenced>,
+        mut gaps: tokio::sync::watch::Receiver<u64>,
+        resume: Resume,
+    ) {
         let ready = json!({"model": V::CONFIG.model_name, "table": table::<V>()});
         if !self.send(Event::default().event("ready").data(ready.to_string())).await {
             return;
         }
         let mut last = 0;
-        if let Some((instance, seq)) = resume {
-            match (instance == self.bus.instance(), seq.and_then(|s| self.bus.since(s).map(|events| (s, events)))) {
-                (true, Some((seq, events))) => {
+        let replay = match resume {
+            Resume::Nothing => Ok(Vec::new()),
+            Resume::Malformed => Err("malformed_last_event_id"),
+            Resume::From(instance, seq) if instance == self.bus.instance() => match self.bus.since(seq) {
+                Some(events) => {
                     last = seq;
-                    for event in events {
-                        last = event.seq;
-                        if !self.handle(&event).await {
-                            return;
-                        }
-                    }
+                    Ok(events)
                 }
-                _ => {
-                    if !self.reset("resume_unavailable").await {
+                None => Err("resume_unavailable"),
+            },
+            Resume::From(..) => Err("resume_unavailable"),
+        };
+        match replay {
+            Ok(events) => {
+                for event in events {
+                    last = event.seq;
+                    if !self.handle(&event).await {
                         return;
                     }
                 }
             }
+            Err(reason) => {
+                if !self.reset(reason).await {
+                    return;
+                }
+            }
         }
         loop {
-            match receiver.recv().await {
+            // A gap (the PostgreSQL listener reconnected) is told before any event delivered after it.
+            let received = tokio::select! {
+                biased;
+                changed = gaps.changed() => {
+                    if changed.is_err() || !self.reset("reconnected").await {
+                        return;
+                    }
+                    continue;
+                }
+                received = receiver.recv() => received,
+            };
+            match received {
                 Ok(event) if event.seq <= last => {}
                 Ok(event) => {
                     last = event.seq;
@@ -202,4 +253,25 @@ impl<V: Hooks> Subscriber<V> {
 
 fn table<V: Hooks>() -> &'static str {
     sea_orm::EntityName::table_name(&<V::Entity as Default>::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Resume;
+    use axum::http::HeaderValue;
+
+    fn parse(value: &str) -> Resume {
+        Resume::parse(Some(&HeaderValue::from_str(value).expect("header")))
+    }
+
+    #[test]
+    fn last_event_ids_are_parsed_strictly() {
+        assert_eq!(Resume::parse(None), Resume::Nothing);
+        assert_eq!(parse(""), Resume::Nothing);
+        assert_eq!(parse("0123456789ab-42"), Resume::From("0123456789ab".into(), 42));
+        for malformed in ["garbage", "abc-", "-1", "abc-x", "abc-1-2", "xyz-1", "abc- 1", "abc-99999999999999999999999"]
+        {
+            assert_eq!(parse(malformed), Resume::Malformed, "{malformed}");
+        }
+    }
 }

@@ -97,7 +97,9 @@ async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: Result<Path
     respond(
         async {
             admit::<V>(&mut request, Operation::Retrieve)?;
-            V::retrieve(Lookup::from_path::<V>(path)?, request).await
+            let pk = Lookup::from_path::<V>(path)?;
+            let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
+            Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
         }
         .await,
     )
@@ -122,6 +124,7 @@ async fn update_route<V: Hooks>(
     respond(
         async {
             admit::<V>(&mut request, Operation::Update)?;
+            crate::viewset::etag::require_if_match::<V>(&request)?;
             let pk = Lookup::from_path::<V>(path)?;
             let data = body(bytes, &request)?;
             V::update(pk, data, request).await
@@ -134,6 +137,7 @@ async fn delete_route<V: Hooks>(mut request: RequestContext, path: Result<Path<S
     respond(
         async {
             admit::<V>(&mut request, Operation::Delete)?;
+            crate::viewset::etag::require_if_match::<V>(&request)?;
             V::delete(Lookup::from_path::<V>(path)?, request).await
         }
         .await,

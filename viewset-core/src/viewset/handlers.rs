@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use sea_orm::{ActiveModelTrait, EntityName, EntityTrait, IntoActiveModel, Select};
 use serde_json::json;
 
-use super::{Hooks, ModelOf, ViewSet};
+use super::{Hooks, ModelOf, ViewSet, etag};
 use crate::access::{self, Lookup, stamp_tenant, visible};
 use crate::error::ApiError;
 use crate::events::{Action, ChangeEvent, publish};
@@ -50,13 +50,14 @@ pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<R
     Ok(detail::<V>(model, &request, StatusCode::OK))
 }
 
-/// A record as the detail representation, without the fields hidden from this caller.
+/// A record as the detail representation, without the fields hidden from this caller, with its `ETag` (the hash
+/// of this body, see [`etag`]).
 pub fn detail<V: ViewSet>(model: ModelOf<V>, request: &RequestContext, status: StatusCode) -> Response {
     let item = V::Detail::from_model(model);
     if request.hidden_fields.is_empty() {
-        (status, Json(item)).into_response()
+        etag::tagged_json(status, &item)
     } else {
-        (status, Json(visible(&item, &request.hidden_fields))).into_response()
+        etag::tagged_json(status, &visible(&item, &request.hidden_fields))
     }
 }
 
@@ -71,9 +72,11 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
     Ok(detail::<V>(model, &request, StatusCode::CREATED))
 }
 
-/// Default `update`: only the sent fields are written; omitted fields keep their values.
+/// Default `update`: `If-Match` is checked against the record as this caller sees it (412), then only the sent
+/// fields are written; omitted fields keep their values.
 pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestContext) -> Result<Response, ApiError> {
     let model = access::fetch_visible::<V>(&request, &pk).await?;
+    etag::check_if_match::<V>(&request, &model)?;
     data.validate()?;
     if data.is_empty() {
         return Ok(detail::<V>(model, &request, StatusCode::OK));
@@ -85,9 +88,10 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
     Ok(detail::<V>(model, &request, StatusCode::OK))
 }
 
-/// Default `delete`: 200 `{"deleted": true, "id": <primary key>}`.
+/// Default `delete`: `If-Match` checked as for `update` (412), then 200 `{"deleted": true, "id": <primary key>}`.
 pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
     let model = access::fetch_visible::<V>(&request, &pk).await?;
+    etag::check_if_match::<V>(&request, &model)?;
     let event = ChangeEvent::of::<V>(Action::Deleted, &model);
     let id = event.pk.clone();
     model.into_active_model().delete(&request.db).await.map_err(db_err::<V>)?;

@@ -71,6 +71,33 @@ pub trait Hooks: ViewSet {
         Ok(())
     }
 
+    /// Whether PATCH and DELETE require `If-Match` (428 `precondition_required` without it); default `false`.
+    /// Override it (with `custom_hooks`) to make lost updates impossible to send by accident:
+    ///
+    /// ```
+    /// # mod post { use sea_orm::entity::prelude::*;
+    /// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+    /// #   #[sea_orm(table_name = "posts")]
+    /// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+    /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+    /// #   impl ActiveModelBehavior for ActiveModel {} }
+    /// use viewset_core::prelude::*;
+    ///
+    /// #[derive(ModelViewSet)]
+    /// #[viewset(model = post::Entity, custom_hooks)]
+    /// pub struct Posts;
+    ///
+    /// impl Hooks for Posts {
+    ///     fn require_if_match() -> bool {
+    ///         true
+    ///     }
+    /// }
+    /// assert!(Posts::require_if_match());
+    /// ```
+    fn require_if_match() -> bool {
+        false
+    }
+
     /// `GET <prefix>/`: one page of records.
     fn list(
         request: RequestContext,

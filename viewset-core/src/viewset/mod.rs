@@ -2,6 +2,7 @@
 //! ([`Hooks`]) and their default bodies ([`handlers`]). `#[derive(ModelViewSet)]` implements the first two.
 
 mod config;
+pub mod etag;
 pub mod handlers;
 mod hooks;
 

@@ -1,0 +1,164 @@
+//! Conditional requests: a strong `ETag` per representation, `If-None-Match` on retrieve (304), `If-Match` on
+//! PATCH and DELETE (412) and the opt-in [`Hooks::require_if_match`] (428).
+//!
+//! The tag is the SHA-256 of the exact JSON body the caller receives, so two callers who see different fields
+//! (hidden fields) get different tags for the same record, and a tag only matches the representation that
+//! caller saw. `If-Match` uses the strong comparison (a weak `W/"…"` tag never matches); `If-None-Match` the
+//! weak one; `*` matches any existing record.
+
+use axum::http::header::{CONTENT_TYPE, ETAG, IF_MATCH, IF_NONE_MATCH};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::{Hooks, ModelOf, ViewSet};
+use crate::access::visible;
+use crate::error::ApiError;
+use crate::request::RequestContext;
+use crate::schema::ReadSchema;
+
+/// The strong entity tag of a response body: `"` + base64url(SHA-256(body)) + `"`.
+///
+/// ```
+/// let tag = viewset_core::viewset::etag::entity_tag(br#"{"id":1}"#);
+/// assert!(tag.starts_with('"') && tag.ends_with('"') && tag.len() == 45);
+/// assert_ne!(tag, viewset_core::viewset::etag::entity_tag(br#"{"id":2}"#));
+/// ```
+pub fn entity_tag(body: &[u8]) -> String {
+    format!("\"{}\"", URL_SAFE_NO_PAD.encode(Sha256::digest(body)))
+}
+
+/// `value` as a JSON response with its [`entity_tag`] in `ETag`.
+///
+/// ```
+/// use axum::http::StatusCode;
+/// let response = viewset_core::viewset::etag::tagged_json(StatusCode::OK, &serde_json::json!({"id": 1}));
+/// assert!(response.headers().contains_key("etag"));
+/// ```
+pub fn tagged_json<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(body) => {
+            let tag = HeaderValue::from_str(&entity_tag(&body)).expect("an entity tag is a valid header value");
+            let json = HeaderValue::from_static("application/json");
+            (status, [(CONTENT_TYPE, json), (ETAG, tag)], body).into_response()
+        }
+        Err(err) => {
+            tracing::error!(error = %err, "could not serialize a response body");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                axum::Json(serde_json::json!({"detail": "Internal server error.", "code": "internal_error"})),
+            )
+                .into_response()
+        }
+    }
+}
+
+/// The tag of `model`'s detail representation as this caller receives it (hidden fields removed).
+pub fn representation_tag<V: ViewSet>(model: &ModelOf<V>, request: &RequestContext) -> String {
+    let item = V::Detail::from_model(model.clone());
+    let body = if request.hidden_fields.is_empty() {
+        serde_json::to_vec(&item)
+    } else {
+        serde_json::to_vec(&visible(&item, &request.hidden_fields))
+    };
+    entity_tag(&body.unwrap_or_default())
+}
+
+/// The tags listed in a conditional header: `None` when it is absent, `Some(["*"])` for `*`.
+fn listed(headers: &HeaderMap, name: axum::http::HeaderName) -> Option<Vec<String>> {
+    let values: Vec<&HeaderValue> = headers.get_all(name).iter().collect();
+    if values.is_empty() {
+        return None;
+    }
+    let tags = values
+        .iter()
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .flat_map(|v| v.split(',').map(|t| t.trim().to_string()).collect::<Vec<_>>())
+        .filter(|t| !t.is_empty())
+        .collect();
+    Some(tags)
+}
+
+/// `If-Match` before a write (call it after the record was fetched, before writing): 412 `precondition_failed`
+/// unless the header is absent, `*`, or lists the strong tag of the representation this caller sees now.
+pub fn check_if_match<V: ViewSet>(request: &RequestContext, model: &ModelOf<V>) -> Result<(), ApiError> {
+    let Some(tags) = listed(&request.headers, IF_MATCH) else { return Ok(()) };
+    if tags.iter().any(|t| t == "*") {
+        return Ok(());
+    }
+    let current = representation_tag::<V>(model, request);
+    if tags.contains(&current) { Ok(()) } else { Err(ApiError::PreconditionFailed) }
+}
+
+/// 428 `precondition_required` when `V` requires `If-Match` ([`Hooks::require_if_match`]) and none was sent.
+pub fn require_if_match<V: Hooks>(request: &RequestContext) -> Result<(), ApiError> {
+    if V::require_if_match() && !request.headers.contains_key(IF_MATCH) {
+        return Err(ApiError::PreconditionRequired);
+    }
+    Ok(())
+}
+
+/// The tags of the request's `If-None-Match`, if it has one (read before the handler consumes the request).
+pub fn if_none_match(headers: &HeaderMap) -> Option<Vec<String>> {
+    listed(headers, IF_NONE_MATCH)
+}
+
+/// `If-None-Match` on a read: a 200 whose `ETag` the caller already has (weak comparison, or `*`) becomes a
+/// 304 with the `ETag` and no body; any other response is returned as it is.
+///
+/// ```
+/// use axum::http::{HeaderMap, StatusCode};
+/// use viewset_core::viewset::etag::{if_none_match, not_modified, tagged_json};
+/// let response = tagged_json(StatusCode::OK, &serde_json::json!({"id": 1}));
+/// let mut headers = HeaderMap::new();
+/// headers.insert("if-none-match", response.headers()["etag"].clone());
+/// assert_eq!(not_modified(if_none_match(&headers), response).status(), StatusCode::NOT_MODIFIED);
+/// ```
+pub fn not_modified(if_none_match: Option<Vec<String>>, response: Response) -> Response {
+    if response.status() != StatusCode::OK {
+        return response;
+    }
+    let (Some(tags), Some(current)) = (if_none_match, response.headers().get(ETAG)) else {
+        return response;
+    };
+    let current = String::from_utf8_lossy(current.as_bytes()).into_owned();
+    let opaque = |t: &str| t.strip_prefix("W/").unwrap_or(t).to_string();
+    if tags.iter().any(|t| t == "*" || opaque(t) == opaque(&current)) {
+        let tag = response.headers().get(ETAG).cloned().expect("checked above");
+        return (StatusCode::NOT_MODIFIED, [(ETAG, tag)]).into_response();
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(name: axum::http::HeaderName, values: &[&str]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for v in values {
+            map.append(name.clone(), HeaderValue::from_str(v).unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn lists_are_split_and_trimmed() {
+        let map = headers(IF_MATCH, &["\"a\", \"b\"", "\"c\""]);
+        assert_eq!(listed(&map, IF_MATCH).unwrap(), vec!["\"a\"", "\"b\"", "\"c\""]);
+        assert_eq!(listed(&HeaderMap::new(), IF_MATCH), None);
+    }
+
+    #[test]
+    fn not_modified_uses_the_weak_comparison() {
+        let response = tagged_json(StatusCode::OK, &serde_json::json!({"id": 1}));
+        let tag = response.headers()[ETAG].to_str().unwrap().to_string();
+        let request = headers(IF_NONE_MATCH, &[&format!("\"other\", W/{tag}")]);
+        let answered = not_modified(if_none_match(&request), response);
+        assert_eq!(answered.status(), StatusCode::NOT_MODIFIED);
+        assert_eq!(answered.headers()[ETAG].to_str().unwrap(), tag);
+    }
+}
