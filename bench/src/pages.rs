@@ -51,7 +51,7 @@ async fn measure(options: Options) -> Result<(), String> {
 async fn seed(url: &str, rows: usize) -> Result<(), String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| e.to_string())?;
     let author =
-        author::ActiveModel { name: Set("A".into()), email: Set("a@example.com".into()), ..Default::default() }
+        author::ActiveModel { name: Set("A".into()), email: Set(Some("a@example.com".into())), ..Default::default() }
             .insert(&db)
             .await
             .map_err(|e| e.to_string())?;

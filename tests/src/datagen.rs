@@ -48,7 +48,7 @@ impl Rng {
 pub async fn insert_posts(db: &DatabaseConnection, n: usize, rng: &mut Rng) -> Vec<post::Model> {
     if author::Entity::find().one(db).await.expect("authors").is_none() {
         for (name, email) in [("A", "a@example.com"), ("B", "b@example.com")] {
-            author::ActiveModel { name: Set(name.into()), email: Set(email.into()), ..Default::default() }
+            author::ActiveModel { name: Set(name.into()), email: Set(Some(email.into())), ..Default::default() }
                 .insert(db)
                 .await
                 .expect("author");

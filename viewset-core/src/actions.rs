@@ -71,7 +71,8 @@ pub async fn action_object<V: Hooks>(
     access::fetch_visible_with::<V>(request, &Lookup::from_path::<V>(path)?, permissions).await
 }
 
-/// A JSON body extractor whose rejections are this crate's 422 bodies (`{"detail": [{"loc": ["body", ...]}]}`).
+/// A JSON body extractor whose rejections are this crate's 422 bodies (`{"detail": [{"loc": ["body", ...]}]}`),
+/// and a 415 when the `Content-Type` is not JSON ([`crate::schema::require_json`]).
 #[derive(Debug, Clone)]
 pub struct JsonBody<T>(pub T);
 
@@ -79,9 +80,11 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let headers = request.headers().clone();
         let bytes = axum::body::Bytes::from_request(request, state)
             .await
             .map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
+        crate::schema::require_json(&headers, &bytes)?;
         crate::schema::parse_json_body(&bytes).map(JsonBody)
     }
 }

@@ -4,7 +4,9 @@
 //! - service validation ([`ApiError::Validation`]), 422:
 //!   `{"detail": "...", "code": "validation_error", "errors": {"field": ["..."]}}`
 //! - everything else: `{"detail": "...", "code": "not_found" | "permission_denied" | "unique_violation" |
-//!   "foreign_key_violation" | "invalid_id" | "method_not_allowed" | "database_error" | "precondition_failed" | "precondition_required"}`; 409 may add `"field"`.
+//!   "foreign_key_violation" | "invalid_id" | "method_not_allowed" | "database_error" | "database_unavailable" |
+//!   "unsupported_media_type" | "precondition_failed" | "precondition_required" | ...}`; 409 may add `"field"`, a
+//!   refused limit adds `"limit"` (its name).
 
 use std::collections::BTreeMap;
 
@@ -112,6 +114,24 @@ pub enum ApiError {
     PreconditionFailed,
     /// The ViewSet requires `If-Match` on writes and none was sent (428).
     PreconditionRequired,
+    /// The database cannot be reached (503 `database_unavailable` with `Retry-After`): no connection could be
+    /// acquired within the pool's acquire timeout, or the connection failed.
+    DatabaseUnavailable,
+    /// A delete refused because other records still reference this one (400 `foreign_key_violation`).
+    StillReferenced,
+    /// A body whose `Content-Type` is not JSON (415 `unsupported_media_type`).
+    UnsupportedMediaType(String),
+    /// No route matches the path (404 `not_found`; the message reminds of the trailing-slash rule).
+    UnknownPath(String),
+    /// A request over one of the [`crate::limits::Limits`] (413, 414, 431, 503), naming the limit.
+    Limit {
+        /// 413, 414, 431 or 503.
+        status: StatusCode,
+        /// The limit's name, e.g. `max_body_bytes`.
+        limit: &'static str,
+        /// What was refused.
+        detail: String,
+    },
 }
 
 impl From<FieldErrors> for ApiError {
@@ -137,11 +157,28 @@ impl ApiError {
             _ if err.to_string().contains("FOREIGN KEY constraint failed") => ApiError::ForeignKeyViolation,
             _ => match err {
                 DbErr::RecordNotFound(_) | DbErr::RecordNotUpdated => ApiError::NotFound,
+                other if unavailable(&other) => ApiError::DatabaseUnavailable,
                 other => ApiError::Database(other),
             },
         }
     }
 }
+
+/// Whether `err` says the database cannot be reached (rather than that a statement failed): a connection that could
+/// not be acquired in time, a closed pool, or a connection-level I/O failure.
+fn unavailable(err: &DbErr) -> bool {
+    match err {
+        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e)) => {
+            matches!(**e, sea_orm::SqlxError::Io(_) | sea_orm::SqlxError::PoolTimedOut | sea_orm::SqlxError::PoolClosed)
+        }
+        _ => false,
+    }
+}
+
+/// How long a client should wait before retrying after [`ApiError::DatabaseUnavailable`], in seconds.
+pub const RETRY_AFTER_SECONDS: u32 = 5;
 
 /// Best effort: SQLite says `UNIQUE constraint failed: authors.email`; PostgreSQL names the constraint
 /// (`authors_email_key`), whose middle part is the column for constraints made by `UNIQUE`.
@@ -172,6 +209,11 @@ impl ApiError {
             ApiError::Database(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             ApiError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
+            ApiError::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::StillReferenced => StatusCode::BAD_REQUEST,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::UnknownPath(_) => StatusCode::NOT_FOUND,
+            ApiError::Limit { status, .. } => *status,
         }
     }
 
@@ -218,6 +260,30 @@ impl ApiError {
             ApiError::PreconditionRequired => {
                 simple("This resource requires If-Match with the record's ETag.", "precondition_required")
             }
+            ApiError::DatabaseUnavailable => {
+                simple("The database is unavailable; retry after the Retry-After delay.", "database_unavailable")
+            }
+            ApiError::StillReferenced => simple(
+                "This record is still referenced by other records; delete or change them first.",
+                "foreign_key_violation",
+            ),
+            ApiError::UnsupportedMediaType(msg) => simple(msg, "unsupported_media_type"),
+            ApiError::UnknownPath(path) => simple(
+                &format!(
+                    "No route for path `{path}`. Collection paths end with a slash (`/api/posts/`), \
+                     record paths do not (`/api/posts/1`)."
+                ),
+                "not_found",
+            ),
+            ApiError::Limit { status, limit, detail } => {
+                let code = match status.as_u16() {
+                    413 => "payload_too_large",
+                    414 => "uri_too_long",
+                    431 => "request_header_fields_too_large",
+                    _ => "request_timeout",
+                };
+                json!({"detail": detail, "code": code, "limit": limit})
+            }
         }
     }
 }
@@ -227,7 +293,12 @@ impl IntoResponse for ApiError {
         if let ApiError::Database(err) = &self {
             tracing::error!(error = %err, "database error in a generated endpoint");
         }
-        (self.status(), Json(self.body())).into_response()
+        let mut response = (self.status(), Json(self.body())).into_response();
+        if let ApiError::DatabaseUnavailable = self {
+            tracing::warn!("database unavailable in a generated endpoint");
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, RETRY_AFTER_SECONDS.into());
+        }
+        response
     }
 }
 
@@ -252,6 +323,15 @@ mod tests {
             Some("slug")
         );
         assert_eq!(unique_field("something else", "x"), None);
+    }
+
+    #[test]
+    fn connection_failures_are_503_with_retry_after() {
+        let err = ApiError::from(DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout));
+        let response = err.into_response();
+        assert_eq!(response.status(), 503);
+        assert_eq!(response.headers()["retry-after"], "5");
+        assert_eq!(ApiError::from(DbErr::Custom("x".into())).status(), 500, "other errors stay 500");
     }
 
     #[test]

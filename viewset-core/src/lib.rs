@@ -54,6 +54,7 @@
 //! | [`registration`] | routers, the [`Api`] registry, discovery, route paths |
 //! | [`openapi`] | the OpenAPI document |
 //! | [`request`], [`error`], [`database`] | the request context and state, the error type, connecting |
+//! | [`limits`] | body, URI and header sizes, request timeout; JSON for every transport error |
 //!
 //! The root re-exports the central types; [`prelude`] has everything a typical application names.
 
@@ -64,6 +65,7 @@ pub mod actions;
 pub mod database;
 pub mod error;
 pub mod events;
+pub mod limits;
 pub mod openapi;
 pub mod pagination;
 pub mod query;
@@ -95,6 +97,7 @@ pub mod prelude {
     pub use crate::actions::JsonBody;
     pub use crate::database::connect;
     pub use crate::error::ApiError;
+    pub use crate::limits::Limits;
     pub use crate::pagination::{CursorPagination, LimitOffsetPagination, PageNumberPagination};
     pub use crate::query::{DjangoFilterBackend, Filters, OrderingFilter, SearchFilter, ServiceFilterBackend};
     pub use crate::registration::{Api, include_viewset};

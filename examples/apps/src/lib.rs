@@ -33,7 +33,8 @@ pub fn api(settings: &Settings) -> Result<(Api, BTreeMap<String, Vec<&'static st
 /// The router with `/docs`.
 pub fn app(db: DatabaseConnection, settings: &Settings) -> Result<Router, RegistrationError> {
     let (api, _) = api(settings)?;
-    Ok(api.into_router_with_docs("viewset apps example", env!("CARGO_PKG_VERSION")).with_state(ServiceState::new(db)))
+    let router = api.into_router_with_docs("viewset apps example", env!("CARGO_PKG_VERSION"));
+    Ok(viewset_core::limits::Limits::default().apply(router.with_state(ServiceState::new(db))))
 }
 
 /// Connects and creates the tables from the entities (this small example has no migration history).

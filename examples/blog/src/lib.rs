@@ -11,12 +11,12 @@ pub mod seed;
 pub mod viewsets;
 
 use axum::Router;
-use axum::response::IntoResponse;
 use sea_orm::{DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
 use viewset_core::__private::utoipa::openapi as utoipa_openapi;
 use viewset_core::events::EventBus;
-use viewset_core::{Api, ApiError, ServiceState};
+use viewset_core::limits::Limits;
+use viewset_core::{Api, ServiceState};
 use viewset_studio::{MigrationGraph, SettingsError, Studio, StudioSettings};
 
 pub use viewsets::{AuthorViewSet, PostViewSet};
@@ -58,19 +58,18 @@ pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, Db
 }
 
 /// The application router: both ViewSets behind the demo authentication, `/openapi.json` and `/docs`, JSON 404 for
-/// unknown paths.
+/// unknown paths, the default transport [`Limits`].
 pub fn app(db: DatabaseConnection) -> Router {
     app_with_state(ServiceState::new(db))
 }
 
 /// The application router over a prepared state.
 pub fn app_with_state(state: ServiceState) -> Router {
-    api()
+    let router = api()
         .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
-        .fallback(|| async { ApiError::NotFound.into_response() })
         .with_state(state)
-        .layer(axum::middleware::from_fn_with_state(auth::DemoTokens::from_env(), auth::authenticate))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(axum::middleware::from_fn_with_state(auth::DemoTokens::from_env(), auth::authenticate));
+    Limits::default().apply(router).layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
 /// The blog's migration graph: one app, `blog`, whose migrations form a chain.

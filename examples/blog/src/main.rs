@@ -30,10 +30,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if studio.should_mount() {
         tracing::info!("Studio (experimental) is mounted: http://{bind}/studio/handshake");
     }
-    axum::serve(listener, blog::app_for(db).await?).with_graceful_shutdown(shutdown()).await?;
+    axum::serve(listener, blog::app_for(db).await?)
+        .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
+        .await?;
     Ok(())
-}
-
-async fn shutdown() {
-    let _ = tokio::signal::ctrl_c().await;
 }

@@ -11,14 +11,14 @@ pub async fn seed_if_empty(db: &DatabaseConnection) -> Result<bool, DbErr> {
     }
     let ada = author::ActiveModel {
         name: Set("Ada Lovelace".into()),
-        email: Set("ada@example.com".into()),
+        email: Set(Some("ada@example.com".into())),
         ..Default::default()
     }
     .insert(db)
     .await?;
     let alan = author::ActiveModel {
         name: Set("Alan Turing".into()),
-        email: Set("alan@example.com".into()),
+        email: Set(Some("alan@example.com".into())),
         ..Default::default()
     }
     .insert(db)

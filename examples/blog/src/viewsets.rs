@@ -41,7 +41,7 @@ impl PostViewSet {
 }
 
 /// Authors at `/authors` (empty prefix: the table name): every operation needs an identity; `email` is visible to
-/// staff only.
+/// and writable by staff only, and optional, so anyone signed in can create an author and staff add the email.
 #[derive(ModelViewSet)]
 #[viewset(
     model = author::Entity,

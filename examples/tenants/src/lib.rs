@@ -11,22 +11,23 @@ pub mod nested;
 pub mod viewsets;
 
 use axum::Router;
-use axum::response::IntoResponse;
 use axum::routing::get;
 use sea_orm::{DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
-use viewset_core::{ApiError, ServiceState, include_viewset};
+use viewset_core::limits::Limits;
+use viewset_core::{ServiceState, include_viewset};
 
-/// The application router.
+/// The application router, with a JSON 404 for unknown paths and the default transport [`Limits`].
 pub fn app(db: DatabaseConnection) -> Router {
     let router =
         Router::new().route("/api/projects/{project_id}/tasks", get(nested::list_tasks).post(nested::create_task));
     let router = include_viewset::<viewsets::ProjectViewSet, _>(router);
     let router = include_viewset::<viewsets::NoteViewSet, _>(router);
-    router
-        .fallback(|| async { ApiError::NotFound.into_response() })
+    let router = router
+        .fallback(viewset_core::registration::unknown_path)
         .with_state(ServiceState::new(db))
-        .layer(axum::middleware::from_fn(auth::authenticate))
+        .layer(axum::middleware::from_fn(auth::authenticate));
+    Limits::default().apply(router)
 }
 
 /// Connects to `url` and applies the migrations.

@@ -14,6 +14,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!(
         "tenants example listening on http://{bind} (try GET /api/projects/ with `Authorization: Bearer acme-bob`)"
     );
-    axum::serve(listener, tenants::app(db)).await?;
+    axum::serve(listener, tenants::app(db)).with_graceful_shutdown(viewset_core::limits::shutdown_signal()).await?;
     Ok(())
 }

@@ -232,9 +232,9 @@ impl Api {
             .build()
     }
 
-    /// The routes, without documentation endpoints.
+    /// The routes, without documentation endpoints; any other path is a JSON 404 ([`unknown_path`]).
     pub fn into_router(self) -> Router<ServiceState> {
-        self.router
+        self.router.fallback(unknown_path)
     }
 
     /// The routes plus `GET /openapi.json` and an interactive documentation page at `/docs` whose assets are all
@@ -244,8 +244,15 @@ impl Api {
         let document = self.openapi(title, version);
         let docs: Router<ServiceState> =
             utoipa_swagger_ui::SwaggerUi::new("/docs").url("/openapi.json", document).into();
-        self.router.merge(docs)
+        self.router.merge(docs).fallback(unknown_path)
     }
+}
+
+/// The JSON 404 of a path no route matches, reminding of the trailing-slash rule (`/api/posts/` is the collection,
+/// `/api/posts/1` a record).
+pub async fn unknown_path(uri: axum::http::Uri) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    crate::error::ApiError::UnknownPath(uri.path().to_string()).into_response()
 }
 
 fn method_name(method: &HttpMethod) -> &'static str {

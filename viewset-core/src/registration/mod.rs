@@ -25,7 +25,7 @@ pub mod paths;
 pub(crate) mod routes;
 mod settings;
 
-pub use api::{Api, RegistrationError, RouteInfo, routes_of};
+pub use api::{Api, RegistrationError, RouteInfo, routes_of, unknown_path};
 pub use discovery::{ViewSetEntry, include_all_app_viewsets, include_app_viewsets, viewsets_in};
 pub use routes::include_viewset;
 pub use settings::Settings;

@@ -76,8 +76,9 @@ fn body<T: serde::de::DeserializeOwned>(
     request: &RequestContext,
 ) -> Result<T, ApiError> {
     let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
+    crate::schema::require_json(&request.headers, &bytes)?;
     reject_restricted_keys(&bytes, &request.restricted_fields)?;
-    json_body(&bytes)
+    json_body(&bytes, &request.restricted_fields)
 }
 
 async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {

@@ -64,9 +64,64 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
     Err(ApiError::Input(vec![InputError { loc: vec!["body".to_string()], msg, kind: "json_invalid".to_string() }]))
 }
 
-/// Used by the generated routes: raw bytes to a typed body.
-pub(crate) fn json_body<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
-    parse_json_body(bytes)
+/// Used by the generated routes: raw bytes to a typed body. An unknown field's message lists only the fields this
+/// caller may write (serde's "expected one of" would name `restricted` ones too).
+pub(crate) fn json_body<T: DeserializeOwned>(bytes: &Bytes, restricted: &[&'static str]) -> Result<T, ApiError> {
+    parse_json_body(bytes).map_err(|err| match err {
+        ApiError::Input(mut errors) => {
+            for error in errors.iter_mut().filter(|e| e.kind == "extra_forbidden") {
+                error.msg = without_fields(&error.msg, restricted);
+            }
+            ApiError::Input(errors)
+        }
+        other => other,
+    })
+}
+
+/// serde's `unknown field `x`, expected one of `a`, `b`` rebuilt without the `hidden` names.
+fn without_fields(msg: &str, hidden: &[&str]) -> String {
+    let names: Vec<&str> = msg.split('`').skip(1).step_by(2).collect();
+    let Some((unknown, expected)) = names.split_first() else { return msg.to_string() };
+    let expected: Vec<String> = expected.iter().filter(|n| !hidden.contains(n)).map(|n| format!("`{n}`")).collect();
+    match expected.len() {
+        0 => format!("unknown field `{unknown}`"),
+        _ => format!("unknown field `{unknown}`, expected one of {}", expected.join(", ")),
+    }
+}
+
+/// Refuses a body that is not declared JSON (415): `application/json` and `application/*+json` are accepted, with
+/// parameters such as `charset`; without a `Content-Type`, only an empty body passes (to be reported as missing).
+///
+/// ```
+/// use axum::http::{HeaderMap, HeaderValue, header::CONTENT_TYPE};
+/// use viewset_core::schema::require_json;
+/// let mut headers = HeaderMap::new();
+/// assert_eq!(require_json(&headers, b"{}").unwrap_err().status(), 415);
+/// headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/merge-patch+json; charset=utf-8"));
+/// assert!(require_json(&headers, b"{}").is_ok());
+/// headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+/// assert_eq!(require_json(&headers, b"{}").unwrap_err().status(), 415);
+/// ```
+pub fn require_json(headers: &axum::http::HeaderMap, bytes: &[u8]) -> Result<(), ApiError> {
+    let Some(value) = headers.get(axum::http::header::CONTENT_TYPE) else {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        return Err(ApiError::UnsupportedMediaType(
+            "A request body needs `Content-Type: application/json`.".to_string(),
+        ));
+    };
+    let mime = value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let json = mime == "application/json"
+        || mime.strip_prefix("application/").is_some_and(|sub| sub.ends_with("+json") && !sub.contains('/'));
+    if json {
+        Ok(())
+    } else {
+        Err(ApiError::UnsupportedMediaType(format!(
+            "Content-Type `{}` is not accepted; send `application/json`.",
+            value.to_str().unwrap_or("?")
+        )))
+    }
 }
 
 /// The location of the first string (or key) holding a NUL character, outermost first.
@@ -124,6 +179,16 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn unknown_field_messages_name_only_writable_fields() {
+        let msg = "unknown field `x`, expected one of `name`, `email`, `bio`";
+        assert_eq!(without_fields(msg, &["email"]), "unknown field `x`, expected one of `name`, `bio`");
+        assert_eq!(without_fields("unknown field `x`, expected `email`", &["email"]), "unknown field `x`");
+        let err = json_body::<Body>(&Bytes::from_static(br#"{"title": "a", "x": 1}"#), &["views"]).unwrap_err();
+        assert!(!err.body().to_string().contains("views"), "{}", err.body());
+        assert!(err.body().to_string().contains("`title`"), "{}", err.body());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
 pub use crate::openapi::FieldSchema;
-pub use body::parse_json_body;
+pub use body::{parse_json_body, require_json};
 
 use crate::error::FieldErrors;
 

@@ -94,7 +94,11 @@ pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Res
     etag::check_if_match::<V>(&request, &model)?;
     let event = ChangeEvent::of::<V>(Action::Deleted, &model);
     let id = event.pk.clone();
-    model.into_active_model().delete(&request.db).await.map_err(db_err::<V>)?;
+    // A foreign-key failure of a delete means other records still point at this one.
+    model.into_active_model().delete(&request.db).await.map_err(|e| match db_err::<V>(e) {
+        ApiError::ForeignKeyViolation => ApiError::StillReferenced,
+        other => other,
+    })?;
     request.events.publish(event);
     Ok(Json(json!({"deleted": true, "id": id})).into_response())
 }

@@ -24,13 +24,20 @@ use crate::protocol::{
 /// Every Studio endpoint at its path (the paths of [`STUDIO_PATHS`]), over `state`; no gate yet.
 pub(super) fn routes(state: Arc<Inner>) -> Router {
     Router::new()
-        .route(HANDSHAKE, get(handshake))
-        .route(CONTEXT_SUMMARY, get(context_summary))
-        .route(HEALTH, get(health))
-        .route(MIGRATIONS_SUMMARY, get(migrations_summary))
-        .route(SCHEMA_HANDSHAKE, get(schema_handshake))
-        .route(UI, get(ui))
+        .route(HANDSHAKE, get(handshake).fallback(method_not_allowed))
+        .route(CONTEXT_SUMMARY, get(context_summary).fallback(method_not_allowed))
+        .route(HEALTH, get(health).fallback(method_not_allowed))
+        .route(MIGRATIONS_SUMMARY, get(migrations_summary).fallback(method_not_allowed))
+        .route(SCHEMA_HANDSHAKE, get(schema_handshake).fallback(method_not_allowed))
+        .route(UI, get(ui).fallback(method_not_allowed))
         .with_state(state)
+}
+
+/// The JSON 405 of every Studio path (each answers GET only).
+async fn method_not_allowed() -> Response {
+    let mut response = error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed.", "method_not_allowed");
+    response.headers_mut().insert(axum::http::header::ALLOW, axum::http::HeaderValue::from_static("GET, HEAD"));
+    response
 }
 
 async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {

@@ -1,4 +1,4 @@
-//! `authors`: id, name, unique email.
+//! `authors`: id, name, unique optional email.
 
 use sea_orm::entity::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -13,9 +13,10 @@ pub struct Model {
     pub id: i32,
     /// Display name.
     pub name: String,
-    /// Unique email address.
+    /// Unique email address, optional: staff-only, so only staff can set it (anyone signed in can create an
+    /// author without one).
     #[sea_orm(unique)]
-    pub email: String,
+    pub email: Option<String>,
 }
 
 /// Relations of an author.

@@ -2,7 +2,7 @@
 
 use sea_orm_migration::{prelude::*, schema::*};
 
-/// Creates `authors` (id, name, unique email).
+/// Creates `authors` (id, name, unique optional email).
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -16,7 +16,7 @@ impl MigrationTrait for Migration {
                     .if_not_exists()
                     .col(pk_auto("id"))
                     .col(string("name"))
-                    .col(string_uniq("email"))
+                    .col(string_null("email").unique_key())
                     .to_owned(),
             )
             .await

@@ -1,0 +1,150 @@
+//! Transport limits, each refused with a JSON error naming the limit, and JSON for every other error a layer or
+//! axum answers on its own (405, 413, 415, …). [`Limits::apply`] puts them on a router:
+//!
+//! | limit | default | refused with |
+//! |---|---|---|
+//! | `max_body_bytes` | 1 MiB | 413 `payload_too_large` |
+//! | `max_uri_bytes` | 8 KiB | 414 `uri_too_long` |
+//! | `max_header_bytes` (names and values together) | 16 KiB | 431 `request_header_fields_too_large` |
+//! | `request_timeout` (until the response starts; a stream's later events are not cut) | 30 s | 503 `request_timeout` |
+//!
+//! hyper itself answers larger URIs (over 64 KiB) and headers (over about 400 KiB, or more than 100 headers)
+//! before any application code runs; below those, these limits answer first, in JSON.
+//!
+//! ```
+//! # async fn run(db: sea_orm::DatabaseConnection) {
+//! use viewset_core::limits::Limits;
+//! let limits = Limits { max_body_bytes: 64 * 1024, ..Limits::default() };
+//! let app: axum::Router = limits.apply(viewset_core::Api::new().into_router().with_state(viewset_core::ServiceState::new(db)));
+//! # }
+//! ```
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::error::ApiError;
+
+/// The transport limits of an application (see the [module](self) for defaults and answers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest request body, in bytes (413).
+    pub max_body_bytes: usize,
+    /// Longest request target (path and query), in bytes (414).
+    pub max_uri_bytes: usize,
+    /// Largest sum of header name and value lengths, in bytes (431).
+    pub max_header_bytes: usize,
+    /// Longest time until the response starts (503 `request_timeout`).
+    pub request_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 1024 * 1024,
+            max_uri_bytes: 8 * 1024,
+            max_header_bytes: 16 * 1024,
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Limits {
+    /// `router` with these limits, and every non-JSON error response of the router and its layers rewritten as
+    /// JSON (`{"detail", "code"}`). Apply it last (outermost), after routes, fallback and other layers.
+    pub fn apply<S: Clone + Send + Sync + 'static>(self, router: Router<S>) -> Router<S> {
+        router
+            .layer(DefaultBodyLimit::max(self.max_body_bytes))
+            .layer(tower_http::limit::RequestBodyLimitLayer::new(self.max_body_bytes))
+            .layer(middleware::from_fn_with_state(self, enforce))
+            .layer(middleware::map_response_with_state(self, json_errors))
+    }
+
+    fn refuse(&self, status: StatusCode, limit: &'static str, detail: String) -> Response {
+        ApiError::Limit { status, limit, detail }.into_response()
+    }
+}
+
+/// URI and header sizes before the request runs, then the timeout around it.
+async fn enforce(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+    let uri_len = request.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+    if uri_len > limits.max_uri_bytes {
+        let detail = format!("The request URI is {uri_len} bytes; at most {} are accepted.", limits.max_uri_bytes);
+        return limits.refuse(StatusCode::URI_TOO_LONG, "max_uri_bytes", detail);
+    }
+    let header_len: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len()).sum();
+    if header_len > limits.max_header_bytes {
+        let detail =
+            format!("The request headers are {header_len} bytes; at most {} are accepted.", limits.max_header_bytes);
+        return limits.refuse(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "max_header_bytes", detail);
+    }
+    match tokio::time::timeout(limits.request_timeout, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
+            limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
+        }
+    }
+}
+
+/// Error responses that are not JSON (axum's rejections and 405s, tower-http's 413) become JSON.
+async fn json_errors(State(limits): State<Limits>, response: Response) -> Response {
+    let status = response.status();
+    let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !(status.is_client_error() || status.is_server_error()) || content_type.contains("json") {
+        return response;
+    }
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
+        let detail = format!("The request body is larger than {} bytes.", limits.max_body_bytes);
+        return limits.refuse(status, "max_body_bytes", detail);
+    }
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 16 * 1024).await.unwrap_or_default();
+    let reason = status.canonical_reason().unwrap_or("Error");
+    let detail = match std::str::from_utf8(&text).map(str::trim) {
+        Ok(text) if !text.is_empty() => text.to_string(),
+        _ => format!("{reason}."),
+    };
+    let code = reason.to_lowercase().replace([' ', '-'], "_");
+    let mut response = Response::from_parts(parts, Body::from(json!({"detail": detail, "code": code}).to_string()));
+    response.headers_mut().remove(header::CONTENT_LENGTH);
+    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    response
+}
+
+/// Resolves on ctrl-c or (on Unix) SIGTERM: pass it to `axum::serve(...).with_graceful_shutdown` so in-flight
+/// requests finish before the process exits.
+///
+/// ```no_run
+/// # async fn run(app: axum::Router) -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+/// axum::serve(listener, app).with_graceful_shutdown(viewset_core::limits::shutdown_signal()).await
+/// # }
+/// ```
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}
