@@ -15,7 +15,8 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use sea_orm::{DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
-use viewset_core::{ApiError, ServiceState, include_viewset};
+use viewset_core::__private::utoipa::openapi::OpenApi;
+use viewset_core::{Api, ApiError, ServiceState, include_viewset};
 
 /// The application router.
 pub fn app(db: DatabaseConnection) -> Router {
@@ -27,6 +28,15 @@ pub fn app(db: DatabaseConnection) -> Router {
         .fallback(|| async { ApiError::NotFound.into_response() })
         .with_state(ServiceState::new(db))
         .layer(axum::middleware::from_fn(auth::authenticate))
+}
+
+/// The OpenAPI document of the ViewSets (`cargo run -p tenants -- --print-openapi`); the hand-written nested route
+/// is not in it.
+pub fn openapi() -> OpenApi {
+    let mut api = Api::new();
+    api.include::<viewsets::ProjectViewSet>().expect("ProjectViewSet registers once");
+    api.include::<viewsets::NoteViewSet>().expect("NoteViewSet registers once");
+    api.openapi("viewset tenants example", env!("CARGO_PKG_VERSION"))
 }
 
 /// Connects to `url` and applies the migrations.
