@@ -12,6 +12,7 @@ on_every_database!(TestApp::blog =>
     delete_documents_the_id_it_answers,
     paging_bounds_are_the_configured_ones,
     bodies_are_closed_objects,
+    integral_floats_are_integers,
     action_and_write_errors_are_documented,
     bearer_security_where_permissions_need_an_identity,
     every_documented_filter_is_accepted_and_no_other_lookup,
@@ -68,6 +69,16 @@ async fn bodies_are_closed_objects(app: TestApp) {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "an unknown field is refused, as documented");
     let (status, _) = app.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"unknown": 1}"#)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+/// The document's bodies are JSON Schema, where `7.0` is an integer: the server reads it as one.
+async fn integral_floats_are_integers(app: TestApp) {
+    let body = r#"{"title": "t", "body": "b", "author_id": 1.0, "views": 7.0}"#;
+    let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!((created["views"].as_i64(), created["author_id"].as_i64()), (Some(7), Some(1)));
+    let (status, body) = app.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 2.5}"#)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a fraction is still refused: {body}");
 }
 
 async fn action_and_write_errors_are_documented(app: TestApp) {
@@ -170,6 +181,10 @@ async fn every_documented_filter_is_accepted_and_no_other_lookup(app: TestApp) {
     }
     let views_gt = &parameter(&doc, "/api/posts/", "views__gt").unwrap()["schema"];
     assert_eq!(views_gt["type"], "number", "a fractional bound on an integer column is accepted (rounded)");
+    for bound in ["2.5", "1e-5", "-1E3"] {
+        let (status, body) = app.get(&format!("/api/posts/?views__lte={bound}")).await;
+        assert_eq!(status, StatusCode::OK, "views__lte={bound} is a number: {body}");
+    }
     let created = &parameter(&doc, "/api/posts/", "created_at__gt").unwrap()["schema"];
     assert_eq!(created["format"], "date-time");
     let filterable = ["published", "views", "author_id", "rating", "title", "created_at"];

@@ -3,8 +3,8 @@
 
 use sea_orm::ColumnTrait;
 use sea_orm::sea_query::ColumnType;
-use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
-use utoipa::openapi::schema::{AnyOfBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
+use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
+use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 use utoipa::openapi::{RefOr, Required};
 
 use crate::pagination::Paginator;
@@ -92,9 +92,9 @@ fn lookup_schema(column_type: &ColumnType, lookup: FilterLookup) -> RefOr<Schema
         FilterLookup::Gt | FilterLookup::Gte | FilterLookup::Lt | FilterLookup::Lte if is_integer(column_type) => {
             bounded(Type::Number, integer_range(column_type)).into()
         }
-        FilterLookup::In => {
-            string().description(Some("Comma-separated values of the field's type; blank items are skipped.")).into()
-        }
+        // Items are split at commas (a text item cannot hold one); blank items are skipped.
+        FilterLookup::In if is_text(column_type) => ArrayBuilder::new().items(string().pattern(Some("^[^,]*$"))).into(),
+        FilterLookup::In => ArrayBuilder::new().items(column_value_schema(column_type)).into(),
         FilterLookup::IsNull => boolean_words().into(),
         FilterLookup::Contains | FilterLookup::IContains => string().into(),
         _ => column_value_schema(column_type),
@@ -167,7 +167,13 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
                 FilterLookup::Exact => field.to_string(),
                 other => format!("{field}__{}", other.name()),
             };
-            params.push(query(&name, lookup_schema(&column_type, lookup), &lookup_description(field, lookup)));
+            let mut param = query(&name, lookup_schema(&column_type, lookup), &lookup_description(field, lookup));
+            if lookup == FilterLookup::In {
+                // `field__in=1,2,3`: one parameter, its items joined by commas.
+                param.style = Some(ParameterStyle::Form);
+                param.explode = Some(false);
+            }
+            params.push(param);
         }
     }
     if has("SearchFilter") && !config.search_fields.is_empty() {

@@ -33,6 +33,17 @@ fn operation<V: Hooks>(id: &str, summary: &str, operation: Option<Operation>, re
     with_security::<V>(with_common_errors(op, reads_body), operation)
 }
 
+/// A read schema as `V` answers it: fields in `staff_only_fields` are absent for other callers, so not required.
+fn read<V: Hooks>(schema: RefOr<Schema>) -> RefOr<Schema> {
+    match schema {
+        RefOr::T(Schema::Object(mut object)) => {
+            object.required.retain(|field| !V::CONFIG.staff_only_fields.contains(&field.as_str()));
+            RefOr::T(Schema::Object(object))
+        }
+        other => other,
+    }
+}
+
 /// A body schema as the server parses it: an object schema that does not say whether other keys are allowed is
 /// closed (`additionalProperties: false`), as the derived bodies refuse unknown fields with a 422.
 fn closed(schema: RefOr<Schema>) -> RefOr<Schema> {
@@ -66,11 +77,14 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let mut paths = Paths::new();
     let list = operation::<V>("list", "List records", Some(Operation::List), false)
         .parameters(Some(list_parameters::<V>()))
-        .response("200", response("One page.", envelope(V::Pagination::RESPONSE_FIELDS, V::list_item_schema())))
+        .response(
+            "200",
+            response("One page.", envelope(V::Pagination::RESPONSE_FIELDS, read::<V>(V::list_item_schema()))),
+        )
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let create = operation::<V>("create", "Create a record", Some(Operation::Create), true)
         .request_body(body(closed(V::Create::openapi_schema())))
-        .response("201", response("Created.", V::detail_schema()))
+        .response("201", response("Created.", read::<V>(V::detail_schema())))
         .response("400", response("Foreign-key violation.", component("Error")))
         .response("409", response("Uniqueness violation.", component("Error")))
         .response("422", response("Invalid body.", validation_error()));
@@ -82,13 +96,13 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let invalid_id = || response("Invalid identifier.", component("Error"));
     let retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
-        .response("200", response("The record.", V::detail_schema()))
+        .response("200", response("The record.", read::<V>(V::detail_schema())))
         .response("400", invalid_id())
         .response("404", not_found());
     let update = operation::<V>("update", "Update the sent fields of a record", Some(Operation::Update), true)
         .parameter(pk_parameter::<V>())
         .request_body(body(closed(V::Update::openapi_schema())))
-        .response("200", response("The updated record.", V::detail_schema()))
+        .response("200", response("The updated record.", read::<V>(V::detail_schema())))
         .response("400", response("Invalid identifier, or a foreign-key violation.", component("Error")))
         .response("404", not_found())
         .response("409", response("Uniqueness violation.", component("Error")))
@@ -119,7 +133,7 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     for action in V::actions() {
         let path = crate::registration::paths::action(base, action.detail, action.path);
         for method in action.methods {
-            let returns = action.response_schema.map_or_else(|| ObjectBuilder::new().into(), |schema| schema());
+            let returns = action.response_schema.map_or_else(any_value, |schema| schema());
             // An action's own permission_classes are not known here: its security is documented as optional.
             let id = format!("{}_{}", action.name, method.to_ascii_lowercase());
             let mut op = operation::<V>(&id, action.name, None, action.request_schema.is_some())
@@ -136,6 +150,11 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         }
     }
     paths
+}
+
+/// A schema any JSON value satisfies.
+fn any_value() -> RefOr<Schema> {
+    ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::AnyValue).into()
 }
 
 fn http_method(method: &str) -> HttpMethod {
