@@ -25,6 +25,7 @@ fi
 cargo build --quiet -p blog -p tenants
 reports=$target/schemathesis
 rm -rf "$reports" && mkdir -p "$reports"
+cd "$reports" # schemathesis keeps its cache (.schemathesis/) in the working directory
 
 # The demo identities of each example (tokens from examples/*/src/auth.rs); "anonymous" sends no token.
 identities_blog="anonymous alice-token bob-token"
