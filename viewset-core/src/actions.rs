@@ -48,7 +48,7 @@ use serde::de::DeserializeOwned;
 use crate::access::{self, Lookup, Operation, PermissionList};
 use crate::error::ApiError;
 use crate::request::{RequestContext, ServiceState};
-use crate::schema::{ModelSchema, free_form_schema};
+use crate::schema::ModelSchema;
 use crate::viewset::{Hooks, ModelOf, ViewSet};
 
 /// Admits an action's request through [`access::admit_with`] under its effective permission list.
@@ -167,14 +167,14 @@ impl<T: ModelSchema> ViaModelSchema for &SchemaProbe<T> {
     }
 }
 
-/// Anything else: a free-form object.
+/// Anything else: any JSON value (the type is not known, so the document claims nothing about it).
 pub trait ViaNothing {
     /// The schema.
     fn action_schema(&self) -> SchemaRef;
 }
 impl<T> ViaNothing for SchemaProbe<T> {
     fn action_schema(&self) -> SchemaRef {
-        free_form_schema()
+        utoipa::openapi::schema::ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::AnyValue).into()
     }
 }
 

@@ -14,8 +14,9 @@ use axum::Router;
 use axum::routing::get;
 use sea_orm::{DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
+use viewset_core::__private::utoipa::openapi::OpenApi;
 use viewset_core::limits::Limits;
-use viewset_core::{ServiceState, include_viewset};
+use viewset_core::{Api, ServiceState, include_viewset};
 
 /// The application router, with a JSON 404 for unknown paths and the default transport [`Limits`].
 pub fn app(db: DatabaseConnection) -> Router {
@@ -28,6 +29,15 @@ pub fn app(db: DatabaseConnection) -> Router {
         .with_state(ServiceState::new(db))
         .layer(axum::middleware::from_fn(auth::authenticate));
     Limits::default().apply(router)
+}
+
+/// The OpenAPI document of the ViewSets (`cargo run -p tenants -- --print-openapi`); the hand-written nested route
+/// is not in it.
+pub fn openapi() -> OpenApi {
+    let mut api = Api::new();
+    api.include::<viewsets::ProjectViewSet>().expect("ProjectViewSet registers once");
+    api.include::<viewsets::NoteViewSet>().expect("NoteViewSet registers once");
+    api.openapi("viewset tenants example", env!("CARGO_PKG_VERSION"))
 }
 
 /// Connects to `url` and applies the migrations.

@@ -1,10 +1,15 @@
-//! The OpenAPI 3.1 description of registered ViewSets: every generated route, with its parameters, bodies and
-//! error responses, built from the ViewSets' configuration and the models' derived schemas.
+//! The OpenAPI 3.1 description of registered ViewSets: every generated route, with its parameters (typed per
+//! column, with only the lookups that apply and the configured bounds), bodies (closed objects), error responses
+//! (shared components) and security (the bearer scheme, required where `permission_classes` refuse anonymous
+//! callers), built from the ViewSets' configuration and the models' derived schemas.
 
 mod field_schema;
+mod filters;
 mod operations;
+mod responses;
 mod shapes;
 
 pub use field_schema::FieldSchema;
 pub use operations::{manual_path_item, viewset_paths};
+pub use responses::{BEARER, components};
 pub use shapes::error_components;

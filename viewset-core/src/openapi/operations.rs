@@ -2,41 +2,26 @@
 
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
+use super::filters::list_parameters;
+use super::responses::{with_common_errors, with_security};
 use super::shapes::{component, envelope, validation_error};
+use crate::access::Operation;
 use crate::pagination::Paginator;
 use crate::schema::{CreateSchema, UpdateSchema};
 use crate::viewset::Hooks;
 
 const JSON: &str = "application/json";
-const LOOKUPS: &[&str] = &["gt", "gte", "lt", "lte", "in", "isnull", "contains", "icontains"];
 
 fn response(description: &str, schema: RefOr<Schema>) -> utoipa::openapi::Response {
     ResponseBuilder::new().description(description).content(JSON, Content::new(Some(schema))).build()
 }
 
-fn query(name: &str, schema: RefOr<Schema>, description: &str) -> utoipa::openapi::path::Parameter {
-    ParameterBuilder::new()
-        .name(name)
-        .parameter_in(ParameterIn::Query)
-        .required(Required::False)
-        .schema(Some(schema))
-        .description(Some(description))
-        .build()
-}
-
-fn string() -> RefOr<Schema> {
-    ObjectBuilder::new().schema_type(Type::String).into()
-}
-
-fn integer() -> RefOr<Schema> {
-    ObjectBuilder::new().schema_type(Type::Integer).into()
-}
-
-/// An operation with its tags, id, summary and the error responses every generated route can give.
-fn operation<V: Hooks>(id: &str, summary: &str) -> OperationBuilder {
+/// An operation with its tags, id, summary, security (told by `permission_classes` for `operation`; optional when
+/// it cannot be told) and the error responses every generated route can give (and a body's, when it reads one).
+fn operation<V: Hooks>(id: &str, summary: &str, operation: Option<Operation>, reads_body: bool) -> OperationBuilder {
     let name = V::CONFIG.name;
     let mut op = OperationBuilder::new()
         .operation_id(Some(format!("{name}_{id}")))
@@ -45,52 +30,30 @@ fn operation<V: Hooks>(id: &str, summary: &str) -> OperationBuilder {
     for tag in V::CONFIG.tags {
         op = op.tag(*tag);
     }
-    op
+    with_security::<V>(with_common_errors(op, reads_body), operation)
 }
 
-fn list_parameters<V: Hooks>() -> Vec<utoipa::openapi::path::Parameter> {
-    let config = V::CONFIG;
-    let mut params: Vec<_> = V::Pagination::PARAMETERS
-        .iter()
-        .map(|p| {
-            let schema = if *p == "cursor" { string() } else { integer() };
-            query(p, schema, "Pagination parameter.")
-        })
-        .collect();
-    let has = |backend: &str| config.filter_backends.contains(&backend);
-    for field in V::get_filter_fields() {
-        if config.tenant_field == Some(field) {
-            continue;
+/// A read schema as `V` answers it: fields in `staff_only_fields` are absent for other callers, so not required.
+fn read<V: Hooks>(schema: RefOr<Schema>) -> RefOr<Schema> {
+    match schema {
+        RefOr::T(Schema::Object(mut object)) => {
+            object.required.retain(|field| !V::CONFIG.staff_only_fields.contains(&field.as_str()));
+            RefOr::T(Schema::Object(object))
         }
-        params.push(query(field, string(), "Exact-match filter."));
+        other => other,
     }
-    if has("ServiceFilterBackend") || has("DjangoFilterBackend") {
-        for field in config.filterable_fields {
-            for lookup in LOOKUPS {
-                params.push(query(
-                    &format!("{field}__{lookup}"),
-                    string(),
-                    &format!("`{lookup}` lookup on `{field}`."),
-                ));
-            }
+}
+
+/// A body schema as the server parses it: an object schema that does not say whether other keys are allowed is
+/// closed (`additionalProperties: false`), as the derived bodies refuse unknown fields with a 422.
+fn closed(schema: RefOr<Schema>) -> RefOr<Schema> {
+    match schema {
+        RefOr::T(Schema::Object(mut object)) if object.additional_properties.is_none() => {
+            object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+            RefOr::T(Schema::Object(object))
         }
+        other => other,
     }
-    if has("SearchFilter") && !config.search_fields.is_empty() {
-        let fields = config.search_fields.join(", ");
-        params.push(query("search", string(), &format!("Case-insensitive substring over {fields}.")));
-    }
-    if has("OrderingFilter") {
-        let allowed = match config.ordering_fields {
-            crate::viewset::OrderingFields::All => "any field".to_string(),
-            crate::viewset::OrderingFields::Only(list) => list.join(", "),
-        };
-        params.push(query(
-            "ordering",
-            string(),
-            &format!("Comma-separated terms, `-` for descending; allowed: {allowed}."),
-        ));
-    }
-    params
 }
 
 fn pk_parameter<V: Hooks>() -> utoipa::openapi::path::Parameter {
@@ -112,13 +75,16 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let prefix = V::prefix();
     let base = crate::registration::paths::base(&prefix);
     let mut paths = Paths::new();
-    let list = operation::<V>("list", "List records")
+    let list = operation::<V>("list", "List records", Some(Operation::List), false)
         .parameters(Some(list_parameters::<V>()))
-        .response("200", response("One page.", envelope(V::Pagination::RESPONSE_FIELDS, V::list_item_schema())))
+        .response(
+            "200",
+            response("One page.", envelope(V::Pagination::RESPONSE_FIELDS, read::<V>(V::list_item_schema()))),
+        )
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
-    let create = operation::<V>("create", "Create a record")
-        .request_body(body(V::Create::openapi_schema()))
-        .response("201", response("Created.", V::detail_schema()))
+    let create = operation::<V>("create", "Create a record", Some(Operation::Create), true)
+        .request_body(body(closed(V::Create::openapi_schema())))
+        .response("201", response("Created.", read::<V>(V::detail_schema())))
         .response("400", response("Foreign-key violation.", component("Error")))
         .response("409", response("Uniqueness violation.", component("Error")))
         .response("422", response("Invalid body.", validation_error()));
@@ -128,28 +94,28 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let detail = crate::registration::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));
     let invalid_id = || response("Invalid identifier.", component("Error"));
-    let retrieve = operation::<V>("retrieve", "Retrieve a record")
+    let retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
-        .response("200", response("The record.", V::detail_schema()))
+        .response("200", response("The record.", read::<V>(V::detail_schema())))
         .response("400", invalid_id())
         .response("404", not_found());
-    let update = operation::<V>("update", "Update the sent fields of a record")
+    let update = operation::<V>("update", "Update the sent fields of a record", Some(Operation::Update), true)
         .parameter(pk_parameter::<V>())
-        .request_body(body(V::Update::openapi_schema()))
-        .response("200", response("The updated record.", V::detail_schema()))
-        .response("400", invalid_id())
+        .request_body(body(closed(V::Update::openapi_schema())))
+        .response("200", response("The updated record.", read::<V>(V::detail_schema())))
+        .response("400", response("Invalid identifier, or a foreign-key violation.", component("Error")))
         .response("404", not_found())
         .response("409", response("Uniqueness violation.", component("Error")))
         .response("422", response("Invalid body.", validation_error()));
     let deleted = ObjectBuilder::new()
         .property("deleted", ObjectBuilder::new().schema_type(Type::Boolean))
         .required("deleted")
-        .property("id", ObjectBuilder::new())
+        .property("id", V::lookup_schema())
         .required("id");
-    let delete = operation::<V>("delete", "Delete a record")
+    let delete = operation::<V>("delete", "Delete a record", Some(Operation::Delete), false)
         .parameter(pk_parameter::<V>())
         .response("200", response("Deletion confirmation.", deleted.into()))
-        .response("400", invalid_id())
+        .response("400", response("Invalid identifier, or the record is still referenced.", component("Error")))
         .response("404", not_found());
     paths.add_path_operation(&detail, vec![HttpMethod::Get], retrieve);
     paths.add_path_operation(&detail, vec![HttpMethod::Patch], update);
@@ -160,16 +126,20 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
             .description("Server-sent events: `ready`, then `created`, `updated`, `deleted` (and `reset`).")
             .content("text/event-stream", Content::new(Some(ObjectBuilder::new().schema_type(Type::String))))
             .build();
-        let stream = operation::<V>("stream", "Stream record lifecycle events").response("200", events);
+        let stream = operation::<V>("stream", "Stream record lifecycle events", Some(Operation::Stream), false)
+            .response("200", events);
         paths.add_path_operation(crate::registration::paths::stream(base), vec![HttpMethod::Get], stream);
     }
     for action in V::actions() {
         let path = crate::registration::paths::action(base, action.detail, action.path);
         for method in action.methods {
-            let returns = action.response_schema.map_or_else(|| ObjectBuilder::new().into(), |schema| schema());
-            let mut op = operation::<V>(&format!("{}_{}", action.name, method.to_ascii_lowercase()), action.name)
+            let returns = action.response_schema.map_or_else(any_value, |schema| schema());
+            // An action's own permission_classes are not known here: its security is documented as optional.
+            let id = format!("{}_{}", action.name, method.to_ascii_lowercase());
+            let mut op = operation::<V>(&id, action.name, None, action.request_schema.is_some())
                 .description((!action.doc.is_empty()).then_some(action.doc))
-                .response("200", response("The action's own response.", returns));
+                .response("200", response("The action's own response.", returns))
+                .response("400", response("Invalid identifier, or the action's own refusal.", component("Error")));
             if let Some(schema) = action.request_schema {
                 op = op.request_body(body(schema())).response("422", response("Invalid body.", validation_error()));
             }
@@ -180,6 +150,11 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         }
     }
     paths
+}
+
+/// A schema any JSON value satisfies.
+fn any_value() -> RefOr<Schema> {
+    ObjectBuilder::new().schema_type(utoipa::openapi::schema::SchemaType::AnyValue).into()
 }
 
 fn http_method(method: &str) -> HttpMethod {

@@ -183,7 +183,8 @@ fn condition<C: ColumnTrait>(
 /// column the float is rounded to the equivalent integer bound (`views > 2.5` is `views > 2`, `views >= 2.5` is
 /// `views >= 3`), so the parameter keeps the column's type (PostgreSQL rejects a float bound to an integer).
 fn comparable(ty: &sea_orm::sea_query::ColumnType, raw: &str, lookup: FilterLookup) -> Result<sea_orm::Value, String> {
-    if is_integer(ty) && raw.contains('.') {
+    // Any number that is not an integer (`2.5`, `1e-5`) is a float bound, as the OpenAPI document's `number` says.
+    if is_integer(ty) && raw.trim().parse::<i128>().is_err() && raw.trim().parse::<f64>().is_ok() {
         let f = raw.trim().parse::<f64>().ok().filter(|f| f.is_finite()).ok_or("Input should be a valid number")?;
         let bound = if matches!(lookup, FilterLookup::Gt | FilterLookup::Lte) { f.floor() } else { f.ceil() };
         if bound.abs() > 9.0e15 {

@@ -6,10 +6,10 @@ use std::any::TypeId;
 use axum::Router;
 use axum::routing::MethodRouter;
 use utoipa::openapi::path::HttpMethod;
-use utoipa::openapi::{ComponentsBuilder, InfoBuilder, OpenApi, OpenApiBuilder, Paths};
+use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 
 use super::paths;
-use crate::openapi::{error_components, viewset_paths};
+use crate::openapi::{components, viewset_paths};
 use crate::registration::include_viewset;
 use crate::request::ServiceState;
 use crate::viewset::Hooks;
@@ -221,14 +221,10 @@ impl Api {
             paths.merge((registration.paths)());
         }
         paths.merge(self.manual_paths.clone());
-        let mut components = ComponentsBuilder::new();
-        for (name, schema) in error_components() {
-            components = components.schema(name, schema);
-        }
         OpenApiBuilder::new()
             .info(InfoBuilder::new().title(title).version(version).build())
             .paths(paths)
-            .components(Some(components.build()))
+            .components(Some(components()))
             .build()
     }
 

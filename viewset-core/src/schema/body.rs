@@ -36,6 +36,13 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
         Ok(value) => return Ok(value),
         Err(err) => err,
     };
+    // JSON (and the OpenAPI document's JSON Schema) has one number type: `5.0` is an integer as much as `5` is.
+    if let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes)
+        && integral_floats_to_integers(&mut value)
+        && let Ok(parsed) = serde_json::from_value(value)
+    {
+        return Ok(parsed);
+    }
     let de = &mut serde_json::Deserializer::from_slice(bytes);
     let located: Result<T, _> = serde_path_to_error::deserialize(de);
     located.map_err(|err| {
@@ -139,6 +146,22 @@ fn nul_path(value: &serde_json::Value) -> Option<Vec<String>> {
             nul_path(item).map(|rest| std::iter::once(key.clone()).chain(rest).collect())
         }),
         _ => None,
+    }
+}
+
+/// Rewrites every float with no fraction (within `i64`) as an integer; whether any was rewritten.
+fn integral_floats_to_integers(value: &mut serde_json::Value) -> bool {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => match n.as_f64() {
+            Some(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => {
+                *value = serde_json::Value::from(f as i64);
+                true
+            }
+            _ => false,
+        },
+        serde_json::Value::Array(items) => items.iter_mut().fold(false, |any, v| integral_floats_to_integers(v) | any),
+        serde_json::Value::Object(map) => map.values_mut().fold(false, |any, v| integral_floats_to_integers(v) | any),
+        _ => false,
     }
 }
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# schemathesis (all checks) against the blog and tenants examples, every documented operation but the SSE streams,
+# as anonymous and as each demo identity, on SQLite and PostgreSQL. Exits non-zero on any failure.
+#
+# Usage: bash .ci/schemathesis.sh   (from anywhere; builds the examples if needed)
+# Environment: VIEWSET_TEST_PG_URL (default postgres://postgres:postgres@127.0.0.1:5432), ST_MAX_EXAMPLES (default
+# below), ST_BACKENDS ("sqlite postgres"), ST_EXAMPLES ("blog tenants"). Reports go to target/schemathesis/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
+max_examples=${ST_MAX_EXAMPLES:-10}
+backends=${ST_BACKENDS:-sqlite postgres}
+examples=${ST_EXAMPLES:-blog tenants}
+version=4.32.5
+
+venv=$target/schemathesis-venv
+if [[ "$("$venv/bin/st" --version 2>/dev/null || true)" != *"$version"* ]]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q "schemathesis==$version"
+fi
+
+cargo build --quiet -p blog -p tenants
+reports=$target/schemathesis
+rm -rf "$reports" && mkdir -p "$reports"
+cd "$reports" # schemathesis keeps its cache (.schemathesis/) in the working directory
+
+# The demo identities of each example (tokens from examples/*/src/auth.rs); "anonymous" sends no token.
+identities_blog="anonymous alice-token bob-token"
+identities_tenants="anonymous acme-alice acme-bob globex-carol nobody-dave"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+server=""
+stop_server() {
+  if [[ -n "$server" ]]; then
+    kill "$server" 2>/dev/null || true
+    wait "$server" 2>/dev/null || true
+  fi
+  server=""
+}
+trap stop_server EXIT
+
+failed=()
+for example in $examples; do
+  "$target/debug/$example" --print-openapi >"$reports/$example.json"
+  for backend in $backends; do
+    workdir=$(mktemp -d)
+    if [[ $backend == sqlite ]]; then
+      db_url="sqlite://$workdir/$example.db?mode=rwc"
+    else
+      db_name="viewset_st_${example}_$$"
+      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
+      db_url="$pg_url/$db_name"
+    fi
+    port=$(free_port)
+    (cd "$workdir" && exec env DATABASE_URL="$db_url" SERVICE_BIND="127.0.0.1:$port" RUST_LOG=warn \
+      "$target/debug/$example" >"$reports/$example-$backend.log" 2>&1) &
+    server=$!
+    for _ in $(seq 1 60); do
+      curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+      kill -0 "$server" 2>/dev/null || { cat "$reports/$example-$backend.log"; exit 1; }
+      sleep 0.5
+    done
+    identities_var="identities_$example"
+    for identity in ${!identities_var}; do
+      auth=()
+      if [[ $identity != anonymous ]]; then auth=(-H "Authorization: Bearer $identity"); fi
+      run="$example-$backend-$identity"
+      printf '\n==> schemathesis: %s\n' "$run"
+      start=$SECONDS
+      # --generation-allow-x00 false: a NUL byte in a string is PostgreSQL's 500 of issue 14 item 4, fixed
+      # elsewhere; the rest of the generated input, and every check, stays on.
+      if SCHEMATHESIS_HOOKS="$root/.ci/schemathesis_hooks.py" "$venv/bin/st" --config-file "$root/.ci/schemathesis.toml" run "$reports/$example.json" --url "http://127.0.0.1:$port" "${auth[@]}" \
+        --checks all --max-examples "$max_examples" --exclude-path-regex '/stream$' \
+        --generation-allow-x00 false --generation-database none --seed 14 --no-color --workers 1 --request-timeout 10 \
+        --report junit --report-junit-path "$reports/$run.xml" >"$reports/$run.txt" 2>&1; then
+        echo "passed in $((SECONDS - start)) s"
+      else
+        tail -n 60 "$reports/$run.txt"
+        echo "FAILED in $((SECONDS - start)) s (full output: $reports/$run.txt)"
+        failed+=("$run")
+      fi
+    done
+    stop_server
+    if [[ $backend == postgres ]]; then psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"; fi
+    rm -rf "$workdir"
+  done
+done
+
+if ((${#failed[@]})); then
+  echo "schemathesis failed: ${failed[*]}" >&2
+  exit 1
+fi
+echo "schemathesis: every run passed"

@@ -1,0 +1,203 @@
+//! The OpenAPI document tells the truth (issue 14 item 6): each claim it makes about a route is checked against the
+//! server's answer, on SQLite and PostgreSQL, for the blog (served `/openapi.json`) and the tenants example.
+
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+use viewset_core::query::FilterLookup;
+use viewset_tests::harness::TestApp;
+use viewset_tests::identities::{blog::BOB, tenants};
+use viewset_tests::on_every_database;
+
+on_every_database!(TestApp::blog =>
+    delete_documents_the_id_it_answers,
+    paging_bounds_are_the_configured_ones,
+    bodies_are_closed_objects,
+    integral_floats_are_integers,
+    action_and_write_errors_are_documented,
+    bearer_security_where_permissions_need_an_identity,
+    every_documented_filter_is_accepted_and_no_other_lookup,
+);
+
+on_every_database!(TestApp::tenants => tenants_filters_agree_with_the_server);
+
+async fn document(app: &TestApp) -> Value {
+    let (status, document) = app.get("/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    document
+}
+
+fn list_parameters<'a>(doc: &'a Value, path: &str) -> Vec<&'a Value> {
+    doc["paths"][path]["get"]["parameters"].as_array().expect("list parameters").iter().collect()
+}
+
+fn parameter<'a>(doc: &'a Value, path: &str, name: &str) -> Option<&'a Value> {
+    list_parameters(doc, path).into_iter().find(|p| p["name"] == name)
+}
+
+async fn delete_documents_the_id_it_answers(app: TestApp) {
+    let doc = document(&app).await;
+    let delete = &doc["paths"]["/api/posts/{pk}"]["delete"];
+    let id = &delete["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["id"];
+    assert_eq!(id, &delete["parameters"][0]["schema"], "DELETE's id is the lookup field's schema");
+    assert_eq!(id["type"], "integer");
+    let (status, body) = app.send(Method::DELETE, "/api/posts/1", BOB, None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert!(body["id"].is_i64(), "the server answers an integer id: {body}");
+}
+
+async fn paging_bounds_are_the_configured_ones(app: TestApp) {
+    let doc = document(&app).await;
+    let limit = &parameter(&doc, "/api/posts/", "limit").expect("limit")["schema"];
+    assert_eq!((limit["minimum"].as_i64(), limit["maximum"].as_i64()), (Some(1), Some(100)), "{limit}");
+    assert_eq!(limit["default"], 20);
+    let offset = &parameter(&doc, "/api/posts/", "offset").expect("offset")["schema"];
+    assert_eq!(offset["minimum"], 0);
+    for (query, status) in [("limit=1", 200), ("limit=100", 200), ("limit=0", 422), ("limit=101", 422)] {
+        assert_eq!(app.get(&format!("/api/posts/?{query}")).await.0.as_u16(), status, "{query}");
+    }
+    assert_eq!(app.get("/api/posts/?offset=-1").await.0, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+async fn bodies_are_closed_objects(app: TestApp) {
+    let doc = document(&app).await;
+    for (path, method) in [("/api/posts/", "post"), ("/api/posts/{pk}", "patch"), ("/authors/", "post")] {
+        let schema = &doc["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"];
+        assert_eq!(schema["additionalProperties"], false, "{method} {path}: {schema}");
+    }
+    let body = r#"{"title": "t", "body": "b", "author_id": 1, "unknown": 1}"#;
+    let (status, _) = app.send(Method::POST, "/api/posts/", BOB, Some(body)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "an unknown field is refused, as documented");
+    let (status, _) = app.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"unknown": 1}"#)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+/// The document's bodies are JSON Schema, where `7.0` is an integer: the server reads it as one.
+async fn integral_floats_are_integers(app: TestApp) {
+    let body = r#"{"title": "t", "body": "b", "author_id": 1.0, "views": 7.0}"#;
+    let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!((created["views"].as_i64(), created["author_id"].as_i64()), (Some(7), Some(1)));
+    let (status, body) = app.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 2.5}"#)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a fraction is still refused: {body}");
+}
+
+async fn action_and_write_errors_are_documented(app: TestApp) {
+    let doc = document(&app).await;
+    let publish = &doc["paths"]["/api/posts/{pk}/publish"]["post"]["responses"];
+    assert!(publish.get("400").is_some(), "the action's 400 is documented: {publish}");
+    let (status, body) = app.send(Method::POST, "/api/posts/abc/publish", BOB, None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    for name in ["MethodNotAllowed", "InternalError", "DatabaseUnavailable", "PayloadTooLarge", "UnsupportedMediaType"]
+    {
+        assert!(doc["components"]["responses"].get(name).is_some(), "{name} missing from components.responses");
+    }
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for (method, op) in item.as_object().expect("path item") {
+            let responses = &op["responses"];
+            for status in ["403", "405", "500", "503"] {
+                assert!(responses.get(status).is_some(), "{method} {path} lacks {status}");
+            }
+            let reads_body = op.get("requestBody").is_some();
+            for status in ["413", "415"] {
+                assert_eq!(responses.get(status).is_some(), reads_body, "{method} {path}: {status}");
+            }
+        }
+    }
+    // The documented 405 is what the server answers, as JSON.
+    let (status, body) = app.send(Method::PUT, "/api/posts/1", BOB, Some("{}")).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::METHOD_NOT_ALLOWED, Some("method_not_allowed")));
+}
+
+async fn bearer_security_where_permissions_need_an_identity(app: TestApp) {
+    let doc = document(&app).await;
+    let scheme = &doc["components"]["securitySchemes"]["bearerAuth"];
+    assert_eq!((scheme["type"].as_str(), scheme["scheme"].as_str()), (Some("http"), Some("bearer")));
+    let required = serde_json::json!([{"bearerAuth": []}]);
+    let optional = serde_json::json!([{}, {"bearerAuth": []}]);
+    for (path, method, security, anonymous) in [
+        ("/authors/", "get", &required, 403),
+        ("/api/posts/", "post", &required, 403),
+        ("/api/posts/", "get", &optional, 200),
+        ("/api/posts/{pk}", "get", &optional, 200),
+    ] {
+        assert_eq!(&doc["paths"][path][method]["security"], security, "{method} {path}");
+        let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+        let body = (method == Method::POST).then_some(r#"{"title": "t", "body": "b", "author_id": 1}"#);
+        let (status, _) = app.send(method, &path.replace("{pk}", "1"), None, body).await;
+        assert_eq!(status.as_u16(), anonymous, "{path} anonymously");
+    }
+}
+
+/// A value the parameter's schema allows, as a query string spells it.
+fn sample(schema: &Value) -> &'static str {
+    let schema = schema.get("anyOf").map_or(schema, |any| &any[0]);
+    match (schema["type"].as_str(), schema["format"].as_str(), schema.get("pattern")) {
+        (Some("integer"), ..) => "1",
+        (Some("number"), ..) => "1.5",
+        (_, Some("date-time"), _) => "2026-01-01T00:00:00Z",
+        (_, Some("date"), _) => "2026-01-01",
+        (_, _, Some(_)) => "true",
+        _ => "a",
+    }
+}
+
+/// Every documented list parameter with a value its schema allows is accepted; every lookup of a filterable field
+/// that is not documented is a 422.
+async fn check_filters(app: &TestApp, doc: &Value, path: &str, token: Option<&str>, filterable: &[&str]) {
+    let params = list_parameters(doc, path);
+    for param in &params {
+        let name = param["name"].as_str().unwrap();
+        // `__in` takes a comma-separated list of values of the field's type (its exact filter's schema).
+        let value = match name.strip_suffix("__in") {
+            Some(field) => {
+                let exact = params.iter().find(|p| p["name"] == field).expect("the field's exact filter");
+                format!("{0},{0}", sample(&exact["schema"]))
+            }
+            None => sample(&param["schema"]).to_string(),
+        };
+        let (status, body) = app.send(Method::GET, &format!("{path}?{name}={value}"), token, None).await;
+        assert_eq!(status, StatusCode::OK, "documented {name}={value}: {body}");
+    }
+    for field in filterable {
+        for lookup in FilterLookup::ALL.into_iter().filter(|l| *l != FilterLookup::Exact) {
+            let name = format!("{field}__{}", lookup.name());
+            if params.iter().any(|p| p["name"] == name.as_str()) {
+                continue;
+            }
+            let (status, body) = app.send(Method::GET, &format!("{path}?{name}=1"), token, None).await;
+            assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "undocumented {name}: {body}");
+        }
+    }
+}
+
+async fn every_documented_filter_is_accepted_and_no_other_lookup(app: TestApp) {
+    let doc = document(&app).await;
+    let names: Vec<&str> = list_parameters(&doc, "/api/posts/").iter().map(|p| p["name"].as_str().unwrap()).collect();
+    for absent in ["published__gt", "views__contains", "created_at__icontains", "rating__contains"] {
+        assert!(!names.contains(&absent), "{absent} is always a 422 and must not be documented");
+    }
+    for present in ["views__gt", "published__isnull", "title__icontains", "created_at__lte", "author_id__in"] {
+        assert!(names.contains(&present), "{present} missing");
+    }
+    let views_gt = &parameter(&doc, "/api/posts/", "views__gt").unwrap()["schema"];
+    assert_eq!(views_gt["type"], "number", "a fractional bound on an integer column is accepted (rounded)");
+    for bound in ["2.5", "1e-5", "-1E3"] {
+        let (status, body) = app.get(&format!("/api/posts/?views__lte={bound}")).await;
+        assert_eq!(status, StatusCode::OK, "views__lte={bound} is a number: {body}");
+    }
+    let created = &parameter(&doc, "/api/posts/", "created_at__gt").unwrap()["schema"];
+    assert_eq!(created["format"], "date-time");
+    let filterable = ["published", "views", "author_id", "rating", "title", "created_at"];
+    check_filters(&app, &doc, "/api/posts/", None, &filterable).await;
+}
+
+async fn tenants_filters_agree_with_the_server(app: TestApp) {
+    let doc = serde_json::to_value(::tenants::openapi()).unwrap();
+    let names: Vec<&str> =
+        list_parameters(&doc, "/api/projects/").iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert!(!names.iter().any(|n| n.starts_with("tenant_id")), "the tenant field is not a filter: {names:?}");
+    assert!(names.contains(&"archived__isnull") && !names.contains(&"archived__gt"), "{names:?}");
+    assert_eq!(doc["paths"]["/api/projects/"]["get"]["security"], serde_json::json!([{"bearerAuth": []}]));
+    check_filters(&app, &doc, "/api/projects/", tenants::BOB, &["name", "archived", "owner"]).await;
+    check_filters(&app, &doc, "/api/notes/", tenants::BOB, &[]).await;
+}
