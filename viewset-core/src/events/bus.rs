@@ -139,6 +139,7 @@ impl EventBus {
     }
 
     /// Marks a gap after the events delivered so far and tells every subscriber (`reset`, `reconnected`).
+    #[cfg(feature = "postgres")]
     fn reconnected(&self) {
         // Only the listening task delivers on a PostgreSQL bus, so no event is numbered meanwhile.
         self.0.gap.send_replace(self.0.next.load(Ordering::SeqCst));
