@@ -39,7 +39,12 @@ pub fn entity_tag(body: &[u8]) -> String {
 /// assert!(response.headers().contains_key("etag"));
 /// ```
 pub fn tagged_json<T: Serialize>(status: StatusCode, value: &T) -> Response {
-    match serde_json::to_vec(value) {
+    tagged_body(status, serde_json::to_vec(value))
+}
+
+/// A serialized JSON body as a response with its [`entity_tag`] in `ETag` (a 500 if serializing failed).
+fn tagged_body(status: StatusCode, body: serde_json::Result<Vec<u8>>) -> Response {
+    match body {
         Ok(body) => {
             let tag = HeaderValue::from_str(&entity_tag(&body)).expect("an entity tag is a valid header value");
             let json = HeaderValue::from_static("application/json");
@@ -56,15 +61,24 @@ pub fn tagged_json<T: Serialize>(status: StatusCode, value: &T) -> Response {
     }
 }
 
-/// The tag of `model`'s detail representation as this caller receives it (hidden fields removed).
-pub fn representation_tag<V: ViewSet>(model: &ModelOf<V>, request: &RequestContext) -> String {
-    let item = V::Detail::from_model(model.clone());
-    let body = if request.hidden_fields.is_empty() {
+/// `model`'s detail representation as this caller receives it (hidden fields removed), as JSON bytes.
+fn representation_body<V: ViewSet>(model: ModelOf<V>, request: &RequestContext) -> serde_json::Result<Vec<u8>> {
+    let item = V::Detail::from_model(model);
+    if request.hidden_fields.is_empty() {
         serde_json::to_vec(&item)
     } else {
         serde_json::to_vec(&visible(&item, &request.hidden_fields))
-    };
-    entity_tag(&body.unwrap_or_default())
+    }
+}
+
+/// `model`'s detail representation as a response with its `ETag`: what retrieve and writes answer.
+pub fn tagged_representation<V: ViewSet>(model: ModelOf<V>, request: &RequestContext, status: StatusCode) -> Response {
+    tagged_body(status, representation_body::<V>(model, request))
+}
+
+/// The tag of `model`'s detail representation as this caller receives it (hidden fields removed).
+pub fn representation_tag<V: ViewSet>(model: &ModelOf<V>, request: &RequestContext) -> String {
+    entity_tag(&representation_body::<V>(model.clone(), request).unwrap_or_default())
 }
 
 /// The tags listed in a conditional header: `None` when it is absent, `Some(["*"])` for `*`.

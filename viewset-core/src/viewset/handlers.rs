@@ -8,14 +8,14 @@ use sea_orm::{ActiveModelTrait, EntityName, EntityTrait, IntoActiveModel, Select
 use serde_json::json;
 
 use super::{Hooks, ModelOf, ViewSet, etag};
-use crate::access::{self, Lookup, stamp_tenant, visible};
+use crate::access::{self, Lookup, stamp_tenant};
 use crate::error::ApiError;
 use crate::events::{Action, ChangeEvent, publish};
 use crate::pagination::{PageQuery, Paginator};
 use crate::query::ordering::effective_order;
 use crate::query::{Filters, apply_exact_filters};
 use crate::request::RequestContext;
-use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
+use crate::schema::{CreateSchema, UpdateSchema};
 
 fn table<V: ViewSet>() -> &'static str {
     V::Entity::default().table_name()
@@ -53,12 +53,7 @@ pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<R
 /// A record as the detail representation, without the fields hidden from this caller, with its `ETag` (the hash
 /// of this body, see [`etag`]).
 pub fn detail<V: ViewSet>(model: ModelOf<V>, request: &RequestContext, status: StatusCode) -> Response {
-    let item = V::Detail::from_model(model);
-    if request.hidden_fields.is_empty() {
-        etag::tagged_json(status, &item)
-    } else {
-        etag::tagged_json(status, &visible(&item, &request.hidden_fields))
-    }
+    etag::tagged_representation::<V>(model, request, status)
 }
 
 /// Default `create`: validate, insert, 201 with the record.
