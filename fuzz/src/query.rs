@@ -1,0 +1,65 @@
+//! Target `query_string`: a list request's query string, raw or structured, through the real routes of the three
+//! paginators, on SQLite and PostgreSQL statements.
+//!
+//! Selector bits: 0 backend; 1 small [`QueryLimits`](viewset_core::query::QueryLimits); 2–3 the ViewSet
+//! (`/items/` limit/offset, `/paged/items/`, `/cursor/items/`, `/items/`); 4–5 the caller (anonymous, user,
+//! staff, anonymous); 6 the database holds two rows; 7 the rest is structured (names and values from the pools of
+//! [`crate::input`]) rather than the raw query string.
+
+use arbitrary::Unstructured;
+use axum::http::StatusCode;
+
+use crate::app::{Call, send};
+use crate::input::{Selector, encode_query, principal, structured_query};
+use crate::proxy::sample;
+
+/// The list prefixes, by selector bits 2–3.
+pub const LISTS: [&str; 4] = ["/items/", "/paged/items/", "/cursor/items/", "/items/"];
+
+/// Runs one input.
+pub fn run(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else { return };
+    let selector = Selector(first);
+    let query = if selector.bit(7) {
+        match structured_query(&mut Unstructured::new(rest)) {
+            Ok(query) => query,
+            Err(_) => return,
+        }
+    } else {
+        encode_query(rest)
+    };
+    let list = LISTS[selector.two(2)];
+    let caller = principal(selector.two(4));
+    let staff = caller.is_staff;
+    let mut call = Call::get(selector.backend(), caller, format!("{list}?{query}"));
+    call.small_limits = selector.bit(1);
+    if selector.bit(6) {
+        let mut second = sample();
+        (second.id, second.rating, second.title) = (2, None, "Second".into());
+        call.rows = vec![sample(), second];
+    }
+    let answer = send(&call);
+    match answer.status {
+        StatusCode::OK => check_page(list, &answer.body, staff),
+        // A page past the last one (the first always exists).
+        StatusCode::NOT_FOUND => assert_eq!(list, "/paged/items/", "{}: {}", call.uri, answer.body),
+        // Within the default transport limits only a structured input can pass 8 KiB.
+        StatusCode::URI_TOO_LONG | StatusCode::UNPROCESSABLE_ENTITY => {}
+        other => panic!("{} answered {other}: {}", call.uri, answer.body),
+    }
+}
+
+/// The paginator's envelope; where `secret` is staff-only (all but `/paged/items/`), only staff see it.
+fn check_page(list: &str, body: &serde_json::Value, staff: bool) {
+    let fields: &[&str] = match list {
+        "/paged/items/" => &["count", "page", "page_size", "total_pages", "results"],
+        "/cursor/items/" => &["next", "previous", "results"],
+        _ => &["count", "results", "limit", "offset"],
+    };
+    let keys: Vec<&str> = body.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
+    assert!(fields.iter().all(|f| keys.contains(f)) && keys.len() == fields.len(), "{list}: {body}");
+    for item in body["results"].as_array().unwrap_or_else(|| panic!("{body}")) {
+        let visible = staff || list == "/paged/items/";
+        assert_eq!(item.get("secret").is_some(), visible, "`secret` for staff only: {item}");
+    }
+}
