@@ -58,13 +58,20 @@ impl TestDb {
             }
             Backend::Postgres => {
                 let server = postgres_url().expect("a PostgreSQL test ran without VIEWSET_TEST_PG_URL: gate it");
-                let admin_url = format!("{server}/postgres");
-                let admin = Database::connect(&admin_url).await.expect("connect to the PostgreSQL server");
-                admin.execute_unprepared(&format!("CREATE DATABASE \"{name}\"")).await.expect("create test database");
-                admin.close().await.ok();
-                TestDb { url: format!("{server}/{name}"), cleanup: Cleanup::Postgres { admin_url, name } }
+                TestDb::postgres_on(&server).await
             }
         }
+    }
+
+    /// Creates an empty database on the PostgreSQL server at `server` (`postgres://user@host:port`), e.g. a
+    /// [`crate::cluster::PrivateCluster`]; it is dropped with the `TestDb`.
+    pub async fn postgres_on(server: &str) -> TestDb {
+        let name = unique_name();
+        let admin_url = format!("{server}/postgres");
+        let admin = Database::connect(&admin_url).await.expect("connect to the PostgreSQL server");
+        admin.execute_unprepared(&format!("CREATE DATABASE \"{name}\"")).await.expect("create test database");
+        admin.close().await.ok();
+        TestDb { url: format!("{server}/{name}"), cleanup: Cleanup::Postgres { admin_url, name } }
     }
 
     /// A fresh database with the blog's migrations applied, and a connection to it.

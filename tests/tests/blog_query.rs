@@ -34,6 +34,8 @@ on_every_database!(TestApp::blog =>
     unknown_parameters_are_ignored,
 );
 
+on_every_database!(TestApp::seeded_query_app => default_ordering_without_an_allowlist);
+
 async fn bool_lookups_and_coercions(app: TestApp) {
     for word in ["true", "True", "YES", "1"] {
         assert_eq!(ids_of(&app, &format!("published={word}")).await, vec![2, 1], "{word}");
@@ -145,4 +147,14 @@ async fn ordering_terms_and_rejections(app: TestApp) {
 async fn unknown_parameters_are_ignored(app: TestApp) {
     assert_eq!(ids_of(&app, "colour=red&x__y=1&body__gt=zzz").await, vec![3, 2, 1]);
     rejected(&app, "views__between=1", "views__between").await; // an allowlisted field with an unknown lookup is not ignored
+}
+
+/// Issue 20 item 1: `OrderingFilter` with no `ordering_fields` has no allowlist, so the class `ordering` (`-views`)
+/// stays the default whatever `?ordering=` asks (spec: "…or no ordering allowlist exists").
+async fn default_ordering_without_an_allowlist(app: TestApp) {
+    for query in ["", "?ordering=id", "?ordering=bogus", "?ordering=-id,title", "?ordering="] {
+        let (status, body) = app.get(&format!("/unlisted/posts/{query}")).await;
+        assert_eq!(status, StatusCode::OK, "{query}: {body}");
+        assert_eq!(ids(&body), vec![2, 1, 3], "{query}: the default -views");
+    }
 }

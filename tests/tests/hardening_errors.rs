@@ -1,11 +1,13 @@
 //! Error shapes (issue 14, items 7, 8, 10 and 12): non-JSON bodies are a JSON 415, unknown paths a JSON 404 that
 //! reminds of the trailing-slash rule, Studio's other methods a JSON 405, an unknown body field's 422 names only
-//! writable fields, a non-staff user can create an author, and deleting a referenced record says so. On SQLite and
-//! PostgreSQL.
+//! writable fields, a non-staff user can create an author, and deleting a referenced record says so; a number beyond
+//! an `f32` field's range is a 422 (found by the `body` fuzz target). On SQLite and PostgreSQL.
 
 use reqwest::{Method, StatusCode};
+use sea_orm::{EntityTrait, PaginatorTrait};
 use serde_json::{Value, json};
-use viewset_tests::harness::TestApp;
+use viewset_core::prelude::*;
+use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::identities::blog::{ALICE, BOB};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{TOKEN, blog_with_authed_studio};
@@ -77,6 +79,34 @@ async fn unknown_body_field_names_only_writable_fields(app: TestApp) {
     assert!(body["detail"][0]["msg"].as_str().unwrap_or_default().contains("`email`"), "{body}");
 }
 
+/// Issue 15: a body that does not parse is explained at once — every missing required field, every unknown and
+/// read-only field, the wrongly typed value — in API terms, never Rust type names.
+async fn body_errors_teach(app: TestApp) {
+    let raw = r#"{"views": "many", "id": 9, "nickname": 1}"#;
+    let (status, body) = app.send(Method::POST, "/api/posts/", BOB, Some(raw)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let errors: Vec<(String, String)> = body["detail"]
+        .as_array()
+        .expect("a list of errors")
+        .iter()
+        .map(|e| (e["loc"][1].as_str().unwrap_or_default().to_string(), e["type"].as_str().unwrap().to_string()))
+        .collect();
+    for expected in [("views", "type_error"), ("id", "read_only"), ("nickname", "extra_forbidden")] {
+        assert!(errors.contains(&(expected.0.into(), expected.1.into())), "{expected:?} in {body}");
+    }
+    for missing in ["title", "body", "author_id"] {
+        assert!(errors.contains(&(missing.into(), "missing".into())), "{missing} missing in {body}");
+    }
+    let text = body.to_string();
+    for rust in ["i32", "i64", "f64", "DateTime", "NaiveDate", "Option<"] {
+        assert!(!text.contains(rust), "a Rust type name ({rust}) in {text}");
+    }
+    assert!(text.contains("Input should be an integer"), "{text}");
+    // A value of the wrong JSON type for a number, in API terms.
+    let (_, body) = app.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"rating": "high"}"#)).await;
+    assert_eq!(body["detail"][0]["msg"], r#"Input should be a number (got the string "high")"#, "{body}");
+}
+
 async fn non_staff_can_create_an_author(app: TestApp) {
     let (status, created) = app.send(Method::POST, "/authors/", BOB, Some(r#"{"name": "Eve"}"#)).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
@@ -112,6 +142,7 @@ on_every_database!(TestApp::blog =>
     non_json_bodies_are_415,
     unknown_paths_are_json_404_with_the_slash_rule,
     unknown_body_field_names_only_writable_fields,
+    body_errors_teach,
     non_staff_can_create_an_author,
     deleting_a_referenced_record_says_it_is_referenced,
 );
@@ -152,3 +183,55 @@ async fn studio_other_methods_are_json_405(app: TestApp) {
 }
 
 on_every_database!(blog_with_authed_studio => studio_other_methods_are_json_405);
+
+/// The blog's posts with `rating` read as a 32-bit float.
+mod single {
+    use sea_orm::entity::prelude::*;
+    use serde::{Deserialize, Serialize};
+    use viewset_core::ModelSchema;
+
+    #[derive(Clone, Debug, PartialEq, DeriveEntityModel, Serialize, Deserialize, ModelSchema)]
+    #[sea_orm(table_name = "posts")]
+    pub struct Model {
+        #[sea_orm(primary_key)]
+        pub id: i32,
+        #[sea_orm(column_type = "String(StringLen::N(200))")]
+        pub title: String,
+        #[sea_orm(column_type = "Text")]
+        pub body: String,
+        pub rating: Option<f32>,
+        pub author_id: i32,
+    }
+
+    #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+    pub enum Relation {}
+
+    impl ActiveModelBehavior for ActiveModel {}
+}
+
+#[derive(ModelViewSet)]
+#[viewset(model = single::Entity, prefix = "/single/posts", stream_enabled = false)]
+struct SinglePosts;
+
+async fn single_precision_app(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let router = include_viewset::<SinglePosts, _>(axum::Router::new()).with_state(ServiceState::new(db.clone()));
+    TestApp::serve(router, db, database).await
+}
+
+/// serde read a JSON number beyond an `f32`'s range as infinity, which the create bound as a parameter (and a read
+/// would have answered as `null`). Found by `fuzz/`'s `body` target; now a 422 at the field before the database.
+async fn numbers_beyond_an_f32_are_refused(app: TestApp) {
+    let before = blog::entities::post::Entity::find().count(&app.db).await.expect("count");
+    for value in ["3.5e38", "-1e39", "1e300"] {
+        let post = format!(r#"{{"title": "t", "body": "b", "author_id": 1, "rating": {value}}}"#);
+        let (status, body) = app.send(Method::POST, "/single/posts/", None, Some(&post)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{value}: {body}");
+        assert_eq!(body["detail"][0]["loc"], json!(["body", "rating"]), "{body}");
+        assert_eq!(body["detail"][0]["type"], "finite_number", "{body}");
+    }
+    let after = blog::entities::post::Entity::find().count(&app.db).await.expect("count");
+    assert_eq!(before, after, "nothing was written");
+}
+
+on_every_database!(single_precision_app => numbers_beyond_an_f32_are_refused);

@@ -91,10 +91,18 @@ async fn outage_fails_fast_with_json_503(backend: Backend) {
         let elapsed = started.elapsed();
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE, "{method} {path}");
         assert_eq!(response.headers()["retry-after"], "5", "{method} {path}");
+        let id = response.headers()["x-request-id"].to_str().expect("a request id").to_string();
         let body: Value = response.json().await.expect("JSON body");
         assert_eq!(body["code"], "database_unavailable", "{method} {path}: {body}");
+        // A 5xx carries the request id it was logged with (issue 15), the one echoed in `x-request-id`.
+        assert_eq!((body["request_id"].as_str(), id.len()), (Some(id.as_str()), 36), "{body}");
         assert!(elapsed < Duration::from_secs(5), "{method} {path} took {elapsed:?}: the acquire timeout is 2 s");
     }
+    // A client's own request id is kept and echoed.
+    let response = client.get(format!("{base}/api/posts/")).header("x-request-id", "trace-42").send().await;
+    let response = response.expect("request");
+    assert_eq!(response.headers()["x-request-id"], "trace-42");
+    assert_eq!(response.json::<Value>().await.expect("JSON body")["request_id"], "trace-42");
     server.abort();
 }
 

@@ -16,6 +16,7 @@ on_every_database!(TestApp::blog =>
     action_and_write_errors_are_documented,
     bearer_security_where_permissions_need_an_identity,
     every_documented_filter_is_accepted_and_no_other_lookup,
+    conditional_requests_are_documented_as_served,
 );
 
 on_every_database!(TestApp::tenants => tenants_filters_agree_with_the_server);
@@ -200,4 +201,42 @@ async fn tenants_filters_agree_with_the_server(app: TestApp) {
     assert_eq!(doc["paths"]["/api/projects/"]["get"]["security"], serde_json::json!([{"bearerAuth": []}]));
     check_filters(&app, &doc, "/api/projects/", tenants::BOB, &["name", "archived", "owner"]).await;
     check_filters(&app, &doc, "/api/notes/", tenants::BOB, &[]).await;
+}
+
+async fn conditional_requests_are_documented_as_served(app: TestApp) {
+    let doc = document(&app).await;
+    let detail = &doc["paths"]["/api/posts/{pk}"];
+    let header = |op: &str, name: &str| {
+        detail[op]["parameters"]
+            .as_array()
+            .expect("parameters")
+            .iter()
+            .find(|p| p["name"] == name && p["in"] == "header")
+            .cloned()
+    };
+    assert!(header("get", "If-None-Match").is_some(), "{}", detail["get"]);
+    assert!(detail["get"]["responses"]["304"].is_object());
+    assert!(detail["get"]["responses"]["200"]["headers"]["ETag"].is_object());
+    for op in ["patch", "delete"] {
+        assert_eq!(header(op, "If-Match").map(|p| p["required"].clone()), Some(Value::Bool(false)), "{op}");
+        assert!(detail[op]["responses"]["412"].is_object(), "{op}");
+        assert!(detail[op]["responses"]["428"].is_null(), "{op}: the blog does not require If-Match");
+    }
+    assert!(doc["paths"]["/api/posts/"]["post"]["responses"]["201"]["headers"]["ETag"].is_object());
+
+    // What the document says, the server does: the documented ETag, its 304, and a stale If-Match's 412.
+    let first = app.client().get(format!("{}/api/posts/1", app.base)).send().await.expect("retrieve");
+    let etag = first.headers()["etag"].clone();
+    let again = app.client().get(format!("{}/api/posts/1", app.base)).header("if-none-match", etag).send().await;
+    assert_eq!(again.expect("conditional retrieve").status(), StatusCode::NOT_MODIFIED);
+    let stale = app
+        .client()
+        .patch(format!("{}/api/posts/1", app.base))
+        .bearer_auth(BOB.unwrap())
+        .header("if-match", "\"stale\"")
+        .json(&serde_json::json!({"views": 1}))
+        .send()
+        .await
+        .expect("patch");
+    assert_eq!(stale.status(), StatusCode::PRECONDITION_FAILED);
 }

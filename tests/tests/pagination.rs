@@ -9,7 +9,11 @@ use viewset_tests::datagen::{Rng, insert_posts, sort};
 use viewset_tests::harness::{TestApp, ids};
 use viewset_tests::on_every_database;
 
-on_every_database!(TestApp::seeded_query_app => page_numbers, cursor_links_and_bad_cursors);
+on_every_database!(TestApp::seeded_query_app =>
+    page_numbers,
+    cursor_links_and_bad_cursors,
+    cursor_links_keep_other_parameters_as_sent,
+);
 on_every_database!(TestApp::query_app => cursor_walks_ten_thousand_rows);
 
 async fn page_numbers(app: TestApp) {
@@ -60,6 +64,20 @@ async fn cursor_links_and_bad_cursors(app: TestApp) {
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {body}");
         assert_eq!(body["detail"][0]["loc"], serde_json::json!(["query", "cursor"]));
     }
+}
+
+/// A link keeps the parameters nobody reads as they were sent: re-encoded, each byte that is not UTF-8 grew into
+/// `%EF%BF%BD` and the link could pass the URI limit its request kept (found by `fuzz/`'s `cursor` target).
+async fn cursor_links_keep_other_parameters_as_sent(app: TestApp) {
+    let junk = "%FF".repeat(1_000);
+    let request = format!("/cursor/posts/?limit=2&x={junk}&y=a+b%20c");
+    let (status, first) = app.get(&request).await;
+    assert_eq!(status, StatusCode::OK, "{first}");
+    let next = first["next"].as_str().expect("next link").to_string();
+    assert!(next.contains(&format!("x={junk}&y=a+b%20c&")), "{}", &next[..200]);
+    assert!(next.len() < request.len() + 200, "the link grew to {} bytes from {}", next.len(), request.len());
+    let (status, second) = app.get(&next).await;
+    assert_eq!((status, ids(&second)), (StatusCode::OK, vec![1]), "{second}");
 }
 
 const ORDERINGS: &[&str] = &[

@@ -123,6 +123,9 @@ pub struct ActionInfo {
     pub request_schema: Option<fn() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
     /// Schema of its JSON response (`Json<R>` or `Result<Json<R>, _>`), if it can be told.
     pub response_schema: Option<fn() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
+    /// Whether the action is an AI tool (`#[action(ai_exposed = false)]` removes it; the ViewSet's own
+    /// `ai_exposed = false` removes all of its tools).
+    pub ai_exposed: bool,
 }
 
 /// Finds the best schema of an action's body or response type at compile time: `utoipa::ToSchema` if the type

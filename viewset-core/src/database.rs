@@ -48,3 +48,72 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
 pub async fn connect_with(options: ConnectOptions) -> Result<DatabaseConnection, DbErr> {
     Database::connect(options).await
 }
+
+tokio::task_local! {
+    static STATEMENTS: std::cell::RefCell<Vec<RecordedStatement>>;
+}
+
+/// One SQL statement a list ran, as recorded by [`record_statements`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct RecordedStatement {
+    /// `page` (the rows) or `count` (the filtered set that is counted).
+    pub role: &'static str,
+    /// The statement built by sea-query for the connection's backend, values inlined for reading.
+    pub sql: String,
+    /// Milliseconds from just before it was sent until its rows were read (`None` if it did not finish).
+    pub elapsed_ms: Option<f64>,
+}
+
+/// Runs `future` and returns what it produced with the SQL statements the list path ran inside it (the page and
+/// the count). The text is built from the very `Select` each query executes, just before it runs; outside this
+/// scope nothing is built or recorded.
+///
+/// ```
+/// # async fn run() {
+/// let (answer, statements) = viewset_core::database::record_statements(async { 42 }).await;
+/// assert_eq!(answer, 42);
+/// assert!(statements.is_empty());
+/// # }
+/// ```
+pub async fn record_statements<F: std::future::Future>(future: F) -> (F::Output, Vec<RecordedStatement>) {
+    STATEMENTS
+        .scope(std::cell::RefCell::new(Vec::new()), async {
+            let output = future.await;
+            (output, STATEMENTS.with(|s| s.take()))
+        })
+        .await
+}
+
+/// A statement being recorded: started by [`Recording::start`] just before it runs, [`Recording::finish`]ed when it
+/// returned (its time is then known).
+pub(crate) struct Recording {
+    index: Option<usize>,
+    started: std::time::Instant,
+}
+
+impl Recording {
+    /// Records `statement` under `role` when a [`record_statements`] scope is active.
+    pub(crate) fn start<S: sea_orm::QueryTrait>(role: &'static str, statement: &S, db: &DatabaseConnection) -> Self {
+        let index = STATEMENTS
+            .try_with(|recorded| {
+                let sql = statement.build(db.get_database_backend()).to_string();
+                let mut recorded = recorded.borrow_mut();
+                recorded.push(RecordedStatement { role, sql, elapsed_ms: None });
+                recorded.len() - 1
+            })
+            .ok();
+        Recording { index, started: std::time::Instant::now() }
+    }
+
+    /// Notes the statement's time (from [`Recording::start`] to now).
+    pub(crate) fn finish(self) {
+        if let Some(index) = self.index {
+            let elapsed = self.started.elapsed().as_secs_f64() * 1000.0;
+            let _ = STATEMENTS.try_with(|recorded| {
+                if let Some(statement) = recorded.borrow_mut().get_mut(index) {
+                    statement.elapsed_ms = Some(elapsed);
+                }
+            });
+        }
+    }
+}

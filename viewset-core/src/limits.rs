@@ -57,13 +57,19 @@ impl Default for Limits {
 
 impl Limits {
     /// `router` with these limits, and every non-JSON error response of the router and its layers rewritten as
-    /// JSON (`{"detail", "code"}`). Apply it last (outermost), after routes, fallback and other layers.
+    /// JSON (`{"detail", "code"}`). Every request gets an `x-request-id` (the client's, or a new UUID; echoed in the
+    /// response, recorded on the `request` tracing span around the handler); a 5xx is logged with it and carries
+    /// it in its body (`"request_id"`), so a user's report leads to the log line. Apply it last (outermost), after
+    /// routes, fallback and other layers.
     pub fn apply<S: Clone + Send + Sync + 'static>(self, router: Router<S>) -> Router<S> {
+        use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
         router
             .layer(DefaultBodyLimit::max(self.max_body_bytes))
             .layer(tower_http::limit::RequestBodyLimitLayer::new(self.max_body_bytes))
             .layer(middleware::from_fn_with_state(self, enforce))
             .layer(middleware::map_response_with_state(self, json_errors))
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
     }
 
     fn refuse(&self, status: StatusCode, limit: &'static str, detail: String) -> Response {
@@ -84,13 +90,35 @@ async fn enforce(State(limits): State<Limits>, request: Request, next: Next) -> 
             format!("The request headers are {header_len} bytes; at most {} are accepted.", limits.max_header_bytes);
         return limits.refuse(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "max_header_bytes", detail);
     }
-    match tokio::time::timeout(limits.request_timeout, next.run(request)).await {
+    let id = request.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+    let span = tracing::info_span!("request", request_id = %id);
+    let run = tracing::Instrument::instrument(next.run(request), span);
+    let response = match tokio::time::timeout(limits.request_timeout, run).await {
         Ok(response) => response,
         Err(_) => {
             let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
             limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
         }
+    };
+    if response.status().is_server_error() { with_request_id(response, &id).await } else { response }
+}
+
+/// The request-id header `Limits::apply` sets and echoes.
+const REQUEST_ID: &str = "x-request-id";
+
+/// A 5xx answer, logged with the request id, its JSON body carrying `"request_id"`.
+async fn with_request_id(response: Response, id: &str) -> Response {
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
+    let mut value: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_else(|_| json!({}));
+    let code = value.get("code").and_then(|c| c.as_str()).unwrap_or("").to_string();
+    tracing::error!(request_id = %id, status = parts.status.as_u16(), code = %code, "request failed");
+    if let Some(object) = value.as_object_mut() {
+        object.insert("request_id".into(), json!(id));
     }
+    let mut response = Response::from_parts(parts, Body::from(value.to_string()));
+    response.headers_mut().remove(header::CONTENT_LENGTH);
+    response
 }
 
 /// Error responses that are not JSON (axum's rejections and 405s, tower-http's 413) become JSON.
@@ -118,8 +146,40 @@ async fn json_errors(State(limits): State<Limits>, response: Response) -> Respon
     response
 }
 
+/// Whether this process is shutting down: set once by [`begin_shutdown`], watched by every event stream.
+static SHUTDOWN: std::sync::LazyLock<tokio::sync::watch::Sender<bool>> =
+    std::sync::LazyLock::new(|| tokio::sync::watch::channel(false).0);
+
+/// Starts this process's shutdown for the event streams: each open stream (and any opened from now on) gets a
+/// final `event: reset` with `"reason": "shutdown"` (and a `retry:` hint) and ends, so a graceful shutdown that
+/// waits for open connections is not held up by streams that never finish. [`shutdown_signal`] calls it; call it
+/// yourself when you stop the server on some other signal.
+///
+/// ```no_run
+/// # async fn run(app: axum::Router, stop: tokio::sync::oneshot::Receiver<()>) -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+/// axum::serve(listener, app)
+///     .with_graceful_shutdown(async move {
+///         let _ = stop.await;
+///         viewset_core::limits::begin_shutdown();
+///     })
+///     .await
+/// # }
+/// ```
+pub fn begin_shutdown() {
+    SHUTDOWN.send_replace(true);
+}
+
+/// Resolves once [`begin_shutdown`] was called (at once if it already was).
+pub(crate) async fn shutting_down() {
+    let mut receiver = SHUTDOWN.subscribe();
+    // The sender is a static: it is never dropped, so `wait_for` only returns once the flag is set.
+    let _ = receiver.wait_for(|down| *down).await;
+}
+
 /// Resolves on ctrl-c or (on Unix) SIGTERM: pass it to `axum::serve(...).with_graceful_shutdown` so in-flight
-/// requests finish before the process exits.
+/// requests finish before the process exits. It also calls [`begin_shutdown`], which ends every open event
+/// stream with a final `reset` event (`"reason": "shutdown"`).
 ///
 /// ```no_run
 /// # async fn run(app: axum::Router) -> std::io::Result<()> {
@@ -146,5 +206,6 @@ pub async fn shutdown_signal() {
         () = ctrl_c => {}
         () = terminate => {}
     }
-    tracing::info!("shutting down: finishing in-flight requests");
+    tracing::info!("shutting down: finishing in-flight requests, closing event streams");
+    begin_shutdown();
 }

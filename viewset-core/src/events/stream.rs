@@ -8,7 +8,8 @@
 //! `"reason": "resume_unavailable"` when the gap is too old or the id is another process's, or
 //! `"malformed_last_event_id"` when it is not an id this server sends (`<instance>-<number>`). When the
 //! PostgreSQL listener had to reconnect (events may have been lost), every subscriber gets `event: reset` with
-//! `"reason": "reconnected"`. A subscriber that falls behind is caught up from the buffer, or told
+//! `"reason": "reconnected"`. When the server shuts down ([`crate::limits::begin_shutdown`]) every stream ends
+//! with `event: reset`, `"reason": "shutdown"` and a `retry:` hint. A subscriber that falls behind is caught up from the buffer, or told
 //! `event: reset` with `"reason": "lagged"`; it never slows writers or other subscribers, and holds no database
 //! connection while it waits. Subscribers with equal requests share each event's visibility check
 //! (see `shared_views`).
@@ -31,6 +32,9 @@ use crate::access::{self, Operation, required_condition, visible};
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::viewset::Hooks;
+
+/// The reconnection delay a closing stream suggests to its client (`retry:`), in seconds.
+const SHUTDOWN_RETRY_SECS: u64 = 2;
 
 /// Frames buffered per subscriber before it counts as slow.
 const FRAMES: usize = 64;
@@ -145,6 +149,12 @@ impl<V: Hooks> Subscriber<V> {
             // A gap (the PostgreSQL listener reconnected) is told before any event delivered after it.
             let received = tokio::select! {
                 biased;
+                () = crate::limits::shutting_down() => {
+                    let retry = Duration::from_secs(SHUTDOWN_RETRY_SECS);
+                    let last = Event::default().event("reset").retry(retry).data(json!({"reason": "shutdown"}).to_string());
+                    self.send(last).await;
+                    return;
+                }
                 changed = gaps.changed() => {
                     if changed.is_err() || !self.reset("reconnected").await {
                         return;

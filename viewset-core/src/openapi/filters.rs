@@ -180,7 +180,7 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
         let fields = config.search_fields.join(", ");
         params.push(query("search", string().into(), &format!("Case-insensitive substring over {fields}.")));
     }
-    if has("OrderingFilter") {
+    if has("OrderingFilter") && config.ordering_fields.exists() {
         let allowed = match config.ordering_fields {
             crate::viewset::OrderingFields::All => "any field".to_string(),
             crate::viewset::OrderingFields::Only(list) => list.join(", "),

@@ -3,6 +3,7 @@
 //! (shared components) and security (the bearer scheme, required where `permission_classes` refuse anonymous
 //! callers), built from the ViewSets' configuration and the models' derived schemas.
 
+mod conditional;
 mod field_schema;
 mod filters;
 mod operations;

@@ -5,6 +5,7 @@ use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
+use super::conditional::{self, with_etag};
 use super::filters::list_parameters;
 use super::responses::{with_common_errors, with_security};
 use super::shapes::{component, envelope, validation_error};
@@ -84,7 +85,7 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let create = operation::<V>("create", "Create a record", Some(Operation::Create), true)
         .request_body(body(closed(V::Create::openapi_schema())))
-        .response("201", response("Created.", read::<V>(V::detail_schema())))
+        .response("201", with_etag(response("Created.", read::<V>(V::detail_schema()))))
         .response("400", response("Foreign-key violation.", component("Error")))
         .response("409", response("Uniqueness violation.", component("Error")))
         .response("422", response("Invalid body.", validation_error()));
@@ -96,13 +97,13 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let invalid_id = || response("Invalid identifier.", component("Error"));
     let retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
-        .response("200", response("The record.", read::<V>(V::detail_schema())))
+        .response("200", with_etag(response("The record.", read::<V>(V::detail_schema()))))
         .response("400", invalid_id())
         .response("404", not_found());
     let update = operation::<V>("update", "Update the sent fields of a record", Some(Operation::Update), true)
         .parameter(pk_parameter::<V>())
         .request_body(body(closed(V::Update::openapi_schema())))
-        .response("200", response("The updated record.", read::<V>(V::detail_schema())))
+        .response("200", with_etag(response("The updated record.", read::<V>(V::detail_schema()))))
         .response("400", response("Invalid identifier, or a foreign-key violation.", component("Error")))
         .response("404", not_found())
         .response("409", response("Uniqueness violation.", component("Error")))
@@ -117,9 +118,10 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         .response("200", response("Deletion confirmation.", deleted.into()))
         .response("400", response("Invalid identifier, or the record is still referenced.", component("Error")))
         .response("404", not_found());
-    paths.add_path_operation(&detail, vec![HttpMethod::Get], retrieve);
-    paths.add_path_operation(&detail, vec![HttpMethod::Patch], update);
-    paths.add_path_operation(&detail, vec![HttpMethod::Delete], delete);
+    let required = V::require_if_match();
+    paths.add_path_operation(&detail, vec![HttpMethod::Get], conditional::read(retrieve));
+    paths.add_path_operation(&detail, vec![HttpMethod::Patch], conditional::write(update, required));
+    paths.add_path_operation(&detail, vec![HttpMethod::Delete], conditional::write(delete, required));
 
     if V::CONFIG.stream_enabled {
         let events = ResponseBuilder::new()

@@ -49,6 +49,10 @@ pub fn error_components() -> Vec<(&'static str, RefOr<Schema>)> {
                 .property("code", string())
                 .required("code")
                 .property("field", string())
+                .property(
+                    "request_id",
+                    string().description(Some("On a 5xx: the request's `x-request-id`, as logged by the server.")),
+                )
                 .into(),
         ),
     ]

@@ -106,8 +106,11 @@ pub async fn fetch_rows<V: ViewSet>(
     db: &sea_orm::DatabaseConnection,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let select = apply_order(page.select, &page.order, false).offset(page.offset).limit(page.limit);
+    let recording = crate::database::Recording::start("page", &select, db);
     // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
-    Box::pin(select.all(db)).await.map_err(crate::viewset::handlers::db_err::<V>)
+    let rows = Box::pin(select.all(db)).await.map_err(crate::viewset::handlers::db_err::<V>);
+    recording.finish();
+    rows
 }
 
 /// The ordered rows of a page window and the size of the filtered set. The two queries run concurrently (each on
@@ -127,7 +130,10 @@ pub async fn count_rows<V: ViewSet>(
     select: Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<u64, ApiError> {
-    Box::pin(select.count(db)).await.map_err(crate::viewset::handlers::db_err::<V>)
+    let recording = crate::database::Recording::start("count", &select, db);
+    let count = Box::pin(select.count(db)).await.map_err(crate::viewset::handlers::db_err::<V>);
+    recording.finish();
+    count
 }
 
 /// Rows as the list representation, without the fields hidden from this caller.

@@ -26,5 +26,5 @@ pub use limits::QueryLimits;
 pub use list_query::{ListQuery, OrderTerm, OrderingState};
 pub use lookups::FilterLookup;
 pub use ordering::{OrderingFilter, apply_order, effective_order};
-pub use params::{MAX_SQL_INTEGER, QueryParams};
+pub use params::{MAX_SQL_INTEGER, QueryParams, RESERVED_QUERY_NAMES, is_reserved_query_name};
 pub use search::SearchFilter;

@@ -12,7 +12,8 @@ use crate::request::RequestContext;
 use crate::viewset::{Direction, ViewSet};
 
 /// Client ordering over `ordering_fields`: comma-separated terms, `-` for descending. Terms outside the
-/// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec). A repeated
+/// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec). Without an
+/// allowlist (no `ordering_fields`) the parameter is ignored and the default ordering applies (spec). A repeated
 /// column keeps its first term; more than `max_ordering_terms` terms ([`QueryLimits`](super::QueryLimits)) are a 422.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct OrderingFilter;
@@ -23,6 +24,9 @@ impl FilterBackend for OrderingFilter {
         request: &RequestContext,
     ) -> Result<ListQuery<V::Entity>, ApiError> {
         let Some(raw) = request.query.one("ordering")? else { return Ok(query) };
+        if !V::CONFIG.ordering_fields.exists() {
+            return Ok(query);
+        }
         let terms: Vec<&str> = raw.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
         request.query.limits().check_ordering_terms(terms.len())?;
         if terms.is_empty() {

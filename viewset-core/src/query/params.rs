@@ -6,6 +6,50 @@ use crate::error::ApiError;
 /// The largest integer a paging parameter may have: databases bind `LIMIT`/`OFFSET` as signed 64-bit integers.
 pub const MAX_SQL_INTEGER: u64 = i64::MAX as u64;
 
+/// The query parameter names the framework itself uses or keeps for its reads (paging, search, ordering, sparse
+/// fields, embedding, …): never a filter. A model field with one of these names is left out of the router's
+/// exact-match filters, and naming it in `filterable_fields` is a compile error. A paginator's own
+/// `PARAMETERS` are reserved for the ViewSets that use it.
+pub const RESERVED_QUERY_NAMES: &[&str] = &[
+    "limit",
+    "offset",
+    "page",
+    "page_size",
+    "cursor",
+    "search",
+    "ordering",
+    "fields",
+    "expand",
+    "count",
+    "format",
+    "or",
+];
+
+/// Whether `name` is in [`RESERVED_QUERY_NAMES`] (a `const fn`: the derive checks `filterable_fields` with it at
+/// compile time).
+///
+/// ```
+/// use viewset_core::query::is_reserved_query_name;
+/// assert!(is_reserved_query_name("ordering") && !is_reserved_query_name("title"));
+/// ```
+pub const fn is_reserved_query_name(name: &str) -> bool {
+    let mut i = 0;
+    while i < RESERVED_QUERY_NAMES.len() {
+        if name.len() == RESERVED_QUERY_NAMES[i].len() {
+            let (a, b) = (name.as_bytes(), RESERVED_QUERY_NAMES[i].as_bytes());
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Decoded `key=value` pairs in request order, with the [`QueryLimits`] of the application.
 ///
 /// **One rule for repeated parameters**: a parameter the framework reads (`limit`, `offset`, `page`,

@@ -138,6 +138,28 @@ pub fn check_text(raw: &str) -> Result<(), String> {
 /// The dates every supported database can store and compare: years 1 to 9999.
 pub const DATE_RANGE: &str = "between 0001-01-01 and 9999-12-31";
 
+/// Whether a typed value is one every supported database stores: dates and date-times in [`DATE_RANGE`], text
+/// without NUL. The same rule as the query string's, applied to values that arrived another way (a JSON body).
+///
+/// ```
+/// use sea_orm::Value;
+/// use viewset_core::query::value::check_storable;
+/// let far = chrono::NaiveDate::from_ymd_opt(-4800, 1, 1);
+/// assert!(check_storable(&Value::ChronoDate(far)).is_err());
+/// assert!(check_storable(&Value::Int(Some(3))).is_ok());
+/// ```
+pub fn check_storable(value: &Value) -> Result<(), String> {
+    match value {
+        Value::ChronoDate(Some(d)) => in_range(*d).map(drop),
+        Value::ChronoDateTime(Some(d)) => in_range(*d).map(drop),
+        Value::ChronoDateTimeUtc(Some(d)) => in_range(*d).map(drop),
+        Value::ChronoDateTimeLocal(Some(d)) => in_range(*d).map(drop),
+        Value::ChronoDateTimeWithTimeZone(Some(d)) => in_range(*d).map(drop),
+        Value::String(Some(s)) => check_text(s),
+        _ => Ok(()),
+    }
+}
+
 fn in_range<D: Datelike>(date: D) -> Result<D, String> {
     if (1..=9999).contains(&date.year()) { Ok(date) } else { Err(format!("Input should be a date {DATE_RANGE}")) }
 }

@@ -5,6 +5,8 @@
 
 pub(crate) mod body;
 pub(crate) mod checks;
+pub(crate) mod explain;
+mod storable;
 
 use sea_orm::EntityTrait;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -13,6 +15,7 @@ use utoipa::openapi::schema::Schema;
 
 pub use crate::openapi::FieldSchema;
 pub use body::{parse_json_body, require_json};
+pub use storable::check_storable_body;
 
 use crate::error::FieldErrors;
 

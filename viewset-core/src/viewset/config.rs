@@ -23,6 +23,18 @@ impl OrderingFields {
             OrderingFields::Only(list) => list.contains(&field),
         }
     }
+
+    /// Whether an allowlist exists (`__all__` or at least one field). Without one, `?ordering=` is not a
+    /// parameter of the API and the class `ordering` stays the default (spec).
+    ///
+    /// ```
+    /// use viewset_core::viewset::OrderingFields;
+    /// assert!(!OrderingFields::Only(&[]).exists());
+    /// assert!(OrderingFields::All.exists() && OrderingFields::Only(&["id"]).exists());
+    /// ```
+    pub fn exists(&self) -> bool {
+        !matches!(self, OrderingFields::Only([]))
+    }
 }
 
 /// Sort direction of one ordering term.

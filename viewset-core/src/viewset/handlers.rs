@@ -15,7 +15,7 @@ use crate::pagination::{PageQuery, Paginator};
 use crate::query::ordering::effective_order;
 use crate::query::{Filters, apply_exact_filters};
 use crate::request::RequestContext;
-use crate::schema::{CreateSchema, UpdateSchema};
+use crate::schema::{CreateSchema, UpdateSchema, check_storable_body};
 
 fn table<V: ViewSet>() -> &'static str {
     V::Entity::default().table_name()
@@ -60,6 +60,7 @@ pub fn detail<V: ViewSet>(model: ModelOf<V>, request: &RequestContext, status: S
 pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Result<Response, ApiError> {
     data.validate()?;
     let mut active = data.into_active_model();
+    check_storable_body(&active)?;
     stamp_tenant::<V>(&request, &mut active)?;
     V::before_create(&request, &mut active)?;
     let model = Box::pin(active.insert(&request.db)).await.map_err(db_err::<V>)?;
@@ -78,6 +79,7 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
     }
     let mut active = model.into_active_model();
     data.apply(&mut active);
+    check_storable_body(&active)?;
     let model = Box::pin(active.update(&request.db)).await.map_err(db_err::<V>)?;
     publish::<V>(&request, Action::Updated, &model);
     Ok(detail::<V>(model, &request, StatusCode::OK))

@@ -28,6 +28,10 @@ impl Field {
     pub fn writable_on_update(&self) -> bool {
         !self.read_only && !self.primary_key
     }
+    /// The field holds an `f32` (written `f32`, or `Option<f32>`).
+    pub fn is_f32(&self) -> bool {
+        matches!(&self.inner, Type::Path(p) if p.qself.is_none() && p.path.is_ident("f32"))
+    }
     /// A create body must carry this field.
     pub fn required_on_create(&self) -> bool {
         self.writable_on_create() && !self.nullable && !self.has_default

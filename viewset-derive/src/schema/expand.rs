@@ -132,7 +132,13 @@ fn validate(f: &Field, required: bool) -> TokenStream {
             if required { quote!(::core::option::Option::Some(&self.#name)) } else { quote!(self.#name.value()) };
         quote!(if let ::core::option::Option::Some(v) = #value { errors.max_length(#label, v, #max); })
     });
-    quote!(#null_check #length_check)
+    // serde reads a JSON number beyond an `f32`'s range as infinity: refuse it like any other invalid value.
+    let finite_check = f.is_f32().then(|| {
+        let value =
+            if required { quote!(::core::option::Option::Some(&self.#name)) } else { quote!(self.#name.value()) };
+        quote!(if let ::core::option::Option::Some(v) = #value { errors.finite(#label, *v); })
+    });
+    quote!(#null_check #length_check #finite_check)
 }
 
 fn assign_patch(f: &Field, vs: &TokenStream) -> TokenStream {

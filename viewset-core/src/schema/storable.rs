@@ -1,0 +1,39 @@
+//! Values a body may carry that the JSON parser accepts but a database cannot store (a date of year 300000 parses
+//! as a `chrono` date, and PostgreSQL refuses it): refused with a 422 at the field before any SQL runs.
+
+use sea_orm::{ActiveModelTrait, ActiveValue, EntityTrait, Iterable};
+
+use crate::error::{ApiError, InputError};
+use crate::query::columns::field_name;
+use crate::query::value::check_storable;
+
+/// Every column `active` will write (`Set`) holds a value every supported database stores
+/// ([`check_storable`]); otherwise a 422 listing each offending field at `["body", field]`.
+///
+/// ```
+/// # mod post {
+/// #     use sea_orm::entity::prelude::*;
+/// #     #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+/// #     #[sea_orm(table_name = "posts")]
+/// #     pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub published_on: Date }
+/// #     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+/// #     pub enum Relation {}
+/// #     impl ActiveModelBehavior for ActiveModel {}
+/// # }
+/// use sea_orm::ActiveValue::Set;
+/// let far = chrono::NaiveDate::from_ymd_opt(-4800, 1, 1).unwrap();
+/// let active = post::ActiveModel { published_on: Set(far), ..Default::default() };
+/// let err = viewset_core::schema::check_storable_body(&active).unwrap_err();
+/// assert_eq!(err.status(), 422);
+/// ```
+pub fn check_storable_body<A: ActiveModelTrait>(active: &A) -> Result<(), ApiError> {
+    let errors: Vec<InputError> = <A::Entity as EntityTrait>::Column::iter()
+        .filter_map(|column| match active.get(column) {
+            ActiveValue::Set(value) => check_storable(&value)
+                .err()
+                .map(|msg| InputError::new(["body", field_name::<A::Entity>(column)], msg, "value_error")),
+            _ => None,
+        })
+        .collect();
+    if errors.is_empty() { Ok(()) } else { Err(ApiError::Input(errors)) }
+}
