@@ -1,6 +1,8 @@
 //! Shared pieces of the cross-crate tests: a fixture model for the trybuild cases and the HTTP harness that
 //! runs the examples on SQLite and PostgreSQL.
 
+pub mod ai_client;
+pub mod cluster;
 pub mod datagen;
 pub mod every_database;
 pub mod fixtures;

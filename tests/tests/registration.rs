@@ -64,6 +64,7 @@ fn discover_viewsets_returns_public_viewsets_and_registers_nothing() {
         "PublishedPosts",
         "ReadOnlyPosts",
         "StreamAuthors",
+        "UnlistedOrderingPosts",
     ];
     assert_eq!(names, expected);
     let names: Vec<_> = discover_viewsets!(apps::members::api).iter().map(|e| e.name).collect();

@@ -57,10 +57,10 @@ async fn endpoint_shapes(app: TestApp) {
     assert_eq!(p["environment"], "development");
     assert_database_status(&h["database"], dialect);
     let caps: Vec<&str> = h["capabilities"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
-    assert_eq!(caps, ["read_schema", "read_data", "write_data", "read_migrations"]);
+    assert_eq!(caps, ["read_schema", "read_data", "write_data", "read_migrations", "ai_tools", "ai_query"]);
     assert_checksums(&h["checksums"]);
     let endpoints = h["endpoints"].as_object().unwrap();
-    assert_eq!(endpoints.len(), 12);
+    assert_eq!(endpoints.len(), viewset_studio::ENDPOINTS.len(), "only the endpoints this process serves");
     for (key, path) in viewset_studio::ENDPOINTS {
         assert_eq!(endpoints[key], path, "{key}");
     }
@@ -71,7 +71,7 @@ async fn endpoint_shapes(app: TestApp) {
         ("app_count", 1),
         ("model_count", 2),
         ("viewset_count", 2),
-        ("ai_tool_count", 0),
+        ("ai_tool_count", blog::api().tools().len()),
         ("migration_count", 2),
         ("pending_migrations", 0),
     ] {
@@ -152,7 +152,10 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
     let handshake = json(&app, "/studio/handshake").await;
     assert_eq!(handshake["database"]["connected"], false);
     let caps = handshake["capabilities"].as_array().unwrap();
-    assert!(!caps.iter().any(|c| c == "read_data"), "no data capability without a database: {caps:?}");
+    assert!(
+        !caps.iter().any(|c| c == "read_data" || c == "ai_query"),
+        "no data capability without a database: {caps:?}"
+    );
     // The context summary still answers, with the migration counts last read beside the database status; the
     // migrations summary, which cannot read the table, says so.
     let summary = json(&app, "/studio/context/summary").await;
@@ -305,4 +308,17 @@ async fn checksums_are_stable_across_processes() {
     let (first, second) = tokio::task::spawn_blocking(move || (run(), run())).await.unwrap();
     assert_eq!(first, second);
     assert_eq!(first, checksums_of(&sqlite_app(with_auth()).await).await);
+}
+
+/// Issue 20 item 2: `migrations_checksum` covers the migration files (embedded at build time), so editing a
+/// migration's code changes it, while building the graph again (a restart) gives the same value.
+#[test]
+fn migrations_checksum_covers_the_files() {
+    let graph = blog::migration_graph();
+    assert!(graph.nodes().iter().all(|n| n.source_sha256.is_some()), "every blog migration has its source");
+    assert_eq!(graph.checksum(), blog::migration_graph().checksum(), "a restart keeps the checksum");
+    let (name, text) = blog::migrations::SOURCES[1];
+    let mut edited = blog::migration_graph();
+    edited.source(name, &format!("{text}\n// an edit")).expect("registered");
+    assert_ne!(edited.checksum(), graph.checksum(), "an edited migration changes the checksum");
 }

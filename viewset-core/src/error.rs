@@ -70,6 +70,23 @@ impl FieldErrors {
             ));
         }
     }
+    /// Records a number that is not finite. serde reads a JSON number beyond the range of an `f32` field (such as
+    /// `3.5e38`) as infinity, which no column should store and no JSON response can show; the derived bodies call
+    /// this for every `f32` field.
+    ///
+    /// ```
+    /// let mut errors = viewset_core::error::FieldErrors::default();
+    /// errors.finite("ratio", 3.4e38_f32);
+    /// assert!(errors.clone().into_result().is_ok());
+    /// errors.finite("ratio", "3.5e38".parse::<f32>().unwrap());
+    /// assert_eq!(errors.into_result().unwrap_err().0[0].loc, ["body", "ratio"]);
+    /// ```
+    pub fn finite(&mut self, field: &str, value: impl Into<f64>) {
+        if !value.into().is_finite() {
+            let msg = format!("Input should be a finite number within the range of a 32-bit float (±{:e})", f32::MAX);
+            self.0.push(InputError::new(["body", field], msg, "finite_number"));
+        }
+    }
     /// `Ok(())` when nothing was recorded.
     pub fn into_result(self) -> Result<(), FieldErrors> {
         if self.0.is_empty() { Ok(()) } else { Err(self) }
@@ -121,8 +138,14 @@ pub enum ApiError {
     StillReferenced,
     /// A body whose `Content-Type` is not JSON (415 `unsupported_media_type`).
     UnsupportedMediaType(String),
-    /// No route matches the path (404 `not_found`; the message reminds of the trailing-slash rule).
-    UnknownPath(String),
+    /// No route matches the path (404 `not_found`; the message reminds of the trailing-slash rule and names the
+    /// registered path that differs only by it, also as `canonical_path`).
+    UnknownPath {
+        /// The requested path.
+        path: String,
+        /// The registered path with the trailing slash added or removed, if there is one.
+        canonical: Option<String>,
+    },
     /// A request over one of the [`crate::limits::Limits`] (413, 414, 431, 503), naming the limit.
     Limit {
         /// 413, 414, 431 or 503.
@@ -165,16 +188,29 @@ impl ApiError {
 }
 
 /// Whether `err` says the database cannot be reached (rather than that a statement failed): a connection that could
-/// not be acquired in time, a closed pool, or a connection-level I/O failure.
+/// not be acquired in time, a closed pool, a connection-level I/O failure, or a server that ended the session.
 fn unavailable(err: &DbErr) -> bool {
     match err {
         DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
         #[cfg(any(feature = "sqlite", feature = "postgres"))]
         DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e)) => {
-            matches!(**e, sea_orm::SqlxError::Io(_) | sea_orm::SqlxError::PoolTimedOut | sea_orm::SqlxError::PoolClosed)
+            match &**e {
+                sea_orm::SqlxError::Io(_) | sea_orm::SqlxError::PoolTimedOut | sea_orm::SqlxError::PoolClosed => true,
+                sea_orm::SqlxError::Database(db) => db.code().is_some_and(|code| session_ended(&code)),
+                _ => false,
+            }
         }
         _ => false,
     }
+}
+
+/// PostgreSQL's SQLSTATEs for a session the server ended or cannot start: class 08 (connection exception) and
+/// 57P01–57P03 (`admin_shutdown`: a fast or smart shutdown, a failover, `pg_terminate_backend`; `crash_shutdown`;
+/// `cannot_connect_now`). A pooled connection reports them on its next query. SQLite's codes are numbers, never
+/// these.
+#[cfg(any(test, feature = "sqlite", feature = "postgres"))]
+fn session_ended(sqlstate: &str) -> bool {
+    sqlstate.starts_with("08") || matches!(sqlstate, "57P01" | "57P02" | "57P03")
 }
 
 /// How long a client should wait before retrying after [`ApiError::DatabaseUnavailable`], in seconds.
@@ -212,7 +248,7 @@ impl ApiError {
             ApiError::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::StillReferenced => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::UnknownPath(_) => StatusCode::NOT_FOUND,
+            ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::Limit { status, .. } => *status,
         }
     }
@@ -268,13 +304,16 @@ impl ApiError {
                 "foreign_key_violation",
             ),
             ApiError::UnsupportedMediaType(msg) => simple(msg, "unsupported_media_type"),
-            ApiError::UnknownPath(path) => simple(
-                &format!(
-                    "No route for path `{path}`. Collection paths end with a slash (`/api/posts/`), \
-                     record paths do not (`/api/posts/1`)."
-                ),
-                "not_found",
-            ),
+            ApiError::UnknownPath { path, canonical } => {
+                let rule = "Collection paths end with a slash (`/api/posts/`), record paths do not (`/api/posts/1`).";
+                let Some(canonical) = canonical else {
+                    return simple(&format!("No route for path `{path}`. {rule}"), "not_found");
+                };
+                let mut body =
+                    simple(&format!("No route for path `{path}`; did you mean `{canonical}`? {rule}"), "not_found");
+                body["canonical_path"] = json!(canonical);
+                body
+            }
             ApiError::Limit { status, limit, detail } => {
                 let code = match status.as_u16() {
                     413 => "payload_too_large",
@@ -332,6 +371,16 @@ mod tests {
         assert_eq!(response.status(), 503);
         assert_eq!(response.headers()["retry-after"], "5");
         assert_eq!(ApiError::from(DbErr::Custom("x".into())).status(), 500, "other errors stay 500");
+    }
+
+    #[test]
+    fn ended_sessions_are_unavailable_other_statement_errors_are_not() {
+        for code in ["57P01", "57P02", "57P03", "08006", "08003"] {
+            assert!(session_ended(code), "{code}");
+        }
+        for code in ["57014", "23505", "42P01", "2067", "5"] {
+            assert!(!session_ended(code), "{code}");
+        }
     }
 
     #[test]

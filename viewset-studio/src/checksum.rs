@@ -32,7 +32,12 @@ pub fn canonical(value: &Value) -> Value {
 /// ```
 pub fn checksum(value: &Value) -> String {
     let text = serde_json::to_string(&canonical(value)).unwrap_or_default();
-    hex::encode(Sha256::digest(text.as_bytes()))
+    sha256_hex(text.as_bytes())
+}
+
+/// SHA-256 hex of `bytes`.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
 }
 
 /// Compares two byte strings in time that depends only on their lengths (through `subtle`).

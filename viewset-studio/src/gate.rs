@@ -51,7 +51,7 @@ impl Gate {
         if self.require_auth && !self.bearer_ok(headers) && !self.session_ok(headers) {
             let mut response = error(
                 StatusCode::UNAUTHORIZED,
-                "Studio requires `Authorization: Bearer <studio auth token>` or a staff session.",
+                "Studio requires its token (`X-Studio-Token: <token>` or `Authorization: Bearer <token>`) or a staff session.",
                 "not_authenticated",
             );
             response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"studio\""));
@@ -62,17 +62,28 @@ impl Gate {
 
     fn bearer_ok(&self, headers: &HeaderMap) -> bool {
         let Some(expected) = &self.token else { return false };
-        let presented = headers
-            .get(AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-            .map(str::trim);
-        presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes()))
+        let header = headers.get(STUDIO_TOKEN).and_then(|v| v.to_str().ok()).map(str::trim);
+        header.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes()))
+            || authorization_is_token(headers, Some(expected.as_str()))
     }
 
     fn session_ok(&self, headers: &HeaderMap) -> bool {
         self.staff_session.as_ref().is_some_and(|hook| hook(headers))
     }
+}
+
+/// The header that carries the Studio token when `Authorization` belongs to the application's own users.
+pub const STUDIO_TOKEN: &str = "x-studio-token";
+
+/// Whether `Authorization: Bearer …` holds the Studio `token` (compared in constant time).
+pub(crate) fn authorization_is_token(headers: &HeaderMap, token: Option<&str>) -> bool {
+    let Some(expected) = token else { return false };
+    let presented = headers
+        .get(AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+        .map(str::trim);
+    presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes()))
 }
 
 fn normalize(origin: &str) -> String {
@@ -102,12 +113,5 @@ pub(crate) async fn check(State(gate): State<Arc<Gate>>, request: Request, next:
 /// assert_eq!(viewset_studio::cookie(&headers, "missing"), None);
 /// ```
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(axum::http::header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim().to_string())
+    viewset_core::auth::cookie(headers, name).map(str::to_string)
 }

@@ -23,6 +23,8 @@ pub struct MigrationNode {
     pub name: String,
     /// Names of the migrations it depends on (any app).
     pub dependencies: Vec<String>,
+    /// SHA-256 (hex) of its source file, when registered with [`MigrationGraph::source`].
+    pub source_sha256: Option<String>,
 }
 
 crate::message_error::message_error! {
@@ -73,7 +75,29 @@ impl MigrationGraph {
             app_label: app_label.to_string(),
             name: name.to_string(),
             dependencies: dependencies.iter().map(|d| d.to_string()).collect(),
+            source_sha256: None,
         });
+        Ok(self)
+    }
+
+    /// Records the source text of the registered migration `name` (embed it with `include_str!`), so that the
+    /// migrations checksum changes when a migration's code is edited, not only when the graph does.
+    ///
+    /// ```
+    /// use viewset_studio::MigrationGraph;
+    /// let mut graph = MigrationGraph::new();
+    /// graph.add("shop", "m1_initial", &[]).unwrap();
+    /// let before = graph.checksum();
+    /// graph.source("m1_initial", "create table items (id int)").unwrap();
+    /// let edited = graph.clone().source("m1_initial", "create table items (id bigint)").unwrap().checksum();
+    /// assert!(before != graph.checksum() && graph.checksum() != edited);
+    /// assert!(graph.source("m9_missing", "").is_err());
+    /// ```
+    pub fn source(&mut self, name: &str, text: &str) -> Result<&mut Self, GraphError> {
+        let Some(node) = self.nodes.iter_mut().find(|n| n.name == name) else {
+            return Err(GraphError(format!("migration `{name}` is not registered: add it before its source")));
+        };
+        node.source_sha256 = Some(crate::checksum::sha256_hex(text.as_bytes()));
         Ok(self)
     }
 
@@ -140,11 +164,12 @@ impl MigrationGraph {
             "table": self.table_name(),
             "migrations": self.nodes.iter().map(|n| json!({
                 "app_label": n.app_label, "name": n.name, "dependencies": n.dependencies,
+                "source_sha256": n.source_sha256,
             })).collect::<Vec<_>>(),
         })
     }
 
-    /// SHA-256 of [`MigrationGraph::to_json`].
+    /// SHA-256 of [`MigrationGraph::to_json`]: the graph and the registered migrations' source texts.
     pub fn checksum(&self) -> String {
         crate::checksum(&self.to_json())
     }

@@ -1,4 +1,4 @@
-//! The Studio endpoint paths, written once: the router mounts these constants, the handshake announces them
+//! The Studio and `/ai` endpoint paths, written once: the routers mount these constants, the handshake announces them
 //! ([`ENDPOINTS`]), the placeholder UI links them and the CLI requests them.
 //!
 //! ```
@@ -20,21 +20,28 @@ pub const SCHEMA_HANDSHAKE: &str = "/studio/schema/handshake";
 /// `GET /studio/ui`: the Studio web UI.
 pub const UI: &str = "/studio/ui";
 
+/// `GET /ai/context/full`: the full context.
+pub const AI_CONTEXT_FULL: &str = "/ai/context/full";
+/// `GET /ai/tools`: the tool catalog.
+pub const AI_TOOLS: &str = "/ai/tools";
+/// `/ai/tools/mcp`: the MCP server (Streamable HTTP).
+pub const AI_TOOLS_MCP: &str = "/ai/tools/mcp";
+/// `POST /ai/query/execute`: a structured read-only query.
+pub const AI_QUERY_EXECUTE: &str = "/ai/query/execute";
+
+/// The `/ai` endpoints this crate serves (mounted with Studio, behind its gate). The spec's codegen, patch, plan
+/// and schema-health endpoints are not built, so neither served nor announced.
+pub const AI_PATHS: [&str; 4] = [AI_CONTEXT_FULL, AI_TOOLS, AI_TOOLS_MCP, AI_QUERY_EXECUTE];
+
 /// The Studio JSON endpoints this crate serves (every one mounted by the Studio router).
 pub const STUDIO_PATHS: [&str; 6] = [HANDSHAKE, CONTEXT_SUMMARY, HEALTH, MIGRATIONS_SUMMARY, SCHEMA_HANDSHAKE, UI];
 
-/// The handshake `endpoints` keys and their fixed paths, as the spec lists them.
-pub const ENDPOINTS: [(&str, &str); 12] = [
-    ("context_full", "/ai/context/full"),
+/// The handshake `endpoints` keys (the spec's names) and their paths: only the endpoints this process serves.
+pub const ENDPOINTS: [(&str, &str); 6] = [
+    ("context_full", AI_CONTEXT_FULL),
     ("context_summary", CONTEXT_SUMMARY),
     ("health", HEALTH),
-    ("tools", "/ai/tools"),
-    ("tools_mcp", "/ai/tools/mcp"),
-    ("query_execute", "/ai/query/execute"),
-    ("codegen_preview", "/ai/codegen/preview"),
-    ("patch_preview", "/ai/patch/preview"),
-    ("patch_apply", "/ai/patch/apply"),
-    ("plan_preview", "/ai/plan/preview"),
-    ("plan_apply", "/ai/plan/apply"),
-    ("schema_health", "/ai/schema/health"),
+    ("tools", AI_TOOLS),
+    ("tools_mcp", AI_TOOLS_MCP),
+    ("query_execute", AI_QUERY_EXECUTE),
 ];

@@ -127,7 +127,7 @@ pub struct ContextSummary {
     pub viewset_count: u64,
     /// Registered routes of the application.
     pub route_count: u64,
-    /// AI tools (none: the AI surface is not built).
+    /// AI tools (one per operation of each AI-exposed ViewSet and action).
     pub ai_tool_count: u64,
     /// Migrations in the graph.
     pub migration_count: u64,

@@ -3,14 +3,15 @@
 
 mod handlers;
 mod model;
-mod state;
+pub(crate) mod state;
 
 use std::sync::Arc;
 
 use axum::Router;
 use sea_orm::{DatabaseConnection, EntityTrait};
 use serde_json::{Value, json};
-use viewset_core::registration::RouteInfo;
+use viewset_core::registration::{RouteInfo, ToolInfo};
+use viewset_core::viewset::OrderingFields;
 use viewset_core::{Api, ViewSet};
 
 pub use self::model::ModelEntry;
@@ -40,14 +41,20 @@ pub const RUST_VERSION: &str = env!("VIEWSET_STUDIO_RUSTC_VERSION");
 #[derive(Clone)]
 pub struct Studio {
     settings: StudioSettings,
-    name: String,
-    version: String,
-    apps: Vec<String>,
-    viewsets: Vec<String>,
-    routes: Vec<RouteInfo>,
-    models: Vec<ModelEntry>,
-    migrations: MigrationGraph,
+    pub(crate) name: String,
+    pub(crate) version: String,
+    pub(crate) apps: Vec<String>,
+    pub(crate) viewsets: Vec<String>,
+    pub(crate) routes: Vec<RouteInfo>,
+    pub(crate) models: Vec<ModelEntry>,
+    pub(crate) migrations: MigrationGraph,
     staff_session: Option<StaffSessionHook>,
+    /// The AI tools of the registered `Api`s.
+    pub(crate) tools: Vec<ToolInfo>,
+    /// Their OpenAPI documents merged (paths and component schemas), as JSON: the tools' input schemas.
+    pub(crate) openapi: Value,
+    /// Each ViewSet registered with [`Studio::viewset`]: configuration and actions.
+    pub(crate) viewset_details: Vec<Value>,
 }
 
 impl std::fmt::Debug for Studio {
@@ -74,6 +81,9 @@ impl Studio {
             models: Vec::new(),
             migrations: MigrationGraph::new(),
             staff_session: None,
+            tools: Vec::new(),
+            openapi: json!({"paths": {}, "components": {"schemas": {}}}),
+            viewset_details: Vec::new(),
         }
     }
 
@@ -90,10 +100,22 @@ impl Studio {
         self
     }
 
-    /// The registered ViewSets and routes of `api`.
+    /// The registered ViewSets, routes and AI tools of `api` (with its OpenAPI document, which describes the
+    /// tools' inputs).
     pub fn api(mut self, api: &Api) -> Self {
         self.viewsets.extend(api.viewsets().into_iter().map(str::to_string));
         self.routes.extend(api.routes().iter().cloned());
+        self.tools.extend(api.tools().iter().cloned());
+        let document = serde_json::to_value(api.openapi(&self.name, &self.version)).unwrap_or_default();
+        for section in ["paths", "components/schemas"] {
+            let pointer = format!("/{section}");
+            if let (Some(from), Some(into)) = (
+                document.pointer(&pointer).and_then(Value::as_object).cloned(),
+                self.openapi.pointer_mut(&pointer).and_then(Value::as_object_mut),
+            ) {
+                into.extend(from);
+            }
+        }
         self
     }
 
@@ -103,10 +125,38 @@ impl Studio {
         self
     }
 
-    /// The model `V` serves (once per table).
-    pub fn viewset<V: ViewSet>(self) -> Self {
-        let name = V::CONFIG.model_name;
-        self.model_entry(ModelEntry::of::<V::Entity>(name))
+    /// The model `V` serves (once per table), and `V`'s configuration and actions for `/ai/context/full`.
+    pub fn viewset<V: ViewSet>(mut self) -> Self {
+        let c = V::CONFIG;
+        let ordering_fields = match c.ordering_fields {
+            OrderingFields::All => json!("__all__"),
+            OrderingFields::Only(fields) => json!(fields),
+        };
+        let ordering: Vec<String> = c
+            .ordering
+            .iter()
+            .map(|(field, direction)| match direction {
+                viewset_core::viewset::Direction::Asc => field.to_string(),
+                viewset_core::viewset::Direction::Desc => format!("-{field}"),
+            })
+            .collect();
+        let actions: Vec<Value> = V::actions()
+            .iter()
+            .map(|a| {
+                json!({"name": a.name, "detail": a.detail, "methods": a.methods, "path": a.path, "doc": a.doc,
+                           "ai_exposed": c.ai_exposed && a.ai_exposed})
+            })
+            .collect();
+        self.viewset_details.retain(|v| v["name"] != c.name);
+        self.viewset_details.push(json!({
+            "name": c.name, "model": c.model_name, "prefix": V::prefix(), "lookup_field": c.lookup_field,
+            "ai_exposed": c.ai_exposed, "stream_enabled": c.stream_enabled,
+            "filter_backends": c.filter_backends, "filterable_fields": c.filterable_fields,
+            "search_fields": c.search_fields, "ordering_fields": ordering_fields, "ordering": ordering,
+            "default_limit": c.default_limit, "max_limit": c.max_limit, "tenant_field": c.tenant_field,
+            "staff_only_fields": c.staff_only_fields, "actions": actions,
+        }));
+        self.model_entry(ModelEntry::of::<V::Entity>(c.model_name))
     }
 
     /// A model under `name`.
@@ -178,8 +228,9 @@ impl Studio {
         }
     }
 
-    /// The Studio routes, or `None` when the settings keep Studio off. Unsafe settings are an error.
-    pub fn router(self, db: DatabaseConnection) -> Result<Option<Router>, SettingsError> {
+    /// The Studio and `/ai` routes, or `None` when the settings keep Studio off. Unsafe settings are an error.
+    /// `app` is the application's router: AI tool calls and queries are requests to it, as the caller.
+    pub fn router(self, app: Router, db: DatabaseConnection) -> Result<Option<Router>, SettingsError> {
         self.settings.validate()?;
         if !self.settings.should_mount() {
             return Ok(None);
@@ -195,14 +246,20 @@ impl Studio {
             tracing::warn!("Studio is mounted without authentication (SERVICE_STUDIO_REQUIRE_AUTH is false)");
         }
         let gate = Arc::new(Gate::new(&self.settings, self.staff_session.clone()));
-        let router = handlers::routes(Arc::new(state::Inner::new(self, db)))
+        let studio_token = self.settings.studio_auth_token.clone();
+        let project = self.name.clone();
+        let tools = crate::ai::tools(&self);
+        let inner = Arc::new(state::Inner::new(self, db, &tools));
+        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project });
+        let router = handlers::routes(inner)
+            .merge(crate::ai::routes(ai))
             .layer(axum::middleware::from_fn_with_state(gate, crate::gate::check));
         Ok(Some(router))
     }
 
     /// `app` with the Studio routes merged in when the settings mount Studio; `app` unchanged otherwise.
     pub fn mount(self, app: Router, db: DatabaseConnection) -> Result<Router, SettingsError> {
-        Ok(match self.router(db)? {
+        Ok(match self.router(app.clone(), db)? {
             Some(studio) => app.merge(studio),
             None => app,
         })

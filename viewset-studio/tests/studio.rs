@@ -39,7 +39,7 @@ async fn handshake_readable_and_json() {
     let json: serde_json::Value = serde_json::from_str(&stdout).expect("--json prints JSON");
     assert_eq!(json["protocol_version"], "1.0");
     assert_eq!(json["project"]["name"], "blog");
-    assert_eq!(json["endpoints"].as_object().unwrap().len(), 12);
+    assert_eq!(json["endpoints"].as_object().unwrap().len(), viewset_studio::ENDPOINTS.len());
 }
 
 #[tokio::test]

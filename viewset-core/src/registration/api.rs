@@ -8,7 +8,9 @@ use axum::routing::MethodRouter;
 use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 
+use super::fallback;
 use super::paths;
+use super::tools::{ToolInfo, tools_of};
 use crate::openapi::{components, viewset_paths};
 use crate::registration::include_viewset;
 use crate::request::ServiceState;
@@ -39,6 +41,15 @@ pub enum RegistrationError {
         /// How it was registered again.
         second: String,
     },
+    /// Two AI tools would have the same name (e.g. two ViewSets of one table, or an action named `list`).
+    ToolCollision {
+        /// The tool's name.
+        tool: String,
+        /// The route that has it first (`PostViewSet GET /api/posts/`).
+        first: String,
+        /// The route that wants it too.
+        second: String,
+    },
     /// Two registrations serve the same method and path.
     Collision {
         /// `GET /api/posts/`.
@@ -56,6 +67,10 @@ impl std::fmt::Display for RegistrationError {
             RegistrationError::Duplicate { viewset, first, second } => write!(
                 f,
                 "{viewset} is registered twice: {first}, then {second}; register each ViewSet once (explicitly or through discovery, not both)"
+            ),
+            RegistrationError::ToolCollision { tool, first, second } => write!(
+                f,
+                "AI tool `{tool}` of {second} has the same name as the tool of {first}; set `ai_exposed = false` on one of them (ViewSet or action) or rename the action"
             ),
             RegistrationError::Collision { route, first, second } => {
                 write!(
@@ -105,6 +120,7 @@ pub struct Api {
     router: Router<ServiceState>,
     registrations: Vec<Registration>,
     routes: Vec<RouteInfo>,
+    tools: Vec<ToolInfo>,
     manual_paths: Paths,
 }
 
@@ -135,6 +151,7 @@ impl Api {
             router: Router::new(),
             registrations: Vec::new(),
             routes: Vec::new(),
+            tools: Vec::new(),
             manual_paths: Paths::new(),
         }
     }
@@ -161,7 +178,10 @@ impl Api {
         }
         let routes = routes_of::<V>();
         self.check_collisions(&routes, &format!("{name} ({origin})"))?;
+        let tools = tools_of::<V>();
+        self.check_tool_names(&tools)?;
         self.routes.extend(routes);
+        self.tools.extend(tools);
         self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, paths: viewset_paths::<V> });
         self.router = include_viewset::<V, ServiceState>(std::mem::take(&mut self.router));
         Ok(self)
@@ -180,6 +200,21 @@ impl Api {
                     route: format!("{} {}", route.method, route.path),
                     first,
                     second: who.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn check_tool_names(&self, tools: &[ToolInfo]) -> Result<(), RegistrationError> {
+        let who = |t: &ToolInfo| format!("{} {} {}", t.viewset, t.method, t.path);
+        for (i, tool) in tools.iter().enumerate() {
+            let earlier = self.tools.iter().chain(&tools[..i]).find(|t| t.name == tool.name);
+            if let Some(first) = earlier {
+                return Err(RegistrationError::ToolCollision {
+                    tool: tool.name.clone(),
+                    first: who(first),
+                    second: who(tool),
                 });
             }
         }
@@ -214,6 +249,11 @@ impl Api {
         &self.routes
     }
 
+    /// The AI tools of the registered ViewSets ([`tools_of`]), in registration order; names are unique.
+    pub fn tools(&self) -> &[ToolInfo] {
+        &self.tools
+    }
+
     /// The OpenAPI 3.1 document of every registered route.
     pub fn openapi(&self, title: &str, version: &str) -> OpenApi {
         let mut paths = Paths::new();
@@ -228,9 +268,11 @@ impl Api {
             .build()
     }
 
-    /// The routes, without documentation endpoints; any other path is a JSON 404 ([`unknown_path`]).
+    /// The routes, without documentation endpoints; any other path is a JSON 404 that names the registered path
+    /// differing only by the trailing slash, if there is one (see [`crate::registration::slash_twin`]).
     pub fn into_router(self) -> Router<ServiceState> {
-        self.router.fallback(unknown_path)
+        let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
+        self.router.fallback(fallback)
     }
 
     /// The routes plus `GET /openapi.json` and an interactive documentation page at `/docs` whose assets are all
@@ -240,15 +282,9 @@ impl Api {
         let document = self.openapi(title, version);
         let docs: Router<ServiceState> =
             utoipa_swagger_ui::SwaggerUi::new("/docs").url("/openapi.json", document).into();
-        self.router.merge(docs).fallback(unknown_path)
+        let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
+        self.router.merge(docs).fallback(fallback)
     }
-}
-
-/// The JSON 404 of a path no route matches, reminding of the trailing-slash rule (`/api/posts/` is the collection,
-/// `/api/posts/1` a record).
-pub async fn unknown_path(uri: axum::http::Uri) -> axum::response::Response {
-    use axum::response::IntoResponse;
-    crate::error::ApiError::UnknownPath(uri.path().to_string()).into_response()
 }
 
 fn method_name(method: &HttpMethod) -> &'static str {

@@ -21,11 +21,15 @@
 
 mod api;
 pub(crate) mod discovery;
+mod fallback;
 pub mod paths;
 pub(crate) mod routes;
 mod settings;
+mod tools;
 
-pub use api::{Api, RegistrationError, RouteInfo, routes_of, unknown_path};
+pub use api::{Api, RegistrationError, RouteInfo, routes_of};
 pub use discovery::{ViewSetEntry, include_all_app_viewsets, include_app_viewsets, viewsets_in};
+pub use fallback::{slash_twin, unknown_path};
 pub use routes::include_viewset;
 pub use settings::Settings;
+pub use tools::{ToolInfo, ToolOperation, tools_of};

@@ -11,9 +11,12 @@ use crate::access::fields::reject_restricted_keys;
 use crate::access::{Lookup, Operation, admit};
 use crate::error::ApiError;
 use crate::pagination::Paginator;
-use crate::query::Filters;
+use crate::query::columns::column_names;
+use crate::query::{Filters, is_reserved_query_name};
 use crate::request::{RequestContext, ServiceState};
 use crate::schema::body::json_body;
+use crate::schema::explain::{BodyShape, explain};
+use crate::schema::{CreateSchema, UpdateSchema};
 use crate::viewset::Hooks;
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
@@ -63,22 +66,36 @@ pub fn respond(result: Result<Response, ApiError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
-/// Query parameters named in `get_filter_fields()` become the router's exact-match filters (each at most once).
+/// Query parameters named in `get_filter_fields()` become the router's exact-match filters (each at most once),
+/// except the reserved names (`query::RESERVED_QUERY_NAMES` and the paginator's parameters).
 fn router_filters<V: Hooks>(request: &RequestContext) -> Result<Filters, ApiError> {
     let allowed = V::get_filter_fields();
-    let read = request.query.read_once(|k| allowed.contains(&k) && request.may_query(k))?;
+    let reserved = |k: &str| is_reserved_query_name(k) || V::Pagination::PARAMETERS.contains(&k);
+    let read = request.query.read_once(|k| allowed.contains(&k) && !reserved(k) && request.may_query(k))?;
     Ok(read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
 }
 
-/// The typed body, after refusing fields this caller may not write.
+/// The typed body, after refusing fields this caller may not write; a body that does not parse is explained with
+/// what `shape` knows (every missing, unknown and read-only field at once, in API terms).
 fn body<T: serde::de::DeserializeOwned>(
     bytes: Result<Bytes, BytesRejection>,
     request: &RequestContext,
+    shape: impl FnOnce() -> BodyShape,
 ) -> Result<T, ApiError> {
     let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
     crate::schema::require_json(&request.headers, &bytes)?;
     reject_restricted_keys(&bytes, &request.restricted_fields)?;
-    json_body(&bytes, &request.restricted_fields)
+    json_body(&bytes, &request.restricted_fields).map_err(|e| explain(e, &bytes, &shape(), &request.restricted_fields))
+}
+
+/// The create body's shape, for [`explain`].
+fn create_shape<V: Hooks>() -> BodyShape {
+    BodyShape { schema: V::Create::openapi_schema(), model_fields: column_names::<V::Entity>() }
+}
+
+/// The PATCH body's shape, for [`explain`].
+fn update_shape<V: Hooks>() -> BodyShape {
+    BodyShape { schema: V::Update::openapi_schema(), model_fields: column_names::<V::Entity>() }
 }
 
 async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
@@ -110,7 +127,7 @@ async fn create_route<V: Hooks>(mut request: RequestContext, bytes: Result<Bytes
     respond(
         async {
             admit::<V>(&mut request, Operation::Create)?;
-            let data = body(bytes, &request)?;
+            let data = body(bytes, &request, create_shape::<V>)?;
             V::create(data, request).await
         }
         .await,
@@ -127,7 +144,7 @@ async fn update_route<V: Hooks>(
             admit::<V>(&mut request, Operation::Update)?;
             crate::viewset::etag::require_if_match::<V>(&request)?;
             let pk = Lookup::from_path::<V>(path)?;
-            let data = body(bytes, &request)?;
+            let data = body(bytes, &request, update_shape::<V>)?;
             V::update(pk, data, request).await
         }
         .await,

@@ -17,6 +17,8 @@ pub struct ActionOptions {
     pub path: Option<syn::LitStr>,
     /// Replaces the ViewSet's permission list for this action.
     pub permission_classes: Option<ExprList>,
+    /// `ai_exposed = false` keeps the action out of the AI tool catalog (default: the core's `DEFAULT_AI_EXPOSED`).
+    pub ai_exposed: Option<bool>,
 }
 
 /// Removes every `#[action]` attribute from `item` and returns each marked method with its options; options that

@@ -15,6 +15,8 @@ pub struct Action {
     pub path: String,
     pub path_span: proc_macro2::Span,
     pub permissions: Option<ExprList>,
+    /// `ai_exposed` as written (`None`: the core's default).
+    pub ai_exposed: Option<bool>,
     /// Types of the extractor parameters after `request` (and the record).
     pub extractors: Vec<Type>,
     /// The method's doc comment.
@@ -128,6 +130,7 @@ fn check_into(method: &ImplItemFn, options: ActionOptions, errors: &mut darling:
         path,
         path_span,
         permissions: options.permission_classes,
+        ai_exposed: options.ai_exposed,
         extractors,
         doc: doc_comment(&method.attrs),
         body: types.iter().skip(skip).find_map(|t| json_inner(t)),

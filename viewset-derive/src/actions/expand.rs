@@ -51,11 +51,15 @@ pub fn routes(item: &syn::ItemImpl, actions: &[Action]) -> TokenStream {
                 })
             }))
         };
+        let ai_exposed = match a.ai_exposed {
+            Some(exposed) => quote!(#exposed),
+            None => quote!(#vs::Config::DEFAULT_AI_EXPOSED),
+        };
         let request_schema = schema(&a.body);
         let response_schema = schema(&a.returns);
         quote!(#vs::ActionInfo {
             name: #name, detail: #detail, methods: &[#(#methods),*], path: #path, doc: #doc,
-            request_schema: #request_schema, response_schema: #response_schema,
+            request_schema: #request_schema, response_schema: #response_schema, ai_exposed: #ai_exposed,
         })
     });
     quote! {

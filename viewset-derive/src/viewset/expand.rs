@@ -40,6 +40,7 @@ pub fn expand(config: &Config) -> TokenStream {
     let backends = backend_calls(&config.filter_backends);
     let field_checks = field_checks(&config.fields);
     let limit_check = limit_check(&config.default_limit);
+    let reserved_checks = config.filterable_fields.iter().map(reserved_check);
     // With `custom_hooks` the application writes `impl Hooks`; the discovery entry below needs it, and names the
     // type with the flag's span so that a missing impl is reported once, at the flag.
     let (hooks, hooks_ty) = match config.custom_hooks {
@@ -98,6 +99,7 @@ pub fn expand(config: &Config) -> TokenStream {
             #hooks
             #field_checks
             #limit_check
+            #(#reserved_checks)*
             #vs::inventory::submit! {
                 #vs::ViewSetEntry {
                     name: #name,
@@ -191,6 +193,21 @@ fn limit_check(limit: &DefaultLimit) -> TokenStream {
     );
     quote_spanned! {*span=>
         const _: () = ::core::assert!(#value <= #vs::Config::DEFAULT_MAX_LIMIT, #message);
+    }
+}
+
+/// A `filterable_fields` entry must not be a reserved query name (`viewset_core::query::RESERVED_QUERY_NAMES`,
+/// the one list): checked by core's `const fn` at compile time of the generated code, reported at the literal.
+fn reserved_check(field: &LitStr) -> TokenStream {
+    let vs = private();
+    let name = field.value();
+    let message = format!(
+        "`{name}` is a reserved query parameter name (`viewset_core::query::RESERVED_QUERY_NAMES`: paging, search, \
+         ordering and other framework parameters use it), so a field named `{name}` cannot be filtered: remove it \
+         from `filterable_fields`, or rename the field"
+    );
+    quote_spanned! {field.span()=>
+        const _: () = ::core::assert!(!#vs::is_reserved_query_name(#field), #message);
     }
 }
 

@@ -66,7 +66,7 @@ async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
             "apps": studio.apps,
             "viewsets": studio.viewsets,
             "studio_endpoints": STUDIO_PATHS,
-            "ai_endpoints_mounted": false,
+            "ai_endpoints": crate::paths::AI_PATHS,
             "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
         }),
     })
@@ -82,7 +82,7 @@ async fn context_summary(State(inner): Shared) -> axum::Json<ContextSummary> {
         model_count: studio.models.len() as u64,
         viewset_count: studio.viewsets.len() as u64,
         route_count: studio.routes.len() as u64,
-        ai_tool_count: 0,
+        ai_tool_count: inner.ai_tool_count,
         migration_count: migrations.total_migrations,
         pending_migrations: migrations.pending_migrations,
         database_status,

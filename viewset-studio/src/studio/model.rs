@@ -1,6 +1,6 @@
 //! `ModelEntry`: one model as Studio describes it (schema checksum, context summary).
 
-use sea_orm::{ColumnTrait, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn};
+use sea_orm::{ColumnTrait, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, RelationTrait};
 use serde_json::{Value, json};
 
 /// One model as Studio describes it.
@@ -35,6 +35,8 @@ pub struct ModelEntry {
     pub fields: Vec<Value>,
     /// Relation names (`Author`, ...).
     pub relations: Vec<String>,
+    /// Each relation's kind, tables and columns (for `/ai/context/full`; not part of the schema checksum).
+    pub relation_details: Vec<Value>,
 }
 
 impl ModelEntry {
@@ -58,7 +60,27 @@ impl ModelEntry {
             table_name: E::default().table_name().to_string(),
             fields,
             relations: E::Relation::iter().map(|r| format!("{r:?}")).collect(),
+            relation_details: E::Relation::iter()
+                .map(|r| {
+                    let def = r.def();
+                    json!({
+                        "name": format!("{r:?}"),
+                        "type": format!("{:?}", def.rel_type),
+                        "from_table": format!("{:?}", def.from_tbl),
+                        "to_table": format!("{:?}", def.to_tbl),
+                        "from_columns": format!("{:?}", def.from_col),
+                        "to_columns": format!("{:?}", def.to_col),
+                    })
+                })
+                .collect(),
         }
+    }
+
+    /// The entry with its relations' details, as `/ai/context/full` shows it.
+    pub(crate) fn to_full_json(&self) -> Value {
+        let mut entry = self.to_json();
+        entry["relations"] = Value::Array(self.relation_details.clone());
+        entry
     }
 
     /// The entry as hashed by `schema_checksum`.

@@ -11,10 +11,14 @@ use crate::migrations::AppliedState;
 use crate::protocol::{Checksums, DatabaseStatus};
 
 /// What every Studio handler reads.
-pub(super) struct Inner {
-    pub(super) studio: Studio,
+pub(crate) struct Inner {
+    pub(crate) studio: Studio,
     pub(super) checksums: Checksums,
     pub(super) db: DatabaseConnection,
+    /// The number of AI tools (`ai_tool_count`).
+    pub(super) ai_tool_count: u64,
+    /// Whether `/ai/query/execute` has a list to run (`ai_query`).
+    pub(super) ai_query: bool,
     /// The last applied state read successfully (reported while the database is unreachable).
     applied: Mutex<Option<AppliedState>>,
 }
@@ -23,15 +27,16 @@ pub(super) struct Inner {
 pub(super) type Shared = State<Arc<Inner>>;
 
 /// Now, as ISO 8601 UTC with milliseconds.
-pub(super) fn now() -> String {
+pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 impl Inner {
     /// The state of a mounted `studio` (its checksums computed now).
-    pub(super) fn new(studio: Studio, db: DatabaseConnection) -> Self {
+    pub(super) fn new(studio: Studio, db: DatabaseConnection, tools: &[crate::ai::Tool]) -> Self {
         let checksums = studio.checksums();
-        Inner { studio, checksums, db, applied: Mutex::new(None) }
+        let (ai_tool_count, ai_query) = (tools.len() as u64, crate::ai::offers_query(tools));
+        Inner { studio, checksums, db, ai_tool_count, ai_query, applied: Mutex::new(None) }
     }
 
     /// The capabilities inferred from what the application registered and the database status.
@@ -50,6 +55,12 @@ impl Inner {
         if database.connected && !studio.migrations.nodes().is_empty() {
             caps.push("read_migrations");
         }
+        if self.ai_tool_count > 0 {
+            caps.push("ai_tools");
+        }
+        if self.ai_query && database.connected {
+            caps.push("ai_query");
+        }
         if studio.settings.debug {
             caps.push("debug_panels");
         }
@@ -67,7 +78,7 @@ impl Inner {
 
     /// The applied migrations now, or the last ones read when the table cannot be read (the database status
     /// beside them says so); nothing applied when it was never read.
-    pub(super) async fn applied_or_last_known(&self) -> AppliedState {
+    pub(crate) async fn applied_or_last_known(&self) -> AppliedState {
         match self.applied().await {
             Ok(applied) => applied,
             Err(_) => self.applied.lock().unwrap_or_else(|e| e.into_inner()).clone().unwrap_or_default(),

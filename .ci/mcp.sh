@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The official MCP Python SDK (`mcp` from PyPI, pinned) as the client of /ai/tools/mcp: the blog and tenants examples
+# with Studio mounted (token required), on SQLite and PostgreSQL, as anonymous, users and staff; every call is also
+# compared with the same request over REST (tests/mcp/check_*.py). Exits non-zero on any failure.
+#
+# Usage: bash .ci/mcp.sh   (from anywhere; builds the examples if needed)
+# Environment: VIEWSET_TEST_PG_URL (default postgres://postgres:postgres@127.0.0.1:5432), MCP_BACKENDS
+# ("sqlite postgres"), MCP_EXAMPLES ("blog tenants"). Server logs go to target/mcp/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source .ci/server.sh # free_port, server, stop_server (on exit)
+root=$(pwd)
+target=${CARGO_TARGET_DIR:-$root/target}
+pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
+backends=${MCP_BACKENDS:-sqlite postgres}
+examples=${MCP_EXAMPLES:-blog tenants}
+version=2.3.0
+token=mcp-ci-studio-token
+
+venv=$target/mcp-venv
+if [[ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || true)" != "$version" ]]; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/python" -m pip install -q "mcp==$version"
+fi
+
+cargo build --quiet -p blog -p tenants
+logs=$target/mcp
+rm -rf "$logs" && mkdir -p "$logs"
+
+
+for example in $examples; do
+  for backend in $backends; do
+    workdir=$(mktemp -d)
+    if [[ $backend == sqlite ]]; then
+      db_url="sqlite://$workdir/$example.db?mode=rwc"
+    else
+      db_name="viewset_mcp_${example}_$$"
+      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
+      db_url="$pg_url/$db_name"
+    fi
+    port=$(free_port)
+    (cd "$workdir" && exec env DATABASE_URL="$db_url" SERVICE_BIND="127.0.0.1:$port" RUST_LOG=warn \
+      SERVICE_ENABLE_STUDIO=true SERVICE_STUDIO_REQUIRE_AUTH=true SERVICE_STUDIO_AUTH_TOKEN="$token" \
+      "$target/debug/$example" >"$logs/$example-$backend.log" 2>&1) &
+    server=$!
+    for _ in $(seq 1 60); do
+      curl -fsS -o /dev/null -H "X-Studio-Token: $token" "http://127.0.0.1:$port/studio/health" 2>/dev/null && break
+      kill -0 "$server" 2>/dev/null || { cat "$logs/$example-$backend.log"; echo "$example exited" >&2; exit 1; }
+      sleep 1
+    done
+    echo "==> MCP: $example on $backend"
+    (cd tests/mcp && "$venv/bin/python" "check_$example.py" "http://127.0.0.1:$port" "$token")
+    stop_server
+    if [[ $backend == postgres ]]; then
+      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"
+    fi
+    rm -rf "$workdir"
+  done
+done
+echo "MCP checks passed"

@@ -1,0 +1,112 @@
+"""The blog example through MCP (official Python SDK) as anonymous, as a user (bob) and as staff (alice), and the
+same calls over REST compared answer by answer.
+
+Usage: python tests/mcp/check_blog.py <base url> <studio token>
+"""
+
+import sys
+
+import anyio
+
+from mcp_client import call, check, compare, session
+
+ANON, BOB, ALICE = None, "bob-token", "alice-token"
+TOOLS = {
+    "posts_list", "posts_retrieve", "posts_create", "posts_update", "posts_delete", "posts_publish", "posts_stats",
+    "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
+}
+POST = {"title": "Via MCP", "body": "Written by a tool.", "author_id": 1}
+
+
+async def catalog(base, token):
+    async with session(base, token) as s:
+        check(s.init_result.server_info.name == "blog (viewset)", f"server info: {s.init_result.server_info}")
+        check(s.init_result.capabilities.tools is not None, "tools capability")
+        tools = {t.name: t for t in (await s.list_tools()).tools}
+        check(set(tools) == TOOLS, f"tools: {sorted(tools)}")
+        check(tools["posts_list"].annotations.read_only_hint is True, "posts_list is read-only")
+        check(tools["posts_delete"].annotations.destructive_hint is True, "posts_delete is destructive")
+        check(tools["posts_update"].annotations.idempotent_hint is True, "posts_update is idempotent")
+        check("views__gte" in tools["posts_list"].input_schema["properties"], "filters with lookups")
+        check(tools["posts_create"].input_schema["required"] == ["body"], "create needs a body")
+
+
+async def anonymous(base, token):
+    async with session(base, token, ANON) as s:
+        status, stats = await call(s, "posts_stats", {})
+        check(status == 200 and stats["count"] >= 3, f"open action: {stats}")
+        status, page = await call(s, "posts_list", {"limit": 2, "ordering": "-views"})
+        check(status == 200 and page["count"] == stats["count"] and len(page["results"]) == 2, f"list: {page}")
+        status, body = await call(s, "posts_create", {"body": POST})
+        check(status in (401, 403) and body.get("code"), f"anonymous create is refused with a reason: {status} {body}")
+        status, body = await call(s, "authors_list", {})
+        check(status in (401, 403), f"authors need an identity: {status} {body}")
+
+
+async def user(base, token):
+    async with session(base, token, BOB) as s:
+        status, post = await call(s, "posts_create", {"body": POST})
+        check(status == 201 and post["title"] == "Via MCP", f"create: {status} {post}")
+        pk = post["id"]
+        result = await s.call_tool("posts_retrieve", {"pk": pk})
+        etag = result.structured_content.get("etag")
+        check(result.structured_content["status"] == 200 and etag, f"retrieve with its ETag: {result}")
+        status, body = await call(s, "posts_update", {"pk": pk, "body": {"title": "Edited"}, "if_match": '"stale"'})
+        check(status == 412, f"a stale If-Match is refused: {status} {body}")
+        status, body = await call(s, "posts_update", {"pk": pk, "body": {"title": "Edited"}, "if_match": etag})
+        check(status == 200 and body["title"] == "Edited", f"update: {status} {body}")
+        status, body = await call(s, "posts_update", {"pk": pk, "body": {"views": "many"}})
+        check(status == 422 and body["detail"][0]["loc"] == ["body", "views"], f"validation: {body}")
+        status, body = await call(s, "posts_publish", {"pk": pk})
+        check(status == 200 and body["published"] is True, f"publish action: {status} {body}")
+        status, body = await call(s, "posts_delete", {"pk": pk})
+        check(status == 200 and body["deleted"] is True, f"delete: {status} {body}")
+        status, body = await call(s, "posts_retrieve", {"pk": pk})
+        check(status == 404, f"deleted: {status} {body}")
+        status, author = await call(s, "authors_retrieve", {"pk": 1})
+        check(status == 200 and "email" not in author, f"email is hidden from users: {author}")
+        status, body = await call(s, "authors_create", {"body": {"name": "Grace", "email": "g@example.com"}})
+        check(status == 422 and body["detail"][0]["type"] == "read_only", f"users cannot write email: {body}")
+
+
+async def staff(base, token):
+    async with session(base, token, ALICE) as s:
+        status, author = await call(s, "authors_retrieve", {"pk": 1})
+        check(status == 200 and author.get("email") == "ada@example.com", f"staff see email: {author}")
+        status, body = await call(s, "authors_create", {"body": {"name": "Grace", "email": "grace@example.com"}})
+        check(status == 201 and body["email"] == "grace@example.com", f"staff create with email: {body}")
+        status, body = await call(s, "authors_delete", {"pk": body["id"]})
+        check(status == 200, f"staff delete: {body}")
+
+
+async def same_as_rest(base, token):
+    bad = {"views": "many"}
+    with_email = {"name": "X", "email": "x@example.com"}
+    for who in (ANON, BOB, ALICE):
+        # A write that succeeds for staff cannot run twice (the email is unique): compared where it is refused.
+        refused = [] if who == ALICE else [("authors_create", {"body": with_email}, "POST", "/authors/", with_email, ())]
+        await compare(base, token, who, refused + [
+            ("posts_list", {"views__gte": 100, "ordering": "-views"}, "GET", "/api/posts/?views__gte=100&ordering=-views", None, ()),
+            ("posts_list", {"limit": 0}, "GET", "/api/posts/?limit=0", None, ()),
+            ("posts_retrieve", {"pk": 999}, "GET", "/api/posts/999", None, ()),
+            ("posts_retrieve", {"pk": "abc"}, "GET", "/api/posts/abc", None, ()),
+            ("posts_create", {"body": POST}, "POST", "/api/posts/", POST, ("id", "created_at")),
+            ("posts_update", {"pk": 1, "body": bad}, "PATCH", "/api/posts/1", bad, ()),
+            ("posts_publish", {"pk": 999}, "POST", "/api/posts/999/publish", None, ()),
+            ("authors_list", {}, "GET", "/authors/", None, ()),
+            ("authors_retrieve", {"pk": 2}, "GET", "/authors/2", None, ()),
+            ("authors_create", {"body": {"name": "X"}}, "POST", "/authors/", {"name": "X"}, ("id",)),
+            ("authors_delete", {"pk": 999}, "DELETE", "/authors/999", None, ()),
+        ])
+
+
+async def main(base, token):
+    for step in (catalog, anonymous, user, staff, same_as_rest):
+        await step(base, token)
+        print(f"blog: {step.__name__} ok")
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1], sys.argv[2])
+    import mcp_client
+    print(f"blog: {mcp_client.CHECKS} checks passed")

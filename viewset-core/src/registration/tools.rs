@@ -1,0 +1,148 @@
+//! The AI tools of a ViewSet: one per operation (`<table>_list`, `<table>_retrieve`, `<table>_create`,
+//! `<table>_update`, `<table>_delete`) and one per action method (`<table>_<action>`), for ViewSets and actions
+//! whose `ai_exposed` is true. Each names the generated route it calls, so a tool call is that route.
+
+use sea_orm::EntityName;
+
+use super::paths;
+use crate::viewset::Hooks;
+
+/// Which generated route a tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOperation {
+    /// `GET <prefix>/`.
+    List,
+    /// `GET <prefix>/{pk}`.
+    Retrieve,
+    /// `POST <prefix>/`.
+    Create,
+    /// `PATCH <prefix>/{pk}`.
+    Update,
+    /// `DELETE <prefix>/{pk}`.
+    Delete,
+    /// A custom action (its name is [`ToolInfo::action`]).
+    Action,
+}
+
+impl ToolOperation {
+    /// The operation's name: `list`, `retrieve`, `create`, `update`, `delete` or `action`.
+    ///
+    /// ```
+    /// assert_eq!(viewset_core::registration::ToolOperation::Update.as_str(), "update");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolOperation::List => "list",
+            ToolOperation::Retrieve => "retrieve",
+            ToolOperation::Create => "create",
+            ToolOperation::Update => "update",
+            ToolOperation::Delete => "delete",
+            ToolOperation::Action => "action",
+        }
+    }
+}
+
+/// One AI tool: its name, the route it calls and its MCP annotations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolInfo {
+    /// `posts_list`, `posts_publish`, ...
+    pub name: String,
+    /// The ViewSet that owns the route.
+    pub viewset: &'static str,
+    /// The model's table.
+    pub table: String,
+    /// What the route does.
+    pub operation: ToolOperation,
+    /// The action's name, for [`ToolOperation::Action`].
+    pub action: Option<&'static str>,
+    /// HTTP method, upper case.
+    pub method: &'static str,
+    /// axum path, with `{pk}` for detail routes.
+    pub path: String,
+    /// The action's doc comment (empty for CRUD tools).
+    pub doc: &'static str,
+    /// MCP `readOnlyHint`: the route changes nothing.
+    pub read_only: bool,
+    /// MCP `destructiveHint`: the route may change or remove existing data.
+    pub destructive: bool,
+    /// MCP `idempotentHint`: repeating the call has no further effect.
+    pub idempotent: bool,
+}
+
+impl ToolInfo {
+    /// Whether the route has a `{pk}` segment.
+    ///
+    /// ```
+    /// # mod post { use sea_orm::entity::prelude::*;
+    /// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+    /// #   #[sea_orm(table_name = "posts")]
+    /// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32 }
+    /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+    /// #   impl ActiveModelBehavior for ActiveModel {} }
+    /// use viewset_core::prelude::*;
+    /// #[derive(ModelViewSet)]
+    /// #[viewset(model = post::Entity, prefix = "/api/posts")]
+    /// pub struct PostViewSet;
+    ///
+    /// let tools = viewset_core::registration::tools_of::<PostViewSet>();
+    /// let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    /// assert_eq!(names, ["posts_list", "posts_retrieve", "posts_create", "posts_update", "posts_delete"]);
+    /// assert!(tools[1].has_pk() && !tools[0].has_pk());
+    /// assert!(tools[0].read_only && tools[4].destructive && tools[4].idempotent);
+    /// ```
+    pub fn has_pk(&self) -> bool {
+        self.path.contains("{pk}")
+    }
+}
+
+/// The tools of `V`: none when `V::CONFIG.ai_exposed` is false; actions with `ai_exposed = false` left out. An
+/// action with several methods gives one tool per method (`<table>_<action>_<method>`).
+pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
+    if !V::CONFIG.ai_exposed {
+        return Vec::new();
+    }
+    let table = V::Entity::default().table_name().to_string();
+    let prefix = V::prefix();
+    let base = paths::base(&prefix);
+    let tool = |name: String, operation, action, method, path, doc, (read_only, destructive, idempotent)| ToolInfo {
+        name,
+        viewset: V::CONFIG.name,
+        table: table.clone(),
+        operation,
+        action,
+        method,
+        path,
+        doc,
+        read_only,
+        destructive,
+        idempotent,
+    };
+    let crud = [
+        (ToolOperation::List, "GET", paths::collection(base), (true, false, true)),
+        (ToolOperation::Retrieve, "GET", paths::detail(base), (true, false, true)),
+        (ToolOperation::Create, "POST", paths::collection(base), (false, false, false)),
+        (ToolOperation::Update, "PATCH", paths::detail(base), (false, true, true)),
+        (ToolOperation::Delete, "DELETE", paths::detail(base), (false, true, true)),
+    ];
+    let mut tools: Vec<ToolInfo> = crud
+        .into_iter()
+        .map(|(op, method, path, hints)| tool(format!("{table}_{}", op.as_str()), op, None, method, path, "", hints))
+        .collect();
+    for action in V::actions().into_iter().filter(|a| a.ai_exposed) {
+        let path = paths::action(base, action.detail, action.path);
+        for &method in action.methods {
+            let name = match action.methods.len() {
+                1 => format!("{table}_{}", action.name),
+                _ => format!("{table}_{}_{}", action.name, method.to_ascii_lowercase()),
+            };
+            // What an action does is its own: only the method's HTTP semantics are known.
+            let hints = match method {
+                "GET" | "HEAD" | "OPTIONS" => (true, false, true),
+                "PUT" | "DELETE" => (false, true, true),
+                _ => (false, true, false),
+            };
+            tools.push(tool(name, ToolOperation::Action, Some(action.name), method, path.clone(), action.doc, hints));
+        }
+    }
+    tools
+}

@@ -1,0 +1,74 @@
+//! The `/ai/` surface, mounted only with Studio and behind the same gate: the tool catalog (`GET /ai/tools`), the
+//! MCP server (`/ai/tools/mcp`), structured read-only queries (`POST /ai/query/execute`) and the full context
+//! (`GET /ai/context/full`).
+//!
+//! No data is read here: every tool call and query is a request to the application's own router
+//! ([`dispatch`]), answered by the generated handler as the caller's own principal, through
+//! `viewset_core::access` like any REST request. A Studio credential admits to `/ai`; it is never an identity.
+
+mod catalog;
+mod context;
+mod dispatch;
+mod mcp;
+mod query;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Value, json};
+
+pub(crate) use self::catalog::Tool;
+use crate::gate::error;
+use crate::paths::{AI_CONTEXT_FULL, AI_QUERY_EXECUTE, AI_TOOLS, AI_TOOLS_MCP};
+use crate::studio::state::Inner;
+
+/// What the `/ai` handlers share.
+pub(crate) struct AiState {
+    /// Studio's state (models, routes, migrations, settings, database).
+    pub(crate) inner: Arc<Inner>,
+    /// The application's router without Studio: where tool calls and queries go.
+    pub(crate) app: Router,
+    /// The tool catalog.
+    pub(crate) tools: Vec<Tool>,
+    /// Studio's token, stripped from the requests tools make.
+    pub(crate) studio_token: Option<String>,
+    /// The application's name.
+    pub(crate) project: String,
+}
+
+/// The tool catalog of `studio`'s registered tools, described from its OpenAPI document.
+pub(crate) fn tools(studio: &crate::Studio) -> Vec<Tool> {
+    catalog::build(&studio.tools, &studio.openapi)
+}
+
+/// Whether `tools` include a list tool (then `POST /ai/query/execute` can run a query: the `ai_query` capability).
+pub(crate) fn offers_query(tools: &[Tool]) -> bool {
+    tools.iter().any(|t| t.info.operation == viewset_core::registration::ToolOperation::List)
+}
+
+/// The `/ai` routes over `state` (no gate yet).
+pub(crate) fn routes(state: Arc<AiState>) -> Router {
+    let mcp = mcp::service(state.clone(), state.inner.studio.settings().studio_require_auth);
+    Router::new()
+        .route(AI_TOOLS, get(tool_catalog).fallback(method_not_allowed))
+        .route(AI_CONTEXT_FULL, get(context::full).fallback(method_not_allowed))
+        .route(AI_QUERY_EXECUTE, post(query::execute).fallback(method_not_allowed))
+        .route_service(AI_TOOLS_MCP, mcp)
+        .with_state(state)
+}
+
+/// The catalog as `GET /ai/tools` answers it (and `/ai/context/full` embeds it).
+pub(crate) fn catalog_json(state: &AiState) -> Value {
+    json!({"count": state.tools.len(), "tools": state.tools.iter().map(Tool::to_json).collect::<Vec<_>>()})
+}
+
+async fn tool_catalog(axum::extract::State(state): axum::extract::State<Arc<AiState>>) -> axum::Json<Value> {
+    axum::Json(catalog_json(&state))
+}
+
+async fn method_not_allowed() -> Response {
+    error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed.", "method_not_allowed").into_response()
+}
