@@ -111,6 +111,11 @@ pub mod paged {
     )]
     pub struct ComposedPosts;
 
+    /// `OrderingFilter` without `ordering_fields`: no allowlist, so `?ordering=` is ignored and the default stays.
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/unlisted/posts", filter_backends = [OrderingFilter], ordering = "-views")]
+    pub struct UnlistedOrderingPosts;
+
     /// The blog app plus these ViewSets.
     pub fn app(db: sea_orm::DatabaseConnection) -> axum::Router {
         let extra = include_viewset::<PagedPosts, _>(axum::Router::new());
@@ -120,7 +125,8 @@ pub mod paged {
         let extra = include_viewset::<ReadOnlyPosts, _>(extra);
         let extra = include_viewset::<AdminPosts, _>(extra);
         let extra = include_viewset::<ComposedPosts, _>(extra);
-        let auth = axum::middleware::from_fn_with_state(blog::auth::DemoTokens::from_env(), blog::auth::authenticate);
+        let extra = include_viewset::<UnlistedOrderingPosts, _>(extra);
+        let auth = blog::auth::layer();
         blog::app(db.clone()).merge(extra.with_state(ServiceState::new(db))).layer(auth)
     }
 }

@@ -105,7 +105,7 @@ async fn app(backend: Backend) -> TestApp {
     let router =
         include_viewset::<LiveStories, _>(include_viewset::<StoryPages, _>(include_viewset::<Stories, _>(router)))
             .with_state(ServiceState::new(db.clone()))
-            .layer(axum::middleware::from_fn_with_state(blog::auth::DemoTokens::from_env(), blog::auth::authenticate));
+            .layer(blog::auth::layer());
     TestApp::serve(router, db, database).await
 }
 

@@ -62,6 +62,7 @@
 
 pub mod access;
 pub mod actions;
+pub mod auth;
 pub mod database;
 pub mod error;
 pub mod events;
@@ -95,6 +96,7 @@ pub mod prelude {
         PermissionExt, Principal, RowPolicy,
     };
     pub use crate::actions::JsonBody;
+    pub use crate::auth::Authenticate;
     pub use crate::database::connect;
     pub use crate::error::ApiError;
     pub use crate::limits::Limits;
@@ -117,7 +119,7 @@ pub mod __private {
     pub use crate::error::{ApiError, FieldErrors, InputError};
     pub use crate::openapi::FieldSchema;
     pub use crate::pagination::LimitOffsetPagination;
-    pub use crate::query::{FilterBackend, ListQuery};
+    pub use crate::query::{FilterBackend, ListQuery, is_reserved_query_name};
     pub use crate::registration::discovery::resolve_module;
     pub use crate::registration::paths::{action as action_route, base as route_base};
     pub use crate::registration::routes::{method_not_allowed, respond};

@@ -328,6 +328,6 @@ pub fn blog_router<S: Clone + Send + Sync + 'static>(
         .route("/cursor/posts/", cursor)
         .with_state(state)
         .fallback(|| async { Error::NotFound.into_response() })
-        .layer(axum::middleware::from_fn_with_state(blog::auth::DemoTokens::from_env(), blog::auth::authenticate))
+        .layer(blog::auth::layer())
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }

@@ -1,14 +1,12 @@
 //! Demo-only authentication: maps bearer tokens to principals. A real application verifies its own tokens or
-//! sessions here; the framework only reads the `Principal` this middleware attaches.
+//! sessions in the verifier it gives [`Authenticate`]; the framework only reads the `Principal` it attaches.
 //!
 //! Tokens (override with `BLOG_ALICE_TOKEN` / `BLOG_BOB_TOKEN`): `alice-token` (staff), `bob-token`.
-//! A request without a valid token is anonymous.
+//! A request without a valid token is anonymous (the demo keeps a wrong token anonymous too, so the tests can
+//! compare the two; `Authenticate`'s default answers it 401).
 
-use axum::extract::{Request, State};
-use axum::http::header::AUTHORIZATION;
-use axum::middleware::Next;
-use axum::response::Response;
 use viewset_core::Principal;
+use viewset_core::auth::Authenticate;
 
 /// Known demo tokens and the principals they stand for.
 #[derive(Clone, Debug)]
@@ -23,20 +21,15 @@ impl DemoTokens {
             (token("BLOG_BOB_TOKEN", "bob-token"), Principal::user("bob")),
         ])
     }
+
+    /// The principal of `token`, if it is one of the demo tokens.
+    pub fn principal(&self, token: &str) -> Option<Principal> {
+        self.0.iter().find(|(known, _)| known == token).map(|(_, principal)| principal.clone())
+    }
 }
 
-/// Attaches the principal of a valid `Authorization: Bearer <token>`, if any.
-pub async fn authenticate(State(tokens): State<DemoTokens>, mut request: Request, next: Next) -> Response {
-    let presented = request
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    if let Some(presented) = presented
-        && let Some((_, principal)) = tokens.0.iter().find(|(token, _)| token == presented)
-    {
-        request.extensions_mut().insert(principal.clone());
-    }
-    next.run(request).await
+/// The blog's authentication layer: `Authorization: Bearer <demo token>` → its principal; anything else anonymous.
+pub fn layer() -> Authenticate {
+    let tokens = DemoTokens::from_env();
+    Authenticate::bearer(move |token| std::future::ready(tokens.principal(&token))).refused_as_anonymous()
 }

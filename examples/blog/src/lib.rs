@@ -68,7 +68,7 @@ pub fn app_with_state(state: ServiceState) -> Router {
     let router = api()
         .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
         .with_state(state)
-        .layer(axum::middleware::from_fn_with_state(auth::DemoTokens::from_env(), auth::authenticate));
+        .layer(auth::layer());
     Limits::default().apply(router).layer(tower_http::trace::TraceLayer::new_for_http())
 }
 
@@ -76,6 +76,10 @@ pub fn app_with_state(state: ServiceState) -> Router {
 pub fn migration_graph() -> MigrationGraph {
     let mut graph = MigrationGraph::new();
     graph.add_migrator::<migrations::Migrator>("blog").expect("the blog's migrations have unique names");
+    // The files themselves, so that editing a migration changes the migrations checksum.
+    for (name, text) in migrations::SOURCES {
+        graph.source(name, text).expect("every source names a registered migration");
+    }
     graph
 }
 
@@ -92,7 +96,8 @@ pub fn studio(settings: StudioSettings) -> Studio {
         .migrations(migration_graph())
         .staff_session(move |headers| {
             viewset_studio::cookie(headers, "blog_session")
-                .is_some_and(|session| tokens.0.iter().any(|(token, p)| p.is_staff && *token == session))
+                .and_then(|session| tokens.principal(&session))
+                .is_some_and(|principal| principal.is_staff)
         })
 }
 

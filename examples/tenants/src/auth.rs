@@ -1,11 +1,8 @@
 //! Demo-only authentication: bearer tokens mapped to principals in two tenants. A real application verifies its
-//! own credentials here; the framework only reads the `Principal` this middleware attaches.
+//! own credentials in the verifier it gives [`Authenticate`]; the framework only reads the `Principal` it attaches.
 
-use axum::extract::Request;
-use axum::http::header::AUTHORIZATION;
-use axum::middleware::Next;
-use axum::response::Response;
 use viewset_core::Principal;
+use viewset_core::auth::Authenticate;
 
 /// The demo principal of a token: `acme-alice` (staff), `acme-bob`, `globex-carol`, `nobody-dave` (no tenant).
 pub fn principal_of(token: &str) -> Option<Principal> {
@@ -18,16 +15,8 @@ pub fn principal_of(token: &str) -> Option<Principal> {
     })
 }
 
-/// Attaches the principal of a valid `Authorization: Bearer <token>`, if any.
-pub async fn authenticate(mut request: Request, next: Next) -> Response {
-    let principal = request
-        .headers()
-        .get(AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .and_then(principal_of);
-    if let Some(principal) = principal {
-        request.extensions_mut().insert(principal);
-    }
-    next.run(request).await
+/// The tenants' authentication layer: `Authorization: Bearer <demo token>` → its principal; anything else anonymous
+/// (the demo keeps a wrong token anonymous, as the blog does).
+pub fn layer() -> Authenticate {
+    Authenticate::bearer(|token| std::future::ready(principal_of(&token))).refused_as_anonymous()
 }

@@ -18,6 +18,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!(
         "tenants example listening on http://{bind} (try GET /api/projects/ with `Authorization: Bearer acme-bob`)"
     );
-    axum::serve(listener, tenants::app(db)).with_graceful_shutdown(viewset_core::limits::shutdown_signal()).await?;
+    let app = tenants::mount_studio(tenants::app(db.clone()), db, viewset_studio::StudioSettings::from_env()?)?;
+    axum::serve(listener, app).with_graceful_shutdown(viewset_core::limits::shutdown_signal()).await?;
     Ok(())
 }
