@@ -7,6 +7,7 @@
 # below), ST_BACKENDS ("sqlite postgres"), ST_EXAMPLES ("blog tenants"). Reports go to target/schemathesis/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source .ci/server.sh # free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
@@ -31,17 +32,6 @@ cd "$reports" # schemathesis keeps its cache (.schemathesis/) in the working dir
 identities_blog="anonymous alice-token bob-token"
 identities_tenants="anonymous acme-alice acme-bob globex-carol nobody-dave"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-server=""
-stop_server() {
-  if [[ -n "$server" ]]; then
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
-  fi
-  server=""
-}
-trap stop_server EXIT
 
 failed=()
 for example in $examples; do

@@ -6,7 +6,8 @@
 //! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
 //! - `report`: the Markdown section rendered again from `bench/results/latest.json`;
 //! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios;
-//! - `fanout`: N stream subscribers, one write, time until the last one receives it.
+//! - `fanout`: N stream subscribers, one write, time until the last one receives it;
+//! - `soak`: the blog's release binary under a mixed load with stream subscribers for minutes (`bench/soak.sh`).
 //!
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
 
@@ -15,6 +16,7 @@ mod fanout;
 mod handwritten;
 mod harness;
 mod pages;
+mod soak;
 mod viewset_server;
 
 use std::net::SocketAddr;
@@ -29,7 +31,9 @@ usage:
   viewset-bench compile [--out FILE] [--target-dir DIR]
   viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
-  viewset-bench fanout [--subscribers 10,100,1000,5000]";
+  viewset-bench fanout [--subscribers 10,100,1000,5000]
+  viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
+                     [--max-connections N] [--rate REQUESTS_PER_SECOND]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
         Some("report") => harness::rerender(&args[1..]),
         Some("fanout") => fanout::Options::parse(&args[1..]).and_then(fanout::run),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
+        Some("soak") => soak::Options::parse(&args[1..]).and_then(soak::run),
         _ => Err(USAGE.to_string()),
     };
     match result {

@@ -1,13 +1,13 @@
 //! `viewset-bench run`: every server on its own freshly seeded database, one at a time, the same workloads at the
 //! same concurrency levels, then `bench/results/latest.json` and the results section of `BENCHMARKS.md`.
 
-mod db;
+pub(crate) mod db;
 mod environment;
 mod live;
 mod load;
 mod measure;
 mod options;
-mod procs;
+pub(crate) mod procs;
 mod python;
 mod report;
 mod sanity;
