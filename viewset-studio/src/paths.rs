@@ -29,19 +29,23 @@ pub const AI_TOOLS_MCP: &str = "/ai/tools/mcp";
 /// `POST /ai/query/execute`: a structured read-only query.
 pub const AI_QUERY_EXECUTE: &str = "/ai/query/execute";
 
-/// The `/ai` endpoints this crate serves (mounted with Studio, behind its gate). The spec's codegen, patch, plan
-/// and schema-health endpoints are not built, so neither served nor announced.
-pub const AI_PATHS: [&str; 4] = [AI_CONTEXT_FULL, AI_TOOLS, AI_TOOLS_MCP, AI_QUERY_EXECUTE];
+/// `GET /ai/schema/health`: findings about indexes, permissions and migrations, each with its fix.
+pub const AI_SCHEMA_HEALTH: &str = "/ai/schema/health";
+
+/// The `/ai` endpoints this crate serves (mounted with Studio, behind its gate). The spec's codegen, patch and plan
+/// endpoints are not built, so neither served nor announced.
+pub const AI_PATHS: [&str; 5] = [AI_CONTEXT_FULL, AI_TOOLS, AI_TOOLS_MCP, AI_QUERY_EXECUTE, AI_SCHEMA_HEALTH];
 
 /// The Studio JSON endpoints this crate serves (every one mounted by the Studio router).
 pub const STUDIO_PATHS: [&str; 6] = [HANDSHAKE, CONTEXT_SUMMARY, HEALTH, MIGRATIONS_SUMMARY, SCHEMA_HANDSHAKE, UI];
 
 /// The handshake `endpoints` keys (the spec's names) and their paths: only the endpoints this process serves.
-pub const ENDPOINTS: [(&str, &str); 6] = [
+pub const ENDPOINTS: [(&str, &str); 7] = [
     ("context_full", AI_CONTEXT_FULL),
     ("context_summary", CONTEXT_SUMMARY),
     ("health", HEALTH),
     ("tools", AI_TOOLS),
     ("tools_mcp", AI_TOOLS_MCP),
     ("query_execute", AI_QUERY_EXECUTE),
+    ("schema_health", AI_SCHEMA_HEALTH),
 ];

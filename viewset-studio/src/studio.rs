@@ -12,7 +12,7 @@ use sea_orm::{DatabaseConnection, EntityTrait};
 use serde_json::{Value, json};
 use viewset_core::registration::{RouteInfo, ToolInfo};
 use viewset_core::viewset::OrderingFields;
-use viewset_core::{Api, ViewSet};
+use viewset_core::{Api, Hooks};
 
 pub use self::model::ModelEntry;
 use crate::gate::{Gate, StaffSessionHook};
@@ -55,6 +55,8 @@ pub struct Studio {
     pub(crate) openapi: Value,
     /// Each ViewSet registered with [`Studio::viewset`]: configuration and actions.
     pub(crate) viewset_details: Vec<Value>,
+    /// What `/ai/schema/health` checks of each ViewSet registered with [`Studio::viewset`].
+    pub(crate) health: Vec<crate::ai::health::ViewSetFacts>,
 }
 
 impl std::fmt::Debug for Studio {
@@ -84,6 +86,7 @@ impl Studio {
             tools: Vec::new(),
             openapi: json!({"paths": {}, "components": {"schemas": {}}}),
             viewset_details: Vec::new(),
+            health: Vec::new(),
         }
     }
 
@@ -125,8 +128,9 @@ impl Studio {
         self
     }
 
-    /// The model `V` serves (once per table), and `V`'s configuration and actions for `/ai/context/full`.
-    pub fn viewset<V: ViewSet>(mut self) -> Self {
+    /// The model `V` serves (once per table), `V`'s configuration and actions for `/ai/context/full`, and what
+    /// `/ai/schema/health` checks of it.
+    pub fn viewset<V: Hooks>(mut self) -> Self {
         let c = V::CONFIG;
         let ordering_fields = match c.ordering_fields {
             OrderingFields::All => json!("__all__"),
@@ -147,6 +151,8 @@ impl Studio {
                            "ai_exposed": c.ai_exposed && a.ai_exposed})
             })
             .collect();
+        self.health.retain(|f| f.viewset() != c.name);
+        self.health.push(crate::ai::health::ViewSetFacts::of::<V>());
         self.viewset_details.retain(|v| v["name"] != c.name);
         self.viewset_details.push(json!({
             "name": c.name, "model": c.model_name, "prefix": V::prefix(), "lookup_field": c.lookup_field,

@@ -75,6 +75,23 @@ pub fn admit<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Re
     admit_with::<V>(request, operation, V::permission_classes)
 }
 
+/// Whether `V`'s `permission_classes` admit an anonymous caller to `operation`, at the request level (no row is
+/// read, no object permission asked). The OpenAPI document's security and Studio's schema health ask it here.
+///
+/// ```
+/// use viewset_core::access::admits_anonymous;
+/// use viewset_core::{Hooks, Operation};
+///
+/// fn writes_need_a_login<V: Hooks>() -> bool {
+///     [Operation::Create, Operation::Update, Operation::Delete].into_iter().all(|op| !admits_anonymous::<V>(op))
+/// }
+/// ```
+pub fn admits_anonymous<V: Hooks>(operation: Operation) -> bool {
+    let mut request = RequestContext::new(sea_orm::DatabaseConnection::default(), operation);
+    request.principal = Principal::anonymous();
+    admit::<V>(&mut request, operation).is_ok()
+}
+
 /// [`admit`] under an explicit permission list (a custom action's effective `permission_classes`).
 pub fn admit_with<V: Hooks>(
     request: &mut RequestContext,

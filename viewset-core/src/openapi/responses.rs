@@ -6,8 +6,7 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{Components, ComponentsBuilder, Content, Ref, ResponseBuilder};
 
 use super::shapes::{component, error_components};
-use crate::access::{Operation, Principal};
-use crate::request::RequestContext;
+use crate::access::Operation;
 use crate::viewset::Hooks;
 
 /// The name of the bearer security scheme in `components.securitySchemes`.
@@ -55,19 +54,12 @@ pub fn with_common_errors(mut op: OperationBuilder, reads_body: bool) -> Operati
     op
 }
 
-/// Whether `V`'s `permission_classes` refuse an anonymous caller the operation (request level).
-fn needs_identity<V: Hooks>(operation: Operation) -> bool {
-    let mut request = RequestContext::new(sea_orm::DatabaseConnection::default(), operation);
-    request.principal = Principal::anonymous();
-    crate::access::admit::<V>(&mut request, operation).is_err()
-}
-
 /// The operation's security: bearer required when the permission classes refuse anonymous callers, else optional
 /// (`{}` or bearer: a token may still change what the caller sees).
 pub fn with_security<V: Hooks>(op: OperationBuilder, operation: Option<Operation>) -> OperationBuilder {
     let bearer = SecurityRequirement::new(BEARER, Vec::<String>::new());
     match operation {
-        Some(operation) if needs_identity::<V>(operation) => op.security(bearer),
+        Some(operation) if !crate::access::admits_anonymous::<V>(operation) => op.security(bearer),
         _ => op.security(SecurityRequirement::default()).security(bearer),
     }
 }

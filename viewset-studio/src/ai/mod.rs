@@ -1,6 +1,6 @@
 //! The `/ai/` surface, mounted only with Studio and behind the same gate: the tool catalog (`GET /ai/tools`), the
-//! MCP server (`/ai/tools/mcp`), structured read-only queries (`POST /ai/query/execute`) and the full context
-//! (`GET /ai/context/full`).
+//! MCP server (`/ai/tools/mcp`), structured read-only queries (`POST /ai/query/execute`), the full context
+//! (`GET /ai/context/full`) and the schema's health (`GET /ai/schema/health`).
 //!
 //! No data is read here: every tool call and query is a request to the application's own router
 //! ([`dispatch`]), answered by the generated handler as the caller's own principal, through
@@ -9,6 +9,8 @@
 mod catalog;
 mod context;
 mod dispatch;
+pub(crate) mod health;
+mod indexes;
 mod mcp;
 mod query;
 
@@ -22,7 +24,7 @@ use serde_json::{Value, json};
 
 pub(crate) use self::catalog::Tool;
 use crate::gate::error;
-use crate::paths::{AI_CONTEXT_FULL, AI_QUERY_EXECUTE, AI_TOOLS, AI_TOOLS_MCP};
+use crate::paths::{AI_CONTEXT_FULL, AI_QUERY_EXECUTE, AI_SCHEMA_HEALTH, AI_TOOLS, AI_TOOLS_MCP};
 use crate::studio::state::Inner;
 
 /// What the `/ai` handlers share.
@@ -56,6 +58,7 @@ pub(crate) fn routes(state: Arc<AiState>) -> Router {
         .route(AI_TOOLS, get(tool_catalog).fallback(method_not_allowed))
         .route(AI_CONTEXT_FULL, get(context::full).fallback(method_not_allowed))
         .route(AI_QUERY_EXECUTE, post(query::execute).fallback(method_not_allowed))
+        .route(AI_SCHEMA_HEALTH, get(health::handler).fallback(method_not_allowed))
         .route_service(AI_TOOLS_MCP, mcp)
         .with_state(state)
 }

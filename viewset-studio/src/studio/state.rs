@@ -14,7 +14,7 @@ use crate::protocol::{Checksums, DatabaseStatus};
 pub(crate) struct Inner {
     pub(crate) studio: Studio,
     pub(super) checksums: Checksums,
-    pub(super) db: DatabaseConnection,
+    pub(crate) db: DatabaseConnection,
     /// The number of AI tools (`ai_tool_count`).
     pub(super) ai_tool_count: u64,
     /// Whether `/ai/query/execute` has a list to run (`ai_query`).

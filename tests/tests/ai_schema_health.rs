@@ -1,0 +1,98 @@
+//! `GET /ai/schema/health` over HTTP, on SQLite and PostgreSQL: findings come from the database catalog (a fix
+//! applied to the database clears its finding), open writes, missing tables and pending migrations are reported,
+//! and the endpoint passes the Studio gate (`tests/ai.rs` checks every `/ai` path for that).
+
+use reqwest::StatusCode;
+use sea_orm::ConnectionTrait;
+use serde_json::Value;
+use viewset_core::{Api, ServiceState};
+use viewset_tests::fixtures::paged::PublishedPosts;
+use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::on_every_database;
+use viewset_tests::studio_fixtures::{TOKEN, blog_with_authed_studio, connect_quickly, with_auth};
+
+on_every_database!(blog_with_authed_studio => catalog_findings_clear_when_fixed);
+on_every_database!(open_posts_on_an_empty_database => open_writes_missing_tables_and_pending_migrations);
+
+async fn health(app: &TestApp) -> Value {
+    let url = format!("{}/ai/schema/health", app.base);
+    let response = app.client().get(url).header("x-studio-token", TOKEN).send().await.expect("request");
+    assert_eq!(response.status(), StatusCode::OK);
+    response.json().await.expect("JSON")
+}
+
+/// The finding about `subject` with `code`, if any.
+fn finding<'a>(report: &'a Value, code: &str, subject: &str) -> Option<&'a Value> {
+    report["findings"].as_array().unwrap().iter().find(|f| f["code"] == code && f["subject"] == subject)
+}
+
+fn subjects(report: &Value) -> Vec<String> {
+    report["findings"].as_array().unwrap().iter().map(|f| f["subject"].as_str().unwrap().to_string()).collect()
+}
+
+async fn catalog_findings_clear_when_fixed(app: TestApp) {
+    let report = health(&app).await;
+    let dialect = if app.db.get_database_backend() == sea_orm::DbBackend::Postgres { "postgresql" } else { "sqlite" };
+    assert_eq!(report["dialect"], dialect);
+    assert_eq!(report["status"], "warning", "{report:#}");
+    assert_eq!(report["checked"]["viewsets"], 2);
+    let views = finding(&report, "unindexed_query_field", "posts.views").expect("posts.views has no index");
+    assert_eq!(views["severity"], "warning");
+    assert!(views["message"].as_str().unwrap().contains("PostViewSet's filterable_fields"), "{views}");
+    assert_eq!(views["fix"], r#"CREATE INDEX "posts_views_idx" ON "posts" ("views");"#);
+    let author = finding(&report, "unindexed_foreign_key", "posts.author_id").expect("the foreign key has no index");
+    assert!(author["message"].as_str().unwrap().contains("→ `authors`"), "{author}");
+    let body = finding(&report, "unindexed_search", "posts.body").expect("a search field");
+    assert_eq!(body["severity"], "info");
+    if dialect == "postgresql" {
+        assert!(body["fix"].as_str().unwrap().contains("gin_trgm_ops"), "{body}");
+    }
+    // The primary key leads an index; the blog's permissions refuse anonymous writes; its migrations are applied.
+    assert!(!subjects(&report).iter().any(|s| s.ends_with(".id")), "{report:#}");
+    for code in ["anonymous_writes", "pending_migrations", "missing_table", "catalog_unreadable"] {
+        assert!(!report["findings"].as_array().unwrap().iter().any(|f| f["code"] == code), "{code}: {report:#}");
+    }
+    let warnings = report["counts"]["warning"].as_u64().unwrap();
+
+    for fix in [&views["fix"], &author["fix"]] {
+        app.db.execute_unprepared(fix.as_str().unwrap()).await.expect("the fix is valid SQL");
+    }
+    let fixed = health(&app).await;
+    assert!(finding(&fixed, "unindexed_query_field", "posts.views").is_none(), "{fixed:#}");
+    assert!(finding(&fixed, "unindexed_foreign_key", "posts.author_id").is_none(), "{fixed:#}");
+    // `author_id` is filterable too: the one index clears both findings.
+    assert!(!subjects(&fixed).contains(&"posts.author_id".to_string()), "{fixed:#}");
+    assert!(fixed["counts"]["warning"].as_u64().unwrap() < warnings);
+    assert!(finding(&fixed, "unindexed_query_field", "posts.title").is_some(), "other findings stay");
+}
+
+/// A ViewSet without `permission_classes` over a database nothing was applied to, with the blog's migrations.
+async fn open_posts_on_an_empty_database(backend: Backend) -> TestApp {
+    let database = TestDb::create(backend).await;
+    let db = connect_quickly(&database.url).await;
+    let mut api = Api::new();
+    api.include::<PublishedPosts>().expect("registers");
+    let studio = viewset_studio::Studio::new(with_auth())
+        .project("open", "0.1.0")
+        .api(&api)
+        .viewset::<PublishedPosts>()
+        .migrations(blog::migration_graph());
+    let app = api.into_router().with_state(ServiceState::new(db.clone()));
+    TestApp::serve(studio.mount(app, db.clone()).expect("valid settings"), db, database).await
+}
+
+async fn open_writes_missing_tables_and_pending_migrations(app: TestApp) {
+    let report = health(&app).await;
+    assert_eq!(report["status"], "error", "{report:#}");
+    let open = finding(&report, "anonymous_writes", "PublishedPosts").expect("anonymous callers may write");
+    assert!(open["message"].as_str().unwrap().ends_with("create, update, delete"), "{open}");
+    assert!(open["fix"].as_str().unwrap().contains("permission_classes"), "{open}");
+    let missing = finding(&report, "missing_table", "posts").expect("no posts table");
+    assert_eq!(missing["severity"], "error");
+    let pending = finding(&report, "pending_migrations", "blog").expect("nothing applied");
+    assert_eq!(pending["severity"], "warning");
+    // A missing table has no columns to index: no index finding is made up for it.
+    assert!(!report["findings"].as_array().unwrap().iter().any(|f| f["code"] == "unindexed_query_field"));
+    // The findings come first by severity.
+    assert_eq!(report["findings"][0]["severity"], "error");
+}

@@ -1,0 +1,97 @@
+//! What the database catalog says about one table, for `GET /ai/schema/health`: whether it exists, which columns
+//! lead an index (a primary key or unique constraint counts: it has one), and its foreign-key columns. Read from
+//! SQLite's `pragma_*` table functions and PostgreSQL's `pg_index` / `pg_constraint`; no row of the table is read.
+
+use std::collections::BTreeSet;
+
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement};
+
+/// One table as its database catalog describes it.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct TableCatalog {
+    /// Whether the table exists.
+    pub(crate) exists: bool,
+    /// Columns that are the first column of an index: a filter, an ordering or a join on them can use it.
+    pub(crate) leading: BTreeSet<String>,
+    /// The first column of each foreign key, with the table it refers to.
+    pub(crate) foreign_keys: Vec<(String, String)>,
+}
+
+/// Reads `table`'s catalog (in the connection's default schema on PostgreSQL).
+pub(crate) async fn read(db: &DatabaseConnection, table: &str) -> Result<TableCatalog, DbErr> {
+    let backend = db.get_database_backend();
+    let (exists, leading, foreign_keys) = match backend {
+        DbBackend::Sqlite => (SQLITE_EXISTS, SQLITE_LEADING, SQLITE_FOREIGN_KEYS),
+        DbBackend::Postgres => (PG_EXISTS, PG_LEADING, PG_FOREIGN_KEYS),
+        other => return Err(DbErr::Custom(format!("schema health cannot read the catalog of {other:?}"))),
+    };
+    let rows = |sql: &str| {
+        db.query_all_raw(Statement::from_sql_and_values(
+            backend,
+            sql.replace("$table", placeholder(backend)),
+            [table.into()],
+        ))
+    };
+    if rows(exists).await?.is_empty() {
+        return Ok(TableCatalog::default());
+    }
+    let mut catalog = TableCatalog { exists: true, ..TableCatalog::default() };
+    for row in rows(leading).await? {
+        if let Some(column) = row.try_get::<Option<String>>("", "col")? {
+            catalog.leading.insert(column);
+        }
+    }
+    for row in rows(foreign_keys).await? {
+        catalog.foreign_keys.push((row.try_get("", "col")?, row.try_get("", "target")?));
+    }
+    catalog.foreign_keys.sort();
+    catalog.foreign_keys.dedup();
+    Ok(catalog)
+}
+
+fn placeholder(backend: DbBackend) -> &'static str {
+    if backend == DbBackend::Postgres { "$1" } else { "?1" }
+}
+
+const SQLITE_EXISTS: &str = "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = $table";
+/// Indexed columns, and the `INTEGER PRIMARY KEY` that is the rowid (it has no entry in `pragma_index_list`).
+const SQLITE_LEADING: &str = "SELECT ii.name AS col FROM pragma_index_list($table) AS il \
+     JOIN pragma_index_info(il.name) AS ii WHERE ii.seqno = 0 \
+     UNION SELECT name AS col FROM pragma_table_info($table) WHERE pk = 1";
+const SQLITE_FOREIGN_KEYS: &str =
+    "SELECT \"from\" AS col, \"table\" AS target FROM pragma_foreign_key_list($table) WHERE seq = 0";
+
+const PG_EXISTS: &str = "SELECT 1 AS found WHERE to_regclass(quote_ident($table)) IS NOT NULL";
+const PG_LEADING: &str = "SELECT a.attname::text AS col FROM pg_index i \
+     JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0] \
+     WHERE i.indrelid = to_regclass(quote_ident($table))";
+const PG_FOREIGN_KEYS: &str = "SELECT a.attname::text AS col, c.confrelid::regclass::text AS target \
+     FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
+     WHERE c.contype = 'f' AND c.conrelid = to_regclass(quote_ident($table))";
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::{ConnectionTrait, Database};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn sqlite_catalog_names_leading_index_columns_and_foreign_keys() {
+        let db = Database::connect("sqlite::memory:").await.unwrap();
+        for sql in [
+            "CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT UNIQUE)",
+            "CREATE TABLE posts (id INTEGER PRIMARY KEY, author_id INTEGER REFERENCES authors(id), \
+             title TEXT, views INTEGER)",
+            "CREATE INDEX posts_views_title ON posts (views, title)",
+        ] {
+            db.execute_unprepared(sql).await.unwrap();
+        }
+        let posts = read(&db, "posts").await.unwrap();
+        assert!(posts.exists);
+        assert_eq!(posts.leading.iter().map(String::as_str).collect::<Vec<_>>(), ["id", "views"]);
+        assert_eq!(posts.foreign_keys, [("author_id".to_string(), "authors".to_string())]);
+        let authors = read(&db, "authors").await.unwrap();
+        assert_eq!(authors.leading.iter().map(String::as_str).collect::<Vec<_>>(), ["id", "name"]);
+        assert_eq!(read(&db, "nowhere").await.unwrap(), TableCatalog::default());
+    }
+}
