@@ -40,7 +40,7 @@ pub fn run(data: &[u8]) {
     }
     let answer = send(&call);
     match answer.status {
-        StatusCode::OK => check_page(list, &answer.body, staff),
+        StatusCode::OK => check_page(list, &answer.body, staff, &named_fields(&query)),
         // A page past the last one (the first always exists).
         StatusCode::NOT_FOUND => assert_eq!(list, "/paged/items/", "{}: {}", call.uri, answer.body),
         // Within the default transport limits only a structured input can pass 8 KiB.
@@ -49,8 +49,16 @@ pub fn run(data: &[u8]) {
     }
 }
 
-/// The paginator's envelope; where `secret` is staff-only (all but `/paged/items/`), only staff see it.
-fn check_page(list: &str, body: &serde_json::Value, staff: bool) {
+/// The names of a `fields` parameter (sparse fieldsets), if the query has one.
+fn named_fields(query: &str) -> Option<Vec<String>> {
+    form_urlencoded::parse(query.as_bytes())
+        .find(|(key, _)| key == "fields")
+        .map(|(_, value)| value.split(',').map(str::to_string).collect())
+}
+
+/// The paginator's envelope; where `secret` is staff-only (all but `/paged/items/`), only staff see it, and with
+/// `fields` only when named; every item has exactly the named fields.
+fn check_page(list: &str, body: &serde_json::Value, staff: bool, named: &Option<Vec<String>>) {
     let fields: &[&str] = match list {
         "/paged/items/" => &["count", "page", "page_size", "total_pages", "results"],
         "/cursor/items/" => &["next", "previous", "results"],
@@ -59,7 +67,11 @@ fn check_page(list: &str, body: &serde_json::Value, staff: bool) {
     let keys: Vec<&str> = body.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
     assert!(fields.iter().all(|f| keys.contains(f)) && keys.len() == fields.len(), "{list}: {body}");
     for item in body["results"].as_array().unwrap_or_else(|| panic!("{body}")) {
-        let visible = staff || list == "/paged/items/";
+        let named_secret = named.as_ref().is_none_or(|n| n.iter().any(|f| f == "secret"));
+        let visible = (staff || list == "/paged/items/") && named_secret;
         assert_eq!(item.get("secret").is_some(), visible, "`secret` for staff only: {item}");
+        if let (Some(names), Some(item)) = (named, item.as_object()) {
+            assert!(item.keys().all(|k| names.contains(k)), "only the named fields: {item:?} for {names:?}");
+        }
     }
 }

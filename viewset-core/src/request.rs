@@ -80,12 +80,32 @@ pub struct RequestContext {
     pub hidden_fields: Vec<&'static str>,
     /// Fields this caller may not write, filter, search or order by: the hidden ones and the tenant field.
     pub restricted_fields: Vec<&'static str>,
+    /// Fields left out of this response because `?fields=` did not name them (list, retrieve and the stream; set
+    /// by [`admit`](crate::access::admit) with [`sparse_fields`](crate::access::sparse_fields)).
+    pub omitted_fields: Vec<&'static str>,
 }
 
 impl RequestContext {
     /// Whether clients may filter, search or order by `field` in this request.
     pub fn may_query(&self, field: &str) -> bool {
         !self.restricted_fields.contains(&field)
+    }
+
+    /// The fields this response leaves out: the hidden ones, then those `?fields=` did not name.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+    /// let mut ctx = viewset_core::RequestContext::new(db, viewset_core::Operation::List);
+    /// ctx.hidden_fields = vec!["email"];
+    /// ctx.omitted_fields = vec!["bio"];
+    /// assert_eq!(ctx.left_out(), ["email", "bio"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn left_out(&self) -> Vec<&'static str> {
+        let mut out = self.hidden_fields.clone();
+        out.extend(&self.omitted_fields);
+        out
     }
 }
 
@@ -111,6 +131,7 @@ impl RequestContext {
             query: QueryParams::default(),
             hidden_fields: Vec::new(),
             restricted_fields: Vec::new(),
+            omitted_fields: Vec::new(),
         }
     }
 }
@@ -137,6 +158,7 @@ where
             query: QueryParams::parse_with(parts.uri.query(), service.query_limits),
             hidden_fields: Vec::new(),
             restricted_fields: Vec::new(),
+            omitted_fields: Vec::new(),
         })
     }
 }

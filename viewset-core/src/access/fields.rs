@@ -4,6 +4,7 @@
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
 use crate::error::ApiError;
+use crate::query::columns::column_names;
 use crate::request::RequestContext;
 use crate::viewset::ViewSet;
 
@@ -30,6 +31,53 @@ pub fn reject_restricted_keys(bytes: &[u8], restricted: &[&'static str]) -> Resu
         Some(field) => Err(ApiError::input(["body", field], "This field cannot be written", "read_only")),
         None => Ok(()),
     }
+}
+
+/// `?fields=id,title` on list, retrieve and the stream: the fields to leave out of the response (every field this
+/// caller may see that the list does not name); nothing when the parameter is absent. The value is field names
+/// joined by commas, exactly: any other name (an empty one too) is a 422 at `["query", "fields"]` listing the
+/// fields this caller may name. A hidden field is reported exactly like an unknown one, so the answer reveals
+/// nothing about it.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// # mod post {
+/// #     use sea_orm::entity::prelude::*;
+/// #     #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #     #[sea_orm(table_name = "posts")]
+/// #     pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String, pub body: String }
+/// #     #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+/// #     pub enum Relation {}
+/// #     impl ActiveModelBehavior for ActiveModel {}
+/// # }
+/// use viewset_core::prelude::*;
+/// use viewset_core::access::sparse_fields;
+/// use viewset_core::query::QueryParams;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity, prefix = "/posts")]
+/// struct PostViewSet;
+///
+/// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+/// let mut request = RequestContext::new(db, Operation::List);
+/// request.query = QueryParams::parse(Some("fields=id,title"));
+/// assert_eq!(sparse_fields::<PostViewSet>(&request).unwrap(), ["body"]);
+/// request.query = QueryParams::parse(Some("fields=id,nope"));
+/// assert!(sparse_fields::<PostViewSet>(&request).is_err());
+/// # Ok(()) }
+/// ```
+pub fn sparse_fields<V: ViewSet>(request: &RequestContext) -> Result<Vec<&'static str>, ApiError> {
+    let Some(raw) = request.query.one("fields")? else { return Ok(Vec::new()) };
+    let shown: Vec<&'static str> =
+        column_names::<V::Entity>().into_iter().filter(|f| !request.hidden_fields.contains(f)).collect();
+    let asked: Vec<&str> = raw.split(',').collect();
+    let unknown: Vec<&str> = asked.iter().copied().filter(|name| !shown.contains(name)).collect();
+    if !unknown.is_empty() {
+        let names: Vec<String> = unknown.iter().map(|n| format!("`{n}`")).collect();
+        let msg = format!("Unknown field {}; the fields you may name: {}", names.join(", "), shown.join(", "));
+        return Err(ApiError::input(["query", "fields"], msg, "unknown_field"));
+    }
+    Ok(shown.into_iter().filter(|field| !asked.contains(field)).collect())
 }
 
 /// A representation without the hidden fields.

@@ -46,7 +46,7 @@ mod principal;
 use sea_orm::{ColumnTrait, Condition, QueryFilter, Select};
 
 pub use composition::{And, Not, Or, PermissionExt};
-pub use fields::{Items, visible};
+pub use fields::{Items, sparse_fields, visible};
 pub use lookup::Lookup;
 #[doc(hidden)]
 pub use lookup::parse_lookup;
@@ -102,6 +102,10 @@ pub fn admit_with<V: Hooks>(
     permissions(&mut |p| permission::check(p, request))?;
     request.hidden_fields = V::hidden_fields(request);
     request.restricted_fields = fields::restricted_fields::<V>(&request.hidden_fields);
+    request.omitted_fields = match operation {
+        Operation::List | Operation::Retrieve | Operation::Stream => fields::sparse_fields::<V>(request)?,
+        _ => Vec::new(),
+    };
     Ok(())
 }
 

@@ -210,7 +210,7 @@ impl<V: Hooks> Subscriber<V> {
                     .outcome(&self.membership, sequenced.seq, || async {
                         match visible_record::<V>(request, &event.pk).await {
                             Ok(Some(model)) => {
-                                Outcome::Visible(visible(&V::Detail::from_model(model), &request.hidden_fields))
+                                Outcome::Visible(visible(&V::Detail::from_model(model), &request.left_out()))
                             }
                             Ok(None) => Outcome::Hidden,
                             Err(err) => {

@@ -138,10 +138,20 @@ fn pagination_parameters<V: Hooks>() -> Vec<Parameter> {
         .collect()
 }
 
+/// `fields` (list and retrieve): model field names joined by commas, exactly as
+/// [`sparse_fields`](crate::access::sparse_fields) reads it. The pattern names every field of the widest caller;
+/// a field hidden from this caller is a 422 like an unknown one.
+pub(crate) fn fields_parameter<V: Hooks>() -> Parameter {
+    let names = crate::query::columns::column_names::<V::Entity>().join("|");
+    let schema = string().pattern(Some(format!("^({names})(,({names}))*$")));
+    query("fields", schema.into(), "Only these fields in each record, comma-separated (default: all).")
+}
+
 /// Every query parameter of `V`'s list route.
 pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
     let config = V::CONFIG;
     let mut params = pagination_parameters::<V>();
+    params.push(fields_parameter::<V>());
     let has = |backend: &str| config.filter_backends.contains(&backend);
     let lookups = has("ServiceFilterBackend") || has("DjangoFilterBackend");
     let mut exact = V::get_filter_fields();

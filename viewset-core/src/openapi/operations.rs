@@ -6,7 +6,7 @@ use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type}
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
 use super::conditional::{self, with_etag};
-use super::filters::list_parameters;
+use super::filters::{fields_parameter, list_parameters};
 use super::responses::{with_common_errors, with_security};
 use super::shapes::{component, envelope, validation_error};
 use crate::access::Operation;
@@ -97,9 +97,11 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let invalid_id = || response("Invalid identifier.", component("Error"));
     let retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
+        .parameter(fields_parameter::<V>())
         .response("200", with_etag(response("The record.", read::<V>(V::detail_schema()))))
         .response("400", invalid_id())
-        .response("404", not_found());
+        .response("404", not_found())
+        .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let update = operation::<V>("update", "Update the sent fields of a record", Some(Operation::Update), true)
         .parameter(pk_parameter::<V>())
         .request_body(body(closed(V::Update::openapi_schema())))
@@ -129,7 +131,9 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
             .content("text/event-stream", Content::new(Some(ObjectBuilder::new().schema_type(Type::String))))
             .build();
         let stream = operation::<V>("stream", "Stream record lifecycle events", Some(Operation::Stream), false)
-            .response("200", events);
+            .parameter(fields_parameter::<V>())
+            .response("200", events)
+            .response("422", response("Invalid query parameter.", component("InputValidationError")));
         paths.add_path_operation(crate::registration::paths::stream(base), vec![HttpMethod::Get], stream);
     }
     for action in V::actions() {

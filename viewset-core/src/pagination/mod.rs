@@ -138,5 +138,5 @@ pub async fn count_rows<V: ViewSet>(
 
 /// Rows as the list representation, without the fields hidden from this caller.
 pub fn list_items<V: ViewSet>(rows: Vec<ModelOf<V>>, request: &RequestContext) -> Items<V::ListItem> {
-    Items::new(rows.into_iter().map(V::ListItem::from_model).collect(), request.hidden_fields.clone())
+    Items::new(rows.into_iter().map(V::ListItem::from_model).collect(), request.left_out())
 }

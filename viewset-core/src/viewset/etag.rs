@@ -64,10 +64,10 @@ fn tagged_body(status: StatusCode, body: serde_json::Result<Vec<u8>>) -> Respons
 /// `model`'s detail representation as this caller receives it (hidden fields removed), as JSON bytes.
 fn representation_body<V: ViewSet>(model: ModelOf<V>, request: &RequestContext) -> serde_json::Result<Vec<u8>> {
     let item = V::Detail::from_model(model);
-    if request.hidden_fields.is_empty() {
+    if request.hidden_fields.is_empty() && request.omitted_fields.is_empty() {
         serde_json::to_vec(&item)
     } else {
-        serde_json::to_vec(&visible(&item, &request.hidden_fields))
+        serde_json::to_vec(&visible(&item, &request.left_out()))
     }
 }
 
