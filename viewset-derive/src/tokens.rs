@@ -35,3 +35,23 @@ pub fn option(value: Option<TokenStream>) -> TokenStream {
         None => quote!(::core::option::Option::None),
     }
 }
+
+/// `tokens` with every token (inside groups too) at `span`: rustc reports an error of generated code at the span of
+/// the whole expression, which is the user's token only when every token of it carries that span.
+pub fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let mut respanned = Group::new(group.delimiter(), respan(group.stream(), span));
+                respanned.set_span(span);
+                TokenTree::Group(respanned)
+            }
+            mut other => {
+                other.set_span(span);
+                other
+            }
+        })
+        .collect()
+}

@@ -10,8 +10,8 @@ pub trait TextColumn {}
 impl TextColumn for String {}
 impl TextColumn for Option<String> {}
 
-/// Compiles only when the field is a text column.
-pub fn assert_text_field<T: TextColumn>(_: &T) {}
+/// Compiles only when `T` is a text column type (the derive names it through [`crate::schema::names::Gate`]).
+pub fn assert_text_type<T: TextColumn + ?Sized>() {}
 
 /// The OpenAPI schema of the field the closure selects (the closure only names the type).
 pub fn schema_of<M, T: crate::openapi::FieldSchema, F: Fn(&M) -> &T>(

@@ -6,6 +6,7 @@
 pub(crate) mod body;
 pub(crate) mod checks;
 pub(crate) mod explain;
+pub mod names;
 mod storable;
 
 use sea_orm::EntityTrait;

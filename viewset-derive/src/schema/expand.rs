@@ -52,6 +52,14 @@ pub fn expand(model: &Model) -> TokenStream {
         quote!(#vs::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max })
     });
 
+    // Each field's type by the hash of its name: the ViewSet derive checks allowlist names against `FIELDS`, then
+    // types (`search_fields` are text) through these.
+    let field_types = model.fields.iter().map(|f| {
+        let name = f.ident.to_string();
+        let inner = &f.inner;
+        quote!(impl #vs::FieldAt<{ #vs::name_hash(#name) }> for #ident { type Type = #inner; })
+    });
+
     let read_schema = object_schema(model.fields.iter().map(|f| (f, true, false)), &vs);
     let create_schema = object_schema(
         model.fields.iter().filter(|f| f.writable_on_create()).map(|f| (f, f.required_on_create(), true)),
@@ -72,6 +80,8 @@ pub fn expand(model: &Model) -> TokenStream {
         #[derive(::core::fmt::Debug, ::core::default::Default, #vs::serde::Deserialize)]
         #[serde(crate = "::viewset_core::__private::serde", deny_unknown_fields)]
         pub struct #patch { #(#patch_fields)* }
+
+        #(#field_types)*
 
         impl #vs::ModelSchema for #ident {
             type Create = #create;

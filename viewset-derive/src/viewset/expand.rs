@@ -8,7 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, LitStr};
 
 use super::config::{Config, DefaultLimit, FieldChecks};
-use crate::tokens::{option, private, visitor_fn};
+use crate::tokens::{option, private, respan, visitor_fn};
 
 /// The `ViewSet` impl (and the default `Hooks` impl, field checks and discovery entry) of a checked ViewSet.
 pub fn expand(config: &Config) -> TokenStream {
@@ -220,22 +220,31 @@ fn backend_calls(backends: &[Expr]) -> Vec<TokenStream> {
 }
 
 /// The field named by a string literal, as an identifier carrying the literal's span, so that rustc's
-/// "no field `titel` on type `Model`" points at the user's literal.
+/// "no field `idd` on type `Model`" points at the user's `lookup_field`.
 fn field_ident(lit: &LitStr) -> syn::Ident {
     syn::Ident::new(&lit.value(), lit.span())
 }
 
-/// A never-called function naming each field at the user's literal (text fields through `assert_text_field`).
+/// A never-called function checking each allowlist name at the user's literal: a constant that is a compile error
+/// naming the model's fields and the closest one when the name is not a field (`schema::names::known_field`), and
+/// for `search_fields` the field's type (text only), asked only of names that exist.
 pub fn field_checks(fields: &FieldChecks) -> TokenStream {
     let vs = private();
     let model = &fields.model;
+    let model_name = quote!(#model).to_string().replace(' ', "");
+    let model_ty = quote!(<#model as #vs::EntityTrait>::Model);
+    let known = |lit: &LitStr| {
+        let call = quote!(#vs::known_field(<#model_ty as #vs::ModelSchema>::FIELDS, #lit, #model_name));
+        respan(call, lit.span())
+    };
     let plain = fields.plain.iter().map(|lit| {
-        let field = field_ident(lit);
-        quote_spanned!(lit.span()=> let _ = &m.#field;)
+        let known = known(lit);
+        quote_spanned!(lit.span()=> const _: bool = #known;)
     });
     let text = fields.text.iter().map(|lit| {
-        let field = field_ident(lit);
-        quote_spanned!(lit.span()=> #vs::assert_text_field(&m.#field);)
+        let known = known(lit);
+        let gate = quote!(#vs::Gate<#model_ty, { #vs::name_hash(#lit) }, { #known }>);
+        respan(quote!(#vs::assert_text_type::<<#gate as #vs::Resolved>::Type>();), lit.span())
     });
     let all_warning = fields.all_fields_literal.as_ref().map(|lit| {
         let span = lit.span();
@@ -251,7 +260,8 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
     let check_fn = syn::Ident::new("__viewset_field_checks", Span::call_site());
     quote! {
         #[allow(dead_code, unused_variables, clippy::no_effect_underscore_binding)]
-        fn #check_fn(m: &<#model as #vs::EntityTrait>::Model) {
+        fn #check_fn() {
+            let _ = ::core::marker::PhantomData::<#model_ty>;
             #(#plain)*
             #(#text)*
             #all_warning
