@@ -30,6 +30,8 @@ q = {
  'fields-staff': 'afields=id,secret,label&ordering=-views',
  'fields-hidden': 'Qfields=secret',
  'fields-bad': '0fields=id,,label&fields=id',
+ 'count-estimated': 'Ecount=estimated&page=3',
+ 'count-none': '1count=none&limit=1',
  'injection': "1search='%20OR%20'1'='1&title=%22;DROP%20TABLE%20items;--",
  'bad-escapes': '0title=%ZZ%&%=%%25&views=%31%3',
  'unicode': '1title__icontains=%C3%A9%F0%9F%98%80&search=%E2%80%AE',

@@ -69,7 +69,8 @@ pub const LOOKUPS: &[&str] =
     &["", "gt", "gte", "lt", "lte", "in", "isnull", "contains", "icontains", "exact", "regex", "", "gt__lt", "_"];
 
 /// The parameters the framework reads besides filters.
-pub const KEYWORDS: &[&str] = &["limit", "offset", "page", "page_size", "cursor", "search", "ordering", "fields"];
+pub const KEYWORDS: &[&str] =
+    &["limit", "offset", "page", "page_size", "cursor", "search", "ordering", "fields", "count"];
 
 /// Values that sit on a boundary of some parser or column type.
 pub const VALUES: &[&str] = &[

@@ -40,7 +40,10 @@ pub fn run(data: &[u8]) {
     }
     let answer = send(&call);
     match answer.status {
-        StatusCode::OK => check_page(list, &answer.body, staff, &named_fields(&query)),
+        StatusCode::OK => {
+            let counted = form_urlencoded::parse(query.as_bytes()).any(|(key, _)| key == "count");
+            check_page(list, &answer.body, staff, &named_fields(&query), counted)
+        }
         // A page past the last one (the first always exists).
         StatusCode::NOT_FOUND => assert_eq!(list, "/paged/items/", "{}: {}", call.uri, answer.body),
         // Within the default transport limits only a structured input can pass 8 KiB.
@@ -58,14 +61,16 @@ fn named_fields(query: &str) -> Option<Vec<String>> {
 
 /// The paginator's envelope; where `secret` is staff-only (all but `/paged/items/`), only staff see it, and with
 /// `fields` only when named; every item has exactly the named fields.
-fn check_page(list: &str, body: &serde_json::Value, staff: bool, named: &Option<Vec<String>>) {
+fn check_page(list: &str, body: &serde_json::Value, staff: bool, named: &Option<Vec<String>>, counted: bool) {
     let fields: &[&str] = match list {
         "/paged/items/" => &["count", "page", "page_size", "total_pages", "results"],
         "/cursor/items/" => &["next", "previous", "results"],
         _ => &["count", "results", "limit", "offset"],
     };
     let keys: Vec<&str> = body.as_object().map(|o| o.keys().map(String::as_str).collect()).unwrap_or_default();
-    assert!(fields.iter().all(|f| keys.contains(f)) && keys.len() == fields.len(), "{list}: {body}");
+    // `?count=` adds `count_mode` to the envelopes that count.
+    let moded = usize::from(counted && list != "/cursor/items/");
+    assert!(fields.iter().all(|f| keys.contains(f)) && keys.len() == fields.len() + moded, "{list}: {body}");
     for item in body["results"].as_array().unwrap_or_else(|| panic!("{body}")) {
         let named_secret = named.as_ref().is_none_or(|n| n.iter().any(|f| f == "secret"));
         let visible = (staff || list == "/paged/items/") && named_secret;

@@ -156,6 +156,8 @@ async fn check_filters(app: &TestApp, doc: &Value, path: &str, token: Option<&st
             }
             // `fields` names model fields (its pattern); every model has an `id`.
             None if name == "fields" => "id".to_string(),
+            // An enumeration (`count`): its first value.
+            None if param["schema"]["enum"].is_array() => param["schema"]["enum"][0].as_str().unwrap().to_string(),
             None => sample(&param["schema"]).to_string(),
         };
         let (status, body) = app.send(Method::GET, &format!("{path}?{name}={value}"), token, None).await;

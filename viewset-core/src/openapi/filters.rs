@@ -131,6 +131,16 @@ fn pagination_parameters<V: Hooks>() -> Vec<Parameter> {
                     bounded(Type::Integer, (1, i64::MAX.into())).default(Some(1.into())).into(),
                     "Page number, from 1; a page past the last one is 404.".into(),
                 ),
+                "count" => (
+                    string()
+                        .enum_values(Some(crate::pagination::CountMode::VALUES))
+                        .default(Some("exact".into()))
+                        .into(),
+                    "How `count` is found: `exact` (default), `estimated` (the planner's estimate on PostgreSQL when \
+                     it is large, else exact) or `none` (no count query: `count` is null). Given, the envelope \
+                     carries `count_mode`."
+                        .into(),
+                ),
                 _ => (ObjectBuilder::new().schema_type(Type::Integer).into(), "Pagination parameter.".into()),
             };
             query(name, schema, &description)

@@ -78,12 +78,24 @@ pub fn envelope(fields: &[&str], item: RefOr<Schema>) -> RefOr<Schema> {
                 .item(ObjectBuilder::new().schema_type(Type::Null))
                 .item(string().description(Some("Relative URL of the adjacent page")))
                 .into(),
-            "count" | "limit" | "offset" | "page" | "page_size" | "total_pages" => {
+            // `null` with `?count=none`.
+            "count" | "total_pages" => OneOfBuilder::new()
+                .item(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)))
+                .item(ObjectBuilder::new().schema_type(Type::Null))
+                .into(),
+            "limit" | "offset" | "page" | "page_size" => {
                 ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)).into()
             }
             _ => ObjectBuilder::new().into(),
         };
         object = object.property(*field, schema).required(*field);
+    }
+    if fields.contains(&"count") {
+        let modes = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(crate::pagination::CountMode::VALUES))
+            .description(Some("Present when the request gave `count`: how `count` was found."));
+        object = object.property("count_mode", modes);
     }
     object.additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(true))).into()
 }

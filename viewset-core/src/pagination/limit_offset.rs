@@ -1,6 +1,9 @@
-//! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}`.
+//! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}` (`?count=` adds
+//! `count_mode`; `count` is `null` with `count=none`).
 
-use super::{Page, PageBody, PageQuery, Paginator, Window, fetch_counted, list_items};
+use serde::Serialize;
+
+use super::{Page, PageBody, PageQuery, Paginator, Window, fetch_with_count, list_items};
 use crate::error::ApiError;
 use crate::query::QueryParams;
 use crate::request::RequestContext;
@@ -25,7 +28,7 @@ use crate::viewset::{Config, ViewSet};
 pub struct LimitOffsetPagination;
 
 impl Paginator for LimitOffsetPagination {
-    const PARAMETERS: &'static [&'static str] = &["limit", "offset"];
+    const PARAMETERS: &'static [&'static str] = &["limit", "offset", "count"];
     const RESPONSE_FIELDS: &'static [&'static str] = &["count", "results", "limit", "offset"];
 
     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
@@ -37,8 +40,21 @@ impl Paginator for LimitOffsetPagination {
 
     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
         let (limit, offset) = (page.limit, page.offset);
-        let (rows, count) = fetch_counted::<V>(page, &request.db).await?;
+        let (rows, counted, asked) = fetch_with_count::<V>(page, request).await?;
         let results = list_items::<V>(rows, request);
-        PageBody::new(&Page { count, results, limit, offset })
+        match (counted.value(), asked) {
+            (Some(count), false) => PageBody::new(&Page { count, results, limit, offset }),
+            (count, _) => PageBody::new(&ModedPage { count, count_mode: counted.mode(), results, limit, offset }),
+        }
     }
+}
+
+/// The envelope when `?count=` was given: the count may be `null`, and `count_mode` says which it is.
+#[derive(Serialize)]
+struct ModedPage<R> {
+    count: Option<u64>,
+    count_mode: &'static str,
+    results: R,
+    limit: u64,
+    offset: u64,
 }

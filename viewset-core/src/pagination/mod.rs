@@ -1,6 +1,7 @@
 //! Paginators (`pagination_class`): which query parameters select a page, how the page is fetched and how it is
 //! enveloped. Built in: [`LimitOffsetPagination`] (the default), [`PageNumberPagination`], [`CursorPagination`].
 
+mod count;
 mod cursor;
 mod cursor_token;
 mod limit_offset;
@@ -21,6 +22,7 @@ use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::viewset::{Config, ModelOf, ViewSet};
 
+pub use count::{CountMode, Counted, EXACT_BELOW, fetch_with_count};
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
 pub use page_body::PageBody;

@@ -2,28 +2,31 @@
 
 use serde::Serialize;
 
-use super::{PageBody, PageQuery, Paginator, Window, fetch_counted, list_items};
+use super::{Counted, PageBody, PageQuery, Paginator, Window, fetch_with_count, list_items};
 use crate::error::ApiError;
 use crate::query::QueryParams;
 use crate::request::RequestContext;
 use crate::viewset::{Config, ViewSet};
 
 /// `page` (≥ 1, default 1) and `page_size` (1..=`max_limit`, default `default_limit`). A page past the last one is
-/// a 404 (the first page always exists, even when empty).
+/// a 404 (the first page always exists, even when empty). With `?count=none` (or an estimate) the last page is not
+/// known: `count` and `total_pages` are `null` (or estimated) and a page past the end is empty, not 404.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PageNumberPagination;
 
 #[derive(Serialize)]
 struct NumberedPage<R> {
-    count: u64,
+    count: Option<u64>,
     page: u64,
     page_size: u64,
-    total_pages: u64,
+    total_pages: Option<u64>,
     results: R,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    count_mode: Option<&'static str>,
 }
 
 impl Paginator for PageNumberPagination {
-    const PARAMETERS: &'static [&'static str] = &["page", "page_size"];
+    const PARAMETERS: &'static [&'static str] = &["page", "page_size", "count"];
     const RESPONSE_FIELDS: &'static [&'static str] = &["count", "page", "page_size", "total_pages", "results"];
 
     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
@@ -36,12 +39,22 @@ impl Paginator for PageNumberPagination {
     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
         let page_size = page.limit;
         let number = page.offset / page_size + 1;
-        let (rows, count) = fetch_counted::<V>(page, &request.db).await?;
-        let total_pages = count.div_ceil(page_size);
-        if number > total_pages.max(1) {
+        let (rows, counted, asked) = fetch_with_count::<V>(page, request).await?;
+        let total_pages = counted.value().map(|count| count.div_ceil(page_size));
+        if let (Counted::Exact(_), Some(total)) = (counted, total_pages)
+            && number > total.max(1)
+        {
             return Err(ApiError::NotFound);
         }
         let results = list_items::<V>(rows, request);
-        PageBody::new(&NumberedPage { count, page: number, page_size, total_pages, results })
+        let count_mode = asked.then(|| counted.mode());
+        PageBody::new(&NumberedPage {
+            count: counted.value(),
+            page: number,
+            page_size,
+            total_pages,
+            results,
+            count_mode,
+        })
     }
 }

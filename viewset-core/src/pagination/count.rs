@@ -1,0 +1,137 @@
+//! `?count=exact|estimated|none` on the counting paginators: how the size of the filtered set is found. `exact`
+//! (the default) counts; `none` skips the count query; `estimated` asks PostgreSQL's planner (`EXPLAIN`) and
+//! counts exactly when the estimate is small ([`EXACT_BELOW`]) or the database has no planner estimate (SQLite).
+//! Given the parameter, the envelope says which count it carries in `count_mode`.
+
+use sea_orm::{ConnectionTrait, DbBackend, QueryTrait, Select, Statement};
+
+use super::{PageQuery, fetch_counted, fetch_rows};
+use crate::error::ApiError;
+use crate::request::RequestContext;
+use crate::viewset::{ModelOf, ViewSet};
+
+/// Below this planner estimate `estimated` counts exactly: a small count is cheap, and the planner's guess for a
+/// small or freshly written table can be far off.
+pub const EXACT_BELOW: u64 = 10_000;
+
+/// How a list finds the size of its filtered set (`?count=`).
+///
+/// ```
+/// use viewset_core::pagination::CountMode;
+/// use viewset_core::query::QueryParams;
+/// assert_eq!(CountMode::from_query(&QueryParams::parse(None)).unwrap(), None);
+/// assert_eq!(CountMode::from_query(&QueryParams::parse(Some("count=none"))).unwrap(), Some(CountMode::None));
+/// assert!(CountMode::from_query(&QueryParams::parse(Some("count=fast"))).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountMode {
+    /// `COUNT(*)` of the filtered set.
+    Exact,
+    /// The planner's estimate on PostgreSQL when it is large; exact otherwise.
+    Estimated,
+    /// No count query.
+    None,
+}
+
+impl CountMode {
+    /// The values of `?count=`.
+    pub const VALUES: [&'static str; 3] = ["exact", "estimated", "none"];
+
+    /// The mode `?count=` asks for (`None` when absent); any other value is a 422 naming the choices.
+    pub fn from_query(query: &crate::query::QueryParams) -> Result<Option<CountMode>, ApiError> {
+        Ok(match query.one("count")? {
+            None => None,
+            Some("exact") => Some(CountMode::Exact),
+            Some("estimated") => Some(CountMode::Estimated),
+            Some("none") => Some(CountMode::None),
+            Some(_) => {
+                let msg = format!("Must be one of: {}", Self::VALUES.join(", "));
+                return Err(ApiError::input(["query", "count"], msg, "invalid_choice"));
+            }
+        })
+    }
+}
+
+/// The size of a page's filtered set, as its mode found it.
+///
+/// ```
+/// use viewset_core::pagination::Counted;
+/// assert_eq!(Counted::Estimated(120_000).value(), Some(120_000));
+/// assert_eq!(Counted::Skipped.mode(), "none");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    /// Counted.
+    Exact(u64),
+    /// The planner's estimate.
+    Estimated(u64),
+    /// Not counted (`count=none`).
+    Skipped,
+}
+
+impl Counted {
+    /// The count, if any.
+    pub fn value(self) -> Option<u64> {
+        match self {
+            Counted::Exact(n) | Counted::Estimated(n) => Some(n),
+            Counted::Skipped => None,
+        }
+    }
+
+    /// `count_mode` in the envelope.
+    pub fn mode(self) -> &'static str {
+        match self {
+            Counted::Exact(_) => "exact",
+            Counted::Estimated(_) => "estimated",
+            Counted::Skipped => "none",
+        }
+    }
+}
+
+/// The page's rows and its count as `?count=` asks (exact when absent), with whether the parameter was given
+/// (then the envelope carries `count_mode`).
+pub async fn fetch_with_count<V: ViewSet>(
+    page: PageQuery<V::Entity>,
+    request: &RequestContext,
+) -> Result<(Vec<ModelOf<V>>, Counted, bool), ApiError> {
+    let asked = CountMode::from_query(&request.query)?;
+    let db = &request.db;
+    let (rows, counted) = match asked.unwrap_or(CountMode::Exact) {
+        CountMode::Exact => {
+            let (rows, count) = fetch_counted::<V>(page, db).await?;
+            (rows, Counted::Exact(count))
+        }
+        CountMode::None => (fetch_rows::<V>(page, db).await?, Counted::Skipped),
+        CountMode::Estimated => match estimate::<V>(&page.select, db).await {
+            Some(rows_estimated) if rows_estimated >= EXACT_BELOW => {
+                (fetch_rows::<V>(page, db).await?, Counted::Estimated(rows_estimated))
+            }
+            _ => {
+                let (rows, count) = fetch_counted::<V>(page, db).await?;
+                (rows, Counted::Exact(count))
+            }
+        },
+    };
+    Ok((rows, counted, asked.is_some()))
+}
+
+/// The planner's row estimate for `select` on PostgreSQL (`EXPLAIN (FORMAT JSON)`, the top plan's `Plan Rows`);
+/// `None` on other databases, or when the plan cannot be read (then the count is exact, and an unreachable
+/// database is reported by that count like by any other query).
+async fn estimate<V: ViewSet>(select: &Select<V::Entity>, db: &sea_orm::DatabaseConnection) -> Option<u64> {
+    if db.get_database_backend() != DbBackend::Postgres {
+        return None;
+    }
+    let built = select.clone().build(DbBackend::Postgres);
+    let sql = format!("EXPLAIN (FORMAT JSON) {}", built.sql);
+    let values = built.values.map(|v| v.0).unwrap_or_default();
+    let plan = match db.query_one_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, values)).await {
+        Ok(Some(row)) => row.try_get::<serde_json::Value>("", "QUERY PLAN").ok(),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the planner's estimate; counting exactly");
+            None
+        }
+    };
+    plan.and_then(|p| p[0]["Plan"]["Plan Rows"].as_f64()).map(|rows| rows.max(0.0) as u64)
+}
