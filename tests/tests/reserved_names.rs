@@ -49,7 +49,14 @@ async fn reserved_names_are_not_router_filters(app: TestApp) {
     // Seed: post 2 has 300 views, the others 120 and 7; authors 1, 2, 2.
     let (status, all) = app.get("/api/counted/").await;
     assert_eq!((status, ids(&all).len()), (StatusCode::OK, 3), "{all}");
+    // `count` is the paginator's count mode (`exact`, `estimated`, `none`), never a filter on the `count` field.
     let (status, body) = app.get("/api/counted/?count=300").await;
+    assert_eq!(
+        (status, body["detail"][0]["loc"][1].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("count")),
+        "{body}"
+    );
+    let (status, body) = app.get("/api/counted/?count=exact").await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(ids(&body).len(), 3, "`count` is reserved: not a filter: {body}");
     // `page` is reserved too (and not this paginator's parameter): ignored as a filter.
