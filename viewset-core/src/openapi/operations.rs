@@ -45,6 +45,19 @@ fn read<V: Hooks>(schema: RefOr<Schema>) -> RefOr<Schema> {
     }
 }
 
+/// A read schema of list and retrieve: `?fields=` may leave any field out, so none is required.
+fn sparse(schema: RefOr<Schema>) -> RefOr<Schema> {
+    match schema {
+        RefOr::T(Schema::Object(mut object)) => {
+            object.required.clear();
+            let note = "Every field the caller may see is present unless `fields` names a subset.";
+            object.description = Some(object.description.map_or_else(|| note.to_string(), |d| format!("{d} {note}")));
+            RefOr::T(Schema::Object(object))
+        }
+        other => other,
+    }
+}
+
 /// A body schema as the server parses it: an object schema that does not say whether other keys are allowed is
 /// closed (`additionalProperties: false`), as the derived bodies refuse unknown fields with a 422.
 fn closed(schema: RefOr<Schema>) -> RefOr<Schema> {
@@ -78,10 +91,7 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let mut paths = Paths::new();
     let list = operation::<V>("list", "List records", Some(Operation::List), false)
         .parameters(Some(list_parameters::<V>()))
-        .response(
-            "200",
-            response("One page.", envelope(V::Pagination::RESPONSE_FIELDS, read::<V>(V::list_item_schema()))),
-        )
+        .response("200", response("One page.", envelope(V::Pagination::RESPONSE_FIELDS, sparse(V::list_item_schema()))))
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let create = operation::<V>("create", "Create a record", Some(Operation::Create), true)
         .request_body(body(closed(V::Create::openapi_schema())))
@@ -98,7 +108,7 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
         .parameter(fields_parameter::<V>())
-        .response("200", with_etag(response("The record.", read::<V>(V::detail_schema()))))
+        .response("200", with_etag(response("The record.", sparse(V::detail_schema()))))
         .response("400", invalid_id())
         .response("404", not_found())
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
