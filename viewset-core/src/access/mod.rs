@@ -9,6 +9,7 @@
 //! | the rows a caller may touch: `get_queryset` and the required row policies | [`scoped_query`] |
 //! | the rows of a list: `get_queryset`, the filter backends, then the row policies again | [`scoped_list`] |
 //! | one record as the caller may see it, after object permissions | [`fetch_visible`] (by `{pk}`, or [`fetch_visible_with`] an action's list) or [`fetch_where`] |
+//! | the same, locked for a conditional write inside a transaction | [`begin_locking`], then [`fetch_visible_locked`] |
 //! | the fields a caller may see and write | set by [`admit`]: [`RequestContext::hidden_fields`], [`RequestContext::restricted_fields`] |
 //!
 //! The building blocks live in this module too: the [`Principal`] the application attaches, [`Permission`]s and
@@ -43,7 +44,10 @@ pub(crate) mod permission;
 mod policy;
 mod principal;
 
-use sea_orm::{ColumnTrait, Condition, QueryFilter, Select};
+use sea_orm::{
+    ColumnTrait, Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select, SqliteTransactionMode,
+    TransactionOptions, TransactionTrait,
+};
 
 pub use composition::{And, Not, Or, PermissionExt};
 pub use fields::{Items, sparse_fields, visible};
@@ -160,6 +164,52 @@ pub async fn fetch_where<V: Hooks>(
 ) -> Result<ModelOf<V>, ApiError> {
     let model = find_scoped::<V>(request, condition).await?.ok_or(ApiError::NotFound)?;
     permissions(&mut |p| permission::check_object(p, request, &model))?;
+    Ok(model)
+}
+
+/// A transaction for a conditional write (`If-Match`): on SQLite it is begun `IMMEDIATE`, so it holds the
+/// database's write lock from its first statement; on PostgreSQL [`fetch_visible_locked`] locks the row. Either
+/// way a second writer of the same record waits until this one commits, then reads what it wrote.
+pub async fn begin_locking<V: Hooks>(request: &RequestContext) -> Result<DatabaseTransaction, ApiError> {
+    let options =
+        TransactionOptions { sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate), ..Default::default() };
+    Box::pin(request.db.begin_with_options(options)).await.map_err(db_err::<V>)
+}
+
+/// [`fetch_visible`] inside `txn` (from [`begin_locking`]), the row locked until the transaction ends
+/// (`SELECT … FOR UPDATE` on PostgreSQL): a compare-then-write such as `If-Match` compares the version it writes.
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use viewset_core::access::{self, Lookup};
+/// use viewset_core::prelude::*;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity)]
+/// pub struct PostViewSet;
+///
+/// /// Read a post, decide, write: no other writer can change it in between.
+/// async fn guarded(request: RequestContext, pk: Lookup) -> Result<post::Model, ApiError> {
+///     let txn = access::begin_locking::<PostViewSet>(&request).await?;
+///     let post = access::fetch_visible_locked::<PostViewSet>(&request, &pk, &txn).await?;
+///     // … compare and write through `&txn` …
+///     txn.commit().await.map_err(|e| ApiError::from_db(e, "posts"))?;
+///     Ok(post)
+/// }
+/// ```
+pub async fn fetch_visible_locked<V: Hooks>(
+    request: &RequestContext,
+    pk: &Lookup,
+    txn: &DatabaseTransaction,
+) -> Result<ModelOf<V>, ApiError> {
+    let select = scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?).lock_exclusive();
+    let model = Box::pin(select.one(txn)).await.map_err(db_err::<V>)?.ok_or(ApiError::NotFound)?;
+    V::permission_classes(&mut |p| permission::check_object(p, request, &model))?;
     Ok(model)
 }
 

@@ -107,6 +107,21 @@ pub fn check_if_match<V: ViewSet>(request: &RequestContext, model: &ModelOf<V>) 
     if tags.contains(&current) { Ok(()) } else { Err(ApiError::PreconditionFailed) }
 }
 
+/// Whether the request's write is conditional (it carries `If-Match`): the default handlers then read, compare
+/// and write the record in one transaction with the row locked ([`crate::access::fetch_visible_locked`]), so two
+/// writers holding the same tag cannot both succeed.
+///
+/// ```
+/// use axum::http::HeaderMap;
+/// let mut headers = HeaderMap::new();
+/// assert!(!viewset_core::viewset::etag::is_conditional(&headers));
+/// headers.insert("if-match", "\"abc\"".parse().unwrap());
+/// assert!(viewset_core::viewset::etag::is_conditional(&headers));
+/// ```
+pub fn is_conditional(headers: &HeaderMap) -> bool {
+    headers.contains_key(IF_MATCH)
+}
+
 /// 428 `precondition_required` when `V` requires `If-Match` ([`Hooks::require_if_match`]) and none was sent.
 pub fn require_if_match<V: Hooks>(request: &RequestContext) -> Result<(), ApiError> {
     if V::require_if_match() && !request.headers.contains_key(IF_MATCH) {

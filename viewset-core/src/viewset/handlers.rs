@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use sea_orm::{ActiveModelTrait, EntityName, EntityTrait, IntoActiveModel, Select};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityName, EntityTrait, IntoActiveModel, Select};
 use serde_json::json;
 
 use super::{Hooks, ModelOf, ViewSet, etag};
@@ -69,33 +69,71 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
 }
 
 /// Default `update`: `If-Match` is checked against the record as this caller sees it (412), then only the sent
-/// fields are written; omitted fields keep their values.
+/// fields are written; omitted fields keep their values. With `If-Match` the read, the comparison and the write
+/// happen in one transaction with the row locked ([`access::fetch_visible_locked`]): of two writers sending the
+/// same tag, one succeeds and the other gets 412.
 pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestContext) -> Result<Response, ApiError> {
-    let model = access::fetch_visible::<V>(&request, &pk).await?;
-    etag::check_if_match::<V>(&request, &model)?;
+    let (model, changed) = if etag::is_conditional(&request.headers) {
+        let txn = access::begin_locking::<V>(&request).await?;
+        let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
+        etag::check_if_match::<V>(&request, &model)?;
+        let written = write_update::<V, _>(&txn, model, data).await?;
+        Box::pin(txn.commit()).await.map_err(db_err::<V>)?;
+        written
+    } else {
+        let model = access::fetch_visible::<V>(&request, &pk).await?;
+        write_update::<V, _>(&request.db, model, data).await?
+    };
+    if changed {
+        publish::<V>(&request, Action::Updated, &model);
+    }
+    Ok(detail::<V>(model, &request, StatusCode::OK))
+}
+
+/// Validates `data` and writes the sent columns of `model` through `db` (nothing when `data` is empty); whether
+/// anything was written.
+async fn write_update<V: Hooks, C: ConnectionTrait>(
+    db: &C,
+    model: ModelOf<V>,
+    data: V::Update,
+) -> Result<(ModelOf<V>, bool), ApiError> {
     data.validate()?;
     if data.is_empty() {
-        return Ok(detail::<V>(model, &request, StatusCode::OK));
+        return Ok((model, false));
     }
     let mut active = model.into_active_model();
     data.apply(&mut active);
     check_storable_body(&active)?;
-    let model = Box::pin(active.update(&request.db)).await.map_err(db_err::<V>)?;
-    publish::<V>(&request, Action::Updated, &model);
-    Ok(detail::<V>(model, &request, StatusCode::OK))
+    let model = Box::pin(active.update(db)).await.map_err(db_err::<V>)?;
+    Ok((model, true))
 }
 
-/// Default `delete`: `If-Match` checked as for `update` (412), then 200 `{"deleted": true, "id": <primary key>}`.
+/// Default `delete`: `If-Match` checked as for `update` (412, in one transaction with the row locked), then 200
+/// `{"deleted": true, "id": <primary key>}`.
 pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
-    let model = access::fetch_visible::<V>(&request, &pk).await?;
-    etag::check_if_match::<V>(&request, &model)?;
-    let event = ChangeEvent::of::<V>(Action::Deleted, &model);
+    let event = if etag::is_conditional(&request.headers) {
+        let txn = access::begin_locking::<V>(&request).await?;
+        let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
+        etag::check_if_match::<V>(&request, &model)?;
+        let event = delete_record::<V, _>(&txn, model).await?;
+        Box::pin(txn.commit()).await.map_err(db_err::<V>)?;
+        event
+    } else {
+        let model = access::fetch_visible::<V>(&request, &pk).await?;
+        delete_record::<V, _>(&request.db, model).await?
+    };
     let id = event.pk.clone();
+    request.events.publish(event);
+    Ok(Json(json!({"deleted": true, "id": id})).into_response())
+}
+
+/// Deletes `model` through `db`; the event to publish once the delete is committed.
+async fn delete_record<V: Hooks, C: ConnectionTrait>(db: &C, model: ModelOf<V>) -> Result<ChangeEvent, ApiError> {
+    let event = ChangeEvent::of::<V>(Action::Deleted, &model);
     // A foreign-key failure of a delete means other records still point at this one.
-    model.into_active_model().delete(&request.db).await.map_err(|e| match db_err::<V>(e) {
+    Box::pin(model.into_active_model().delete(db)).await.map_err(|e| match db_err::<V>(e) {
         ApiError::ForeignKeyViolation => ApiError::StillReferenced,
         other => other,
     })?;
-    request.events.publish(event);
-    Ok(Json(json!({"deleted": true, "id": id})).into_response())
+    Ok(event)
 }
