@@ -24,6 +24,8 @@ use viewset_tests::studio_fixtures::{TOKEN, with_auth};
 const WORKERS: usize = 8;
 /// The hang guard: an answer later than this is a failure (the acquire timeout is 2 s).
 const HANG_GUARD: Duration = Duration::from_secs(30);
+/// A 503 sent while the cluster is down comes within this (the acquire timeout is 2 s).
+const FAIL_FAST: Duration = Duration::from_secs(5);
 
 /// Where the test is; each request records it when sent and when answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,6 +237,10 @@ async fn stopped_under_load(mode: &'static str) {
     assert!(load.outcomes_where(|o| healthy(o.phases.1) && !o.status.is_some_and(|s| s.is_success())).is_empty());
     let down = load.outcomes_where(|o| o.phases == (Phase::Down, Phase::Down) && !o.is_unavailable());
     assert!(down.is_empty(), "answered while down without the 503: {down:#?}");
+    // Fail fast: a request sent while the cluster is down waits at most the 2 s acquire timeout for a connection,
+    // then its 503 (the bound leaves room for a loaded CI machine; the 30 s pool default is what it guards against).
+    let slow = load.outcomes_where(|o| o.phases.0 == Phase::Down && o.is_unavailable() && o.elapsed > FAIL_FAST);
+    assert!(slow.is_empty(), "503s slower than {FAIL_FAST:?} while down: {slow:#?}");
     let after = load.outcomes_where(|o| o.phases.0 == Phase::Recovered && !o.status.is_some_and(|s| s.is_success()));
     assert!(after.is_empty(), "failed after recovery: {after:#?}");
 
