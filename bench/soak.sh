@@ -6,6 +6,7 @@
 #
 # Usage: bash bench/soak.sh [--duration SECS] [--workers N] [--subscribers N] [--sample SECS] [--max-connections N]
 #                           [--rate REQUESTS_PER_SECOND]   (default: as fast as the server answers)
+#                           [--max-rss-growth MIB]   (default 8: RSS growth allowed after the warm-up)
 # Environment: VIEWSET_TEST_PG_URL (default postgres://postgres:postgres@127.0.0.1:5432), CARGO_TARGET_DIR,
 # SOAK_PROFILE (release, or debug for the short CI run, which reuses the debug build CI has).
 set -euo pipefail

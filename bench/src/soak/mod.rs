@@ -5,8 +5,9 @@
 //! Every `--sample` seconds it records the server's RSS and the PostgreSQL connections of its database
 //! (`pg_stat_activity`). At the end it prints the samples and the totals, and fails when a request got an answer
 //! it should not have (anything but the operation's 200 or 201) or no answer, when a subscriber did not receive
-//! the events due (see [`clients::Seen::check`]) or lost its stream, or when the connections exceeded the pool's
-//! bound.
+//! the events due (see [`clients::Seen::check`]) or lost its stream, when the connections exceeded the pool's
+//! bound, or when the RSS grew by more than `--max-rss-growth` MiB after the warm-up (the sample about a minute in,
+//! or halfway through a shorter run).
 
 mod clients;
 
@@ -35,11 +36,13 @@ pub struct Options {
     max_connections: i64,
     /// Requests per second over all workers (0: as fast as the server answers).
     rate: u64,
+    /// How many MiB the RSS may grow from the warm-up sample to the last one.
+    max_rss_growth_mib: u64,
 }
 
 impl Options {
     /// `--blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
-    /// [--max-connections N] [--rate REQUESTS_PER_SECOND]`.
+    /// [--max-connections N] [--rate REQUESTS_PER_SECOND] [--max-rss-growth MIB]`.
     pub fn parse(args: &[String]) -> Result<Options, String> {
         let mut o = Options {
             blog: PathBuf::new(),
@@ -51,6 +54,9 @@ impl Options {
             // sqlx's default pool size, which `viewset_core::connect` keeps, plus the event bus's listener.
             max_connections: 11,
             rate: 0,
+            // Measured flat (RELIABILITY.md: +0.4 MiB from 1 to 10 minutes); a leak of a request's worth of memory
+            // per request passes this within seconds.
+            max_rss_growth_mib: 8,
         };
         let mut it = args.iter();
         let number = |v: &str, what: &str| v.parse::<u64>().map_err(|_| format!("{what} takes a number"));
@@ -65,6 +71,7 @@ impl Options {
                 "--sample" => o.sample = Duration::from_secs(number(value, arg)?.max(1)),
                 "--max-connections" => o.max_connections = number(value, arg)? as i64,
                 "--rate" => o.rate = number(value, arg)?,
+                "--max-rss-growth" => o.max_rss_growth_mib = number(value, arg)?,
                 other => return Err(format!("unknown option `{other}`")),
             }
         }
@@ -193,7 +200,9 @@ async fn drive(
     let (unexpected, no_answer) = (totals.unexpected.load(Ordering::Relaxed), totals.no_answer.load(Ordering::Relaxed));
     let mib = |kib: u64| kib as f64 / 1024.0;
     let rss_at = |i: usize| rss_samples.get(i).copied().unwrap_or(0);
-    let warm = (60 / o.sample.as_secs().max(1)) as usize; // the sample about a minute in
+    // The sample about a minute in, or halfway through a shorter run.
+    let warm = ((60 / o.sample.as_secs().max(1)) as usize).min(rss_samples.len() / 2);
+    let growth = rss_samples.last().copied().unwrap_or(0).saturating_sub(rss_at(warm));
     let peak = rss_samples.iter().copied().max().unwrap_or(0);
     let deleted = ledger.values().filter(|r| r.deleted).count();
     let patches: u64 = ledger.values().map(|r| u64::from(r.patches)).sum();
@@ -208,9 +217,9 @@ async fn drive(
     println!("requests {total} ({:.0}/s): {requests:?}", total as f64 / elapsed.as_secs_f64());
     println!("unexpected answers {unexpected}, requests without an answer {no_answer}");
     println!(
-        "RSS first sample {:.1} MiB, at ~1 min {:.1} MiB, last {:.1} MiB, peak {:.1} MiB",
+        "RSS first sample {:.1} MiB, after the warm-up {:.1} MiB, last {:.1} MiB, peak {:.1} MiB",
         mib(rss_at(0)),
-        mib(rss_at(warm.min(rss_samples.len().saturating_sub(1)))),
+        mib(rss_at(warm)),
         mib(rss_samples.last().copied().unwrap_or(0)),
         mib(peak)
     );
@@ -240,6 +249,13 @@ async fn drive(
     }
     if lost_streams > 0 || !resets.is_empty() {
         failures.push(format!("{lost_streams} streams ended early, resets {resets:?}"));
+    }
+    if growth > o.max_rss_growth_mib * 1024 {
+        failures.push(format!(
+            "RSS grew {:.1} MiB after the warm-up (sample {warm}), over the bound {} MiB",
+            mib(growth),
+            o.max_rss_growth_mib
+        ));
     }
     if max_connections.max(connections_at_end) > o.max_connections {
         failures.push(format!("{max_connections} connections, over the bound {}", o.max_connections));
