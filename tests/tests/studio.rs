@@ -243,6 +243,19 @@ async fn checksums_of(app: &TestApp) -> Value {
     json(app, "/studio/handshake").await["checksums"].clone()
 }
 
+/// Issue 20 item 3: `debug_panels` and `admin_access` name web-UI panels (DESIGN.md: debug mode with the UI's Query
+/// Explorer; a Model Browser that may write). The UI is not built, so neither is announced, not even in debug mode
+/// with write routes registered.
+#[tokio::test]
+async fn no_ui_capability_without_the_ui() {
+    let mut debug = with_auth();
+    debug.debug = true;
+    let handshake = json(&sqlite_app(debug).await, "/studio/handshake").await;
+    let caps: Vec<&str> = handshake["capabilities"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    assert!(caps.contains(&"write_data") && handshake["project"]["debug_mode"] == true, "{handshake}");
+    assert!(!caps.contains(&"debug_panels") && !caps.contains(&"admin_access"), "{caps:?}");
+}
+
 #[tokio::test]
 async fn checksums_are_stable_across_instances_and_change_with_the_app() {
     let a = checksums_of(&sqlite_app(with_auth()).await).await;

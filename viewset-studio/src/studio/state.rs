@@ -61,9 +61,8 @@ impl Inner {
         if self.ai_query && database.connected {
             caps.push("ai_query");
         }
-        if studio.settings.debug {
-            caps.push("debug_panels");
-        }
+        // `debug_panels` (debug mode with the UI's Query Explorer) and `admin_access` (a Model Browser that may
+        // write) belong to the web UI, which is not built: announcing them would advertise panels that do not exist.
         caps.into_iter().map(str::to_string).collect()
     }
 
