@@ -17,9 +17,21 @@ on_every_database!(TestApp::blog =>
     bearer_security_where_permissions_need_an_identity,
     every_documented_filter_is_accepted_and_no_other_lookup,
     conditional_requests_are_documented_as_served,
+    transport_and_token_errors_are_documented_as_served,
 );
 
 on_every_database!(TestApp::tenants => tenants_filters_agree_with_the_server);
+
+/// The shared error responses every operation references: `(status, component)`.
+const SHARED: [(&str, &str); 7] = [
+    ("401", "Unauthorized"),
+    ("405", "MethodNotAllowed"),
+    ("413", "PayloadTooLarge"),
+    ("414", "UriTooLong"),
+    ("431", "RequestHeaderFieldsTooLarge"),
+    ("500", "InternalError"),
+    ("503", "ServiceUnavailable"),
+];
 
 async fn document(app: &TestApp) -> Value {
     let (status, document) = app.get("/openapi.json").await;
@@ -88,20 +100,15 @@ async fn action_and_write_errors_are_documented(app: TestApp) {
     assert!(publish.get("400").is_some(), "the action's 400 is documented: {publish}");
     let (status, body) = app.send(Method::POST, "/api/posts/abc/publish", BOB, None).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    for name in ["MethodNotAllowed", "InternalError", "DatabaseUnavailable", "PayloadTooLarge", "UnsupportedMediaType"]
-    {
-        assert!(doc["components"]["responses"].get(name).is_some(), "{name} missing from components.responses");
-    }
     for (path, item) in doc["paths"].as_object().expect("paths") {
         for (method, op) in item.as_object().expect("path item") {
             let responses = &op["responses"];
-            for status in ["403", "405", "500", "503"] {
-                assert!(responses.get(status).is_some(), "{method} {path} lacks {status}");
+            for (status, name) in SHARED {
+                assert_eq!(responses[status]["$ref"], format!("#/components/responses/{name}"), "{method} {path}");
             }
+            assert!(responses.get("403").is_some(), "{method} {path} lacks 403");
             let reads_body = op.get("requestBody").is_some();
-            for status in ["413", "415"] {
-                assert_eq!(responses.get(status).is_some(), reads_body, "{method} {path}: {status}");
-            }
+            assert_eq!(responses.get("415").is_some(), reads_body, "{method} {path}: 415");
         }
     }
     // The documented 405 is what the server answers, as JSON.
@@ -243,4 +250,134 @@ async fn conditional_requests_are_documented_as_served(app: TestApp) {
         .await
         .expect("patch");
     assert_eq!(stale.status(), StatusCode::PRECONDITION_FAILED);
+}
+
+/// Every `$ref` of the document names a component it defines.
+#[test]
+fn every_reference_resolves() {
+    fn walk<'a>(value: &'a Value, refs: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(map) => {
+                refs.extend(map.get("$ref").and_then(Value::as_str));
+                map.values().for_each(|v| walk(v, refs));
+            }
+            Value::Array(items) => items.iter().for_each(|v| walk(v, refs)),
+            _ => {}
+        }
+    }
+    for doc in [serde_json::to_value(blog::openapi()).unwrap(), serde_json::to_value(::tenants::openapi()).unwrap()] {
+        let mut refs = Vec::new();
+        walk(&doc, &mut refs);
+        assert!(refs.contains(&"#/components/responses/UriTooLong"), "{refs:?}");
+        assert!(refs.contains(&"#/components/schemas/LimitError"), "{refs:?}");
+        for reference in refs {
+            let pointer = reference.strip_prefix('#').expect("a local reference");
+            assert!(doc.pointer(pointer).is_some(), "{reference} does not resolve");
+        }
+    }
+}
+
+/// One documented answer of a shared response: its `code`, its `limit` (for `LimitError`), and the fields its
+/// component schema requires.
+#[derive(Debug)]
+struct Answer {
+    code: String,
+    limit: Option<String>,
+    required: Vec<String>,
+}
+
+/// The answers the shared response `name` documents (each variant narrows a component schema).
+fn documented(doc: &Value, name: &str) -> Vec<Answer> {
+    let schema = &doc["components"]["responses"][name]["content"]["application/json"]["schema"];
+    let variants = schema.get("oneOf").and_then(Value::as_array).cloned().unwrap_or_else(|| vec![schema.clone()]);
+    let text = |v: &Value| v.as_str().map(str::to_string);
+    variants
+        .iter()
+        .map(|variant| {
+            let base = variant["allOf"][0]["$ref"].as_str().expect("a narrowed component");
+            let required = doc.pointer(&base[1..]).expect("resolves")["required"].as_array().expect("required").clone();
+            let narrowing = &variant["allOf"][1]["properties"];
+            Answer {
+                code: text(&narrowing["code"]["enum"][0]).expect("code"),
+                limit: text(&narrowing["limit"]["enum"][0]),
+                required: required.iter().filter_map(text).collect(),
+            }
+        })
+        .collect()
+}
+
+/// The server's answer is one the shared response `name` documents, with every field its schema requires.
+fn assert_documented(doc: &Value, name: &str, status: StatusCode, body: &Value) {
+    let status_of = doc["paths"]["/api/posts/"]["get"]["responses"][status.as_str()]["$ref"].clone();
+    assert_eq!(status_of, format!("#/components/responses/{name}"), "{status} is {name}");
+    let answers = documented(doc, name);
+    let answer = answers
+        .iter()
+        .find(|a| body["code"] == a.code.as_str() && body["limit"].as_str() == a.limit.as_deref())
+        .unwrap_or_else(|| panic!("{status} {body} is none of {name}'s documented answers: {answers:?}"));
+    for field in &answer.required {
+        assert!(body.get(field).is_some(), "{status} {body} lacks the required {field}");
+    }
+}
+
+/// Serves `router` on a loopback port; the base URL and the server task.
+async fn serve(router: axum::Router) -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    (base, tokio::spawn(async move { axum::serve(listener, router).await.expect("serve") }))
+}
+
+/// The answers of `Limits` (413, 414, 431, 503 `request_timeout`) and of `Authenticate` (401 `invalid_token`) are
+/// the documented ones, on a documented operation (`GET /api/posts/`, which reads no body: 413 is on every route).
+async fn transport_and_token_errors_are_documented_as_served(app: TestApp) {
+    use std::time::Duration;
+    use viewset_core::auth::Authenticate;
+    use viewset_core::limits::Limits;
+    use viewset_core::{Principal, ServiceState};
+
+    let doc = document(&app).await;
+    let answer = |response: reqwest::Response| async move {
+        let (status, headers) = (response.status(), response.headers().clone());
+        (status, headers, response.json::<Value>().await.expect("a JSON error"))
+    };
+    let list = format!("{}/api/posts/", app.base);
+    let long = app.client().get(format!("{list}?title={}", "x".repeat(9 * 1024))).send().await.expect("request");
+    let (status, _, body) = answer(long).await;
+    assert_eq!(status, StatusCode::URI_TOO_LONG);
+    assert_documented(&doc, "UriTooLong", status, &body);
+    let padded = app.client().get(&list).header("x-padding", "y".repeat(17 * 1024)).send().await.expect("request");
+    let (status, _, body) = answer(padded).await;
+    assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    assert_documented(&doc, "RequestHeaderFieldsTooLarge", status, &body);
+    let big = app.client().get(&list).body(vec![b' '; 1024 * 1024 + 1]).send().await.expect("request");
+    let (status, _, body) = answer(big).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_documented(&doc, "PayloadTooLarge", status, &body);
+
+    // A strict `Authenticate` (the blog's demo layer lets a refused token continue anonymous).
+    let strict = Authenticate::bearer(|_token: String| async { None::<Principal> });
+    let state = ServiceState::new(app.db.clone());
+    let router = Limits::default().apply(blog::api().into_router().with_state(state.clone()).layer(strict));
+    let (base, server) = serve(router).await;
+    let refused = app.client().get(format!("{base}/api/posts/")).bearer_auth("stale").send().await.expect("request");
+    let (status, headers, body) = answer(refused).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_documented(&doc, "Unauthorized", status, &body);
+    assert_eq!(headers["www-authenticate"], r#"Bearer error="invalid_token""#);
+    assert!(doc["components"]["responses"]["Unauthorized"]["headers"]["WWW-Authenticate"].is_object());
+    server.abort();
+
+    // A list slower than `request_timeout` (a layer delays it).
+    let slow = axum::middleware::from_fn(|request, next: axum::middleware::Next| async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        next.run(request).await
+    });
+    let limits = Limits { request_timeout: Duration::from_millis(50), ..Limits::default() };
+    let (base, server) = serve(limits.apply(blog::api().into_router().with_state(state).layer(slow))).await;
+    let late = app.client().get(format!("{base}/api/posts/")).send().await.expect("request");
+    let (status, _, body) = answer(late).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+    assert_documented(&doc, "ServiceUnavailable", status, &body);
+    assert!(body["request_id"].is_string(), "{body}");
+    server.abort();
 }

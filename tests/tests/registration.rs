@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use reqwest::StatusCode;
 use viewset_core::__private::utoipa::openapi::path::HttpMethod;
 use viewset_core::registration::{RegistrationError, Settings, include_all_app_viewsets, include_app_viewsets};
-use viewset_core::{Api, discover_viewsets};
+use viewset_core::{Api, ServiceState, discover_viewsets, include_viewset};
 use viewset_tests::fixtures::{colliding, paged};
 use viewset_tests::harness::{Backend, TestApp};
 
@@ -21,6 +21,34 @@ fn include_twice_is_an_error_naming_both() {
         "PostViewSet is registered twice: explicitly, then explicitly; register each ViewSet once (explicitly or through discovery, not both)"
     );
     assert_eq!(api.viewsets(), vec!["PostViewSet"], "the failed registration left nothing behind");
+}
+
+/// The free function cannot return an error (it returns the Router): a second registration of one ViewSet on the
+/// same Router panics, naming the ViewSet, its prefix, the route axum refused, and `Api` as the fallible way.
+#[test]
+fn include_viewset_twice_panics_naming_the_viewset_and_api() {
+    let router = include_viewset::<blog::PostViewSet, ServiceState>(axum::Router::new());
+    let router = include_viewset::<blog::AuthorViewSet, ServiceState>(router);
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        include_viewset::<blog::PostViewSet, ServiceState>(router)
+    }));
+    let payload = again.expect_err("registering PostViewSet twice on one Router panics");
+    let message = payload.downcast_ref::<String>().expect("a formatted message");
+    assert!(
+        message.starts_with(
+            "include_viewset::<PostViewSet>: a route of PostViewSet (prefix `/api/posts`) is already on this Router"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("Overlapping method route. Handler for `GET /api/posts/"), "axum's detail: {message}");
+    assert!(message.contains("register through viewset_core::Api (`api.include::<PostViewSet>()?`)"), "{message}");
+}
+
+#[test]
+#[should_panic(expected = "include_viewset::<SamePrefixPosts>: a route of SamePrefixPosts (prefix `/api/posts`)")]
+fn include_viewset_over_a_colliding_viewset_panics_naming_it() {
+    let router = include_viewset::<blog::PostViewSet, ServiceState>(axum::Router::new());
+    let _ = include_viewset::<colliding::SamePrefixPosts, ServiceState>(router);
 }
 
 #[test]

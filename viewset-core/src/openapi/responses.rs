@@ -1,9 +1,16 @@
 //! The document's components: error bodies, the error responses every route can give, and the bearer security
 //! scheme; and the security requirement of an operation, told by `permission_classes`.
+//!
+//! Some shared responses come from layers the application mounts around the routes, not from the routes
+//! themselves: 401 `invalid_token` from [`crate::auth::Authenticate`], and 413, 414, 431 and the 503
+//! `request_timeout` from [`crate::limits::Limits`]. A route cannot tell whether they are mounted, so every
+//! operation lists them and their descriptions say when they happen.
 
+use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::OperationBuilder;
+use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
-use utoipa::openapi::{Components, ComponentsBuilder, Content, Ref, ResponseBuilder};
+use utoipa::openapi::{Components, ComponentsBuilder, Content, Ref, RefOr, Response, ResponseBuilder};
 
 use super::shapes::{component, error_components};
 use crate::access::Operation;
@@ -12,18 +19,114 @@ use crate::viewset::Hooks;
 /// The name of the bearer security scheme in `components.securitySchemes`.
 pub const BEARER: &str = "bearerAuth";
 
-/// The error responses any route can give, by status: `(status, component name, description)`.
-const COMMON: &[(&str, &str, &str)] = &[
-    ("405", "MethodNotAllowed", "The path exists, the method does not (`method_not_allowed`)."),
-    ("500", "InternalError", "An unexpected database error (`database_error`); details are logged, not sent."),
-    ("503", "DatabaseUnavailable", "The database cannot be reached (`database_unavailable`); retry later."),
+/// A shared error response: `(status, component name, the response)`.
+type Shared = (&'static str, &'static str, fn() -> Response);
+
+/// The error responses any route can give.
+const COMMON: &[Shared] = &[
+    ("401", "Unauthorized", unauthorized),
+    ("405", "MethodNotAllowed", method_not_allowed),
+    ("413", "PayloadTooLarge", payload_too_large),
+    ("414", "UriTooLong", uri_too_long),
+    ("431", "RequestHeaderFieldsTooLarge", request_header_fields_too_large),
+    ("500", "InternalError", internal_error),
+    ("503", "ServiceUnavailable", service_unavailable),
 ];
 
 /// The error responses of a route that reads a body.
-const BODY: &[(&str, &str, &str)] = &[
-    ("413", "PayloadTooLarge", "The body is larger than the configured limit."),
-    ("415", "UnsupportedMediaType", "The body is not `application/json`."),
-];
+const BODY: &[Shared] = &[("415", "UnsupportedMediaType", unsupported_media_type)];
+
+/// When the responses of [`crate::limits::Limits`] happen.
+const WITH_LIMITS: &str =
+    "On any route, when the application applies `viewset_core::limits::Limits` (`Limits::apply`).";
+
+fn string() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String)
+}
+
+/// The component schema `base` with `code` (and `limit`) narrowed to the given values.
+fn narrowed(base: &str, code: &str, limit: Option<&str>) -> RefOr<Schema> {
+    let mut narrowing = ObjectBuilder::new().property("code", string().enum_values(Some([code])));
+    if let Some(limit) = limit {
+        narrowing = narrowing.property("limit", string().enum_values(Some([limit])));
+    }
+    AllOfBuilder::new().item(component(base)).item(narrowing).into()
+}
+
+fn json(description: impl Into<String>, schema: RefOr<Schema>) -> ResponseBuilder {
+    ResponseBuilder::new().description(description).content("application/json", Content::new(Some(schema)))
+}
+
+fn header(schema: Type, description: &str) -> utoipa::openapi::header::Header {
+    HeaderBuilder::new().schema(Some(ObjectBuilder::new().schema_type(schema))).description(Some(description)).build()
+}
+
+fn unauthorized() -> Response {
+    let description = "The credential (bearer token or session cookie) was refused (`invalid_token`). On any route, \
+        when the application mounts `viewset_core::auth::Authenticate` (not made `refused_as_anonymous`); a request \
+        without a credential is never refused here (a permission that needs an identity answers 403).";
+    json(description, narrowed("Error", "invalid_token", None))
+        .header("WWW-Authenticate", header(Type::String, "`Bearer error=\"invalid_token\"` (RFC 6750)."))
+        .build()
+}
+
+fn method_not_allowed() -> Response {
+    json("The path exists, the method does not (`method_not_allowed`).", component("Error")).build()
+}
+
+fn payload_too_large() -> Response {
+    let description = format!(
+        "The body is larger than the limit: `payload_too_large` with `limit: max_body_bytes` when `Limits` refuses \
+         it (as soon as `Content-Length` is larger), or `invalid_body` when a route that reads a body finds it too \
+         long while reading it (no `Content-Length`, or axum's default 2 MB limit without `Limits`). The first: \
+         {WITH_LIMITS}"
+    );
+    let either = OneOfBuilder::new()
+        .item(narrowed("LimitError", "payload_too_large", Some("max_body_bytes")))
+        .item(narrowed("Error", "invalid_body", None));
+    json(description, either.into()).build()
+}
+
+fn uri_too_long() -> Response {
+    let description = format!(
+        "The request target (path and query) is longer than `max_uri_bytes` (`uri_too_long`), \
+         {WITH_LIMITS} hyper itself refuses targets over 64 KiB before any route runs."
+    );
+    json(description, narrowed("LimitError", "uri_too_long", Some("max_uri_bytes"))).build()
+}
+
+fn request_header_fields_too_large() -> Response {
+    let description = format!(
+        "The header names and values add up to more than `max_header_bytes` (`request_header_fields_too_large`), \
+         {WITH_LIMITS} hyper itself refuses far larger headers before any route runs."
+    );
+    json(description, narrowed("LimitError", "request_header_fields_too_large", Some("max_header_bytes"))).build()
+}
+
+fn internal_error() -> Response {
+    let description = "An unexpected database error (`database_error`); details are logged, not sent.";
+    json(description, component("Error")).build()
+}
+
+fn service_unavailable() -> Response {
+    let description = format!(
+        "Retry later: the database cannot be reached (`database_unavailable`, with `Retry-After`), or the response \
+         did not start within `request_timeout` (`request_timeout` with `limit: request_timeout`). The timeout: \
+         {WITH_LIMITS}"
+    );
+    let either = OneOfBuilder::new().item(narrowed("Error", "database_unavailable", None)).item(narrowed(
+        "LimitError",
+        "request_timeout",
+        Some("request_timeout"),
+    ));
+    json(description, either.into())
+        .header("Retry-After", header(Type::Integer, "With `database_unavailable`: seconds to wait before retrying."))
+        .build()
+}
+
+fn unsupported_media_type() -> Response {
+    json("The body is not `application/json` (`unsupported_media_type`).", component("Error")).build()
+}
 
 /// Every component of the document: error schemas, error responses and the bearer scheme.
 pub fn components() -> Components {
@@ -31,12 +134,8 @@ pub fn components() -> Components {
     for (name, schema) in error_components() {
         builder = builder.schema(name, schema);
     }
-    for (_, name, description) in COMMON.iter().chain(BODY) {
-        let response = ResponseBuilder::new()
-            .description(*description)
-            .content("application/json", Content::new(Some(component("Error"))))
-            .build();
-        builder = builder.response(*name, response);
+    for (_, name, response) in COMMON.iter().chain(BODY) {
+        builder = builder.response(*name, response());
     }
     let bearer = HttpBuilder::new()
         .scheme(HttpAuthScheme::Bearer)

@@ -43,7 +43,7 @@ pub fn error_components() -> Vec<(&'static str, RefOr<Schema>)> {
         (
             "Error",
             ObjectBuilder::new()
-                .description(Some("Any other error: not_found, permission_denied, unique_violation, foreign_key_violation, invalid_id, method_not_allowed, database_error."))
+                .description(Some("Any other error: not_found, permission_denied, unique_violation, foreign_key_violation, invalid_id, method_not_allowed, unsupported_media_type, invalid_body, precondition_failed, precondition_required, invalid_token, database_error, database_unavailable."))
                 .property("detail", string())
                 .required("detail")
                 .property("code", string())
@@ -55,7 +55,24 @@ pub fn error_components() -> Vec<(&'static str, RefOr<Schema>)> {
                 )
                 .into(),
         ),
+        ("LimitError", limit_error()),
     ]
+}
+
+/// The body of a request over one of the transport [`crate::limits::Limits`]: the error's code and the limit.
+fn limit_error() -> RefOr<Schema> {
+    let codes = ["payload_too_large", "uri_too_long", "request_header_fields_too_large", "request_timeout"];
+    let limits = ["max_body_bytes", "max_uri_bytes", "max_header_bytes", "request_timeout"];
+    ObjectBuilder::new()
+        .description(Some("A request over one of the application's transport limits (`viewset_core::limits::Limits`)."))
+        .property("detail", string())
+        .required("detail")
+        .property("code", string().enum_values(Some(codes)))
+        .required("code")
+        .property("limit", string().enum_values(Some(limits)).description(Some("The `Limits` field exceeded.")))
+        .required("limit")
+        .property("request_id", string().description(Some("On the 503: the request's `x-request-id`, as logged.")))
+        .into()
 }
 
 /// A reference to a component schema.

@@ -31,7 +31,44 @@ use crate::viewset::Hooks;
 /// | DELETE | `<prefix>/{pk}` | delete |
 ///
 /// Other methods on these paths (PUT included) get a JSON 405.
+///
+/// # Panics
+///
+/// When a route of `V` is already on `router` (`V` registered twice, or another ViewSet or a hand-written route
+/// with the same method and path): axum cannot hold both, and this function cannot return an error without
+/// changing its signature. The panic names `V`, its prefix and the route, and points to [`crate::Api`], whose
+/// `include` sees earlier registrations and returns a [`crate::registration::RegistrationError`] naming both
+/// sides instead. (Built with `panic = "abort"`, axum's own "Overlapping method route" panic aborts first.)
+#[track_caller]
 pub fn include_viewset<V: Hooks, S>(router: Router<S>) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    ServiceState: FromRef<S>,
+{
+    // axum refuses an overlapping route by panicking; there is no fallible form and no way to ask a `Router` which
+    // routes it has. Its panic is caught only to be replaced by one that says which ViewSet and what to do.
+    let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| register::<V, S>(router))) {
+        Ok(router) => return router,
+        Err(payload) => payload,
+    };
+    let axum = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied());
+    match axum {
+        Some(axum) if axum.starts_with("Overlapping method route") || axum.contains("both have a fallback") => {
+            let name = V::CONFIG.name;
+            panic!(
+                "include_viewset::<{name}>: a route of {name} (prefix `{prefix}`) is already on this Router ({axum}); \
+                 {name} is registered twice, or another ViewSet or route has the same method and path. \
+                 include_viewset cannot see earlier registrations: register through viewset_core::Api \
+                 (`api.include::<{name}>()?`), which returns a RegistrationError naming both sides",
+                prefix = V::prefix(),
+            )
+        }
+        _ => std::panic::resume_unwind(payload),
+    }
+}
+
+/// The registration itself (axum panics on an overlapping route).
+fn register<V: Hooks, S>(router: Router<S>) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
     ServiceState: FromRef<S>,
