@@ -1,6 +1,6 @@
 //! Conditional requests (issue 14, "Optimistic concurrency"), on SQLite and PostgreSQL: a strong `ETag` per
 //! representation on retrieve, create and update; `If-None-Match` → 304; `If-Match` on PATCH and DELETE → 412;
-//! `require_if_match` → 428.
+//! `require_if_match` (the `Hooks` method or the `#[viewset(require_if_match)]` attribute) → 428.
 
 use reqwest::header::{ETAG, IF_MATCH, IF_NONE_MATCH};
 use reqwest::{Method, StatusCode};
@@ -17,7 +17,11 @@ on_every_database!(TestApp::blog =>
     etags_are_per_representation,
 );
 
-on_every_database!(strict_app => require_if_match_answers_428_without_it);
+on_every_database!(strict_app =>
+    require_if_match_answers_428_without_it,
+    the_require_if_match_attribute_answers_428_without_it,
+    a_require_if_match_override_wins_over_the_attribute,
+);
 
 /// One answer: status, `ETag` (if any) and the raw body.
 struct Answer {
@@ -160,12 +164,12 @@ async fn etags_are_per_representation(app: TestApp) {
     assert!(written.json().get("email").is_none());
 }
 
-/// Posts whose writes require `If-Match`.
+/// Posts whose writes require `If-Match`: by a `Hooks` override, by the attribute, and the attribute overridden.
 mod strict {
     use blog::entities::post;
     use viewset_core::prelude::*;
 
-    /// Posts at `/strict/posts`.
+    /// Posts at `/strict/posts`: the `Hooks` method.
     #[derive(ModelViewSet)]
     #[viewset(model = post::Entity, prefix = "/strict/posts", custom_hooks)]
     pub struct StrictPosts;
@@ -175,32 +179,69 @@ mod strict {
             true
         }
     }
+
+    /// Posts at `/declared/posts`: the attribute, with the default hooks.
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/declared/posts", require_if_match)]
+    pub struct DeclaredStrictPosts;
+
+    /// Posts at `/lenient/posts`: the attribute, turned off again by an override (the override wins).
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/lenient/posts", require_if_match = true, custom_hooks)]
+    pub struct LenientPosts;
+
+    impl Hooks for LenientPosts {
+        fn require_if_match() -> bool {
+            false
+        }
+    }
 }
 
 async fn strict_app(backend: Backend) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;
-    let router = viewset_core::include_viewset::<strict::StrictPosts, _>(axum::Router::new())
+    let router = viewset_core::include_viewset::<strict::StrictPosts, _>(axum::Router::new());
+    let router = viewset_core::include_viewset::<strict::DeclaredStrictPosts, _>(router);
+    let router = viewset_core::include_viewset::<strict::LenientPosts, _>(router)
         .with_state(viewset_core::ServiceState::new(db.clone()));
     TestApp::serve(router, db, database).await
 }
 
-async fn require_if_match_answers_428_without_it(app: TestApp) {
-    let read = send(&app, Method::GET, "/strict/posts/1", None, &[], None).await;
+/// PATCH and DELETE of `<prefix>/1` answer 428 without `If-Match` and write nothing; with the record's tag they
+/// succeed.
+async fn assert_requires_if_match(app: &TestApp, prefix: &str) {
+    let path = format!("{prefix}/1");
+    let read = send(app, Method::GET, &path, None, &[], None).await;
     assert_eq!(read.status, StatusCode::OK, "reads need no precondition");
-    let refused = send(&app, Method::PATCH, "/strict/posts/1", None, &[], Some(r#"{"views": 3}"#)).await;
-    assert_eq!(refused.status, StatusCode::PRECONDITION_REQUIRED);
+    let refused = send(app, Method::PATCH, &path, None, &[], Some(r#"{"views": 3}"#)).await;
+    assert_eq!(refused.status, StatusCode::PRECONDITION_REQUIRED, "PATCH {path}");
     assert_eq!(refused.json()["code"], "precondition_required");
-    let refused = send(&app, Method::DELETE, "/strict/posts/1", None, &[], None).await;
+    let refused = send(app, Method::DELETE, &path, None, &[], None).await;
     assert_eq!(
         (refused.status, refused.json()["code"].as_str()),
-        (StatusCode::PRECONDITION_REQUIRED, Some("precondition_required"))
+        (StatusCode::PRECONDITION_REQUIRED, Some("precondition_required")),
+        "DELETE {path}"
     );
-    assert_eq!(app.get("/strict/posts/1").await.1["views"], read.json()["views"], "nothing was written");
+    assert_eq!(app.get(&path).await.1["views"], read.json()["views"], "nothing was written");
 
     let tag = read.etag();
-    let written =
-        send(&app, Method::PATCH, "/strict/posts/1", None, &[(IF_MATCH, &tag)], Some(r#"{"views": 3}"#)).await;
-    assert_eq!(written.status, StatusCode::OK);
-    let deleted = send(&app, Method::DELETE, "/strict/posts/1", None, &[(IF_MATCH, &written.etag())], None).await;
+    let written = send(app, Method::PATCH, &path, None, &[(IF_MATCH, &tag)], Some(r#"{"views": 3}"#)).await;
+    assert_eq!((written.status, written.json()["views"].as_i64()), (StatusCode::OK, Some(3)));
+    let deleted = send(app, Method::DELETE, &path, None, &[(IF_MATCH, &written.etag())], None).await;
     assert_eq!(deleted.status, StatusCode::OK);
+    assert_eq!(app.get(&path).await.0, StatusCode::NOT_FOUND);
+}
+
+async fn require_if_match_answers_428_without_it(app: TestApp) {
+    assert_requires_if_match(&app, "/strict/posts").await;
+}
+
+async fn the_require_if_match_attribute_answers_428_without_it(app: TestApp) {
+    assert_requires_if_match(&app, "/declared/posts").await;
+}
+
+async fn a_require_if_match_override_wins_over_the_attribute(app: TestApp) {
+    let written = send(&app, Method::PATCH, "/lenient/posts/1", None, &[], Some(r#"{"views": 5}"#)).await;
+    assert_eq!((written.status, written.json()["views"].as_i64()), (StatusCode::OK, Some(5)));
+    let deleted = send(&app, Method::DELETE, "/lenient/posts/1", None, &[], None).await;
+    assert_eq!(deleted.status, StatusCode::OK, "no If-Match needed once the override says so");
 }

@@ -18,6 +18,7 @@ use viewset_tests::fixtures::article;
     lookup_field = "slug",
     stream_enabled = false,
     ai_exposed = false,
+    require_if_match,
 )]
 pub struct ArticleViewSet;
 
@@ -27,5 +28,6 @@ fn main() {
     assert_eq!(config.lookup_field, "slug");
     assert_eq!((config.default_limit, config.max_limit), (10, 50));
     assert!(!config.stream_enabled && !config.ai_exposed);
+    assert!(config.require_if_match && <ArticleViewSet as Hooks>::require_if_match());
     let _mount = include_viewset::<ArticleViewSet, ServiceState>;
 }

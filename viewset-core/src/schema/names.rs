@@ -2,27 +2,39 @@
 //! [`known_field`] in a constant for every name in an allowlist, so a misspelt name is a compile error at the
 //! user's literal that lists the model's fields and the closest one, in the same build as every other error of
 //! the derive. [`FieldAt`] (implemented by `#[derive(ModelSchema)]`, keyed by [`name_hash`]) then gives the
-//! field's type for checks such as "`search_fields` are text", only for names that exist ([`Gate`]), so a
-//! misspelt name gets one error, not two.
+//! field's type for checks such as "`search_fields` are text", and the field itself for `lookup_field`, only for
+//! names that exist ([`Gate`]), so a misspelt name gets one error, not two.
 
 use std::marker::PhantomData;
 
 use super::FieldInfo;
 
-/// The type of the model field whose name hashes to `H` (see [`name_hash`]), without `Option`. Implemented by
+/// The model field whose name hashes to `H` (see [`name_hash`]): its type and the field itself. Implemented by
 /// `#[derive(ModelSchema)]` for every field.
 ///
 /// ```
 /// use viewset_core::schema::names::{FieldAt, name_hash};
-/// struct Model;
+/// struct Model {
+///     title: Option<String>,
+/// }
 /// impl FieldAt<{ name_hash("title") }> for Model {
 ///     type Type = String;
+///     type Value = Option<String>;
+///     fn get(model: &Self) -> &Option<String> {
+///         &model.title
+///     }
 /// }
+/// let model = Model { title: Some("x".into()) };
 /// let _: <Model as FieldAt<{ name_hash("title") }>>::Type = String::new();
+/// assert_eq!(<Model as FieldAt<{ name_hash("title") }>>::get(&model).as_deref(), Some("x"));
 /// ```
 pub trait FieldAt<const H: u64> {
-    /// The field's type.
+    /// The field's type, without `Option`.
     type Type: ?Sized;
+    /// The field's type as declared (`Option<_>` when nullable).
+    type Value;
+    /// The field of `model`.
+    fn get(model: &Self) -> &Self::Value;
 }
 
 /// The 64-bit FNV-1a hash of a field name: the key of its [`FieldAt`] impl.
@@ -42,33 +54,58 @@ pub const fn name_hash(name: &str) -> u64 {
     hash
 }
 
-/// Field `H` of model `M` when `KNOWN` (its [`Resolved::Type`] is the field's type); a name [`known_field`] has
-/// already reported when not (its type is then `String`, so no second error follows).
+/// Field `H` of model `M` when `KNOWN` (its [`Resolved::Type`] is the field's type, [`Resolved::get`] the field);
+/// a name [`known_field`] has already reported when not (its types are then `String`, so no second error follows:
+/// the generated code never names a field the model may not have).
 ///
 /// ```
 /// use viewset_core::schema::names::{FieldAt, Gate, Resolved};
-/// struct Model;
+/// struct Model {
+///     id: i32,
+/// }
 /// impl FieldAt<7> for Model {
 ///     type Type = i32;
+///     type Value = i32;
+///     fn get(model: &Self) -> &i32 {
+///         &model.id
+///     }
 /// }
 /// let field: <Gate<Model, 7, true> as Resolved>::Type = 1;
 /// let unknown: <Gate<Model, 8, false> as Resolved>::Type = String::new();
+/// assert_eq!(<Gate<Model, 7, true> as Resolved>::get(&Model { id: 3 }), &3);
 /// # let _ = (field, unknown);
 /// ```
 pub struct Gate<M, const H: u64, const KNOWN: bool>(PhantomData<M>);
 
-/// The type a [`Gate`] resolves to.
+/// What a [`Gate`] resolves to.
 pub trait Resolved {
-    /// The field's type (`String` for an unknown name).
+    /// The field's type without `Option` (`String` for an unknown name).
     type Type: ?Sized;
+    /// The model.
+    type Model;
+    /// The field's declared type (`String` for an unknown name).
+    type Value;
+    /// The field of `model` (an empty `String` for an unknown name, which never compiles into a program).
+    fn get(model: &Self::Model) -> &Self::Value;
 }
 
 impl<M: FieldAt<H>, const H: u64> Resolved for Gate<M, H, true> {
     type Type = M::Type;
+    type Model = M;
+    type Value = M::Value;
+    fn get(model: &M) -> &M::Value {
+        M::get(model)
+    }
 }
 
 impl<M, const H: u64> Resolved for Gate<M, H, false> {
     type Type = String;
+    type Model = M;
+    type Value = String;
+    fn get(_: &M) -> &String {
+        static UNKNOWN: String = String::new();
+        &UNKNOWN
+    }
 }
 
 /// `true` when `name` is one of `fields`; otherwise it panics, which in the constant the derive evaluates is a

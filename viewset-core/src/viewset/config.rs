@@ -67,7 +67,7 @@ impl Direction {
 /// use viewset_core::viewset::{Config, OrderingFields};
 /// const C: Config = Config { name: "PostViewSet", model_name: "Post", prefix: "/api/posts", tags: &["Post"], lookup_field: "id",
 ///     ai_exposed: Config::DEFAULT_AI_EXPOSED, stream_enabled: Config::DEFAULT_STREAM_ENABLED,
-///     default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
+///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 ///     staff_only_fields: &[], filter_backends: &[], module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
@@ -88,6 +88,9 @@ pub struct Config {
     pub ai_exposed: bool,
     /// Whether `GET <prefix>/stream` is registered (default [`Config::DEFAULT_STREAM_ENABLED`]).
     pub stream_enabled: bool,
+    /// Whether PATCH and DELETE require `If-Match` (428 `precondition_required` without it): the default of
+    /// [`Hooks::require_if_match`](crate::Hooks::require_if_match) (default [`Config::DEFAULT_REQUIRE_IF_MATCH`]).
+    pub require_if_match: bool,
     /// Page size when `limit` is omitted (default [`Config::DEFAULT_LIMIT`], lowered to `max_limit` if above it).
     pub default_limit: u64,
     /// Largest accepted `limit` (default [`Config::DEFAULT_MAX_LIMIT`]).
@@ -119,6 +122,8 @@ impl Config {
     pub const DEFAULT_AI_EXPOSED: bool = true;
     /// `stream_enabled` when the attributes leave it out.
     pub const DEFAULT_STREAM_ENABLED: bool = true;
+    /// `require_if_match` when the attributes leave it out: `If-Match` is optional.
+    pub const DEFAULT_REQUIRE_IF_MATCH: bool = false;
 
     /// `default_limit` when only `max_limit` is written: the default, lowered to `max_limit` if above it.
     ///

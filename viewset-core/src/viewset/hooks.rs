@@ -71,8 +71,9 @@ pub trait Hooks: ViewSet {
         Ok(())
     }
 
-    /// Whether PATCH and DELETE require `If-Match` (428 `precondition_required` without it); default `false`.
-    /// Override it (with `custom_hooks`) to make lost updates impossible to send by accident:
+    /// Whether PATCH and DELETE require `If-Match` (428 `precondition_required` without it), so that lost updates
+    /// cannot be sent by accident. Default: the ViewSet's `Config::require_if_match`, which
+    /// `#[viewset(require_if_match)]` turns on (off when not written):
     ///
     /// ```
     /// # mod post { use sea_orm::entity::prelude::*;
@@ -84,18 +85,37 @@ pub trait Hooks: ViewSet {
     /// use viewset_core::prelude::*;
     ///
     /// #[derive(ModelViewSet)]
-    /// #[viewset(model = post::Entity, custom_hooks)]
+    /// #[viewset(model = post::Entity, require_if_match)]
+    /// pub struct Posts;
+    ///
+    /// assert!(Posts::require_if_match());
+    /// ```
+    ///
+    /// An override (with `custom_hooks`) wins over the attribute:
+    ///
+    /// ```
+    /// # mod post { use sea_orm::entity::prelude::*;
+    /// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+    /// #   #[sea_orm(table_name = "posts")]
+    /// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+    /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+    /// #   impl ActiveModelBehavior for ActiveModel {} }
+    /// use viewset_core::prelude::*;
+    ///
+    /// #[derive(ModelViewSet)]
+    /// #[viewset(model = post::Entity, require_if_match, custom_hooks)]
     /// pub struct Posts;
     ///
     /// impl Hooks for Posts {
     ///     fn require_if_match() -> bool {
-    ///         true
+    ///         false
     ///     }
     /// }
-    /// assert!(Posts::require_if_match());
+    /// assert!(<Posts as ViewSet>::CONFIG.require_if_match);
+    /// assert!(!Posts::require_if_match());
     /// ```
     fn require_if_match() -> bool {
-        false
+        Self::CONFIG.require_if_match
     }
 
     /// `GET <prefix>/`: one page of records.

@@ -52,12 +52,21 @@ pub fn expand(model: &Model) -> TokenStream {
         quote!(#vs::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max })
     });
 
-    // Each field's type by the hash of its name: the ViewSet derive checks allowlist names against `FIELDS`, then
-    // types (`search_fields` are text) through these.
+    // Each field by the hash of its name: the ViewSet derive checks allowlist names against `FIELDS`, then types
+    // (`search_fields` are text) and the `lookup_field` through these.
     let field_types = model.fields.iter().map(|f| {
         let name = f.ident.to_string();
-        let inner = &f.inner;
-        quote!(impl #vs::FieldAt<{ #vs::name_hash(#name) }> for #ident { type Type = #inner; })
+        let (field, inner) = (&f.ident, &f.inner);
+        let value = if f.nullable { quote!(::core::option::Option<#inner>) } else { quote!(#inner) };
+        quote! {
+            impl #vs::FieldAt<{ #vs::name_hash(#name) }> for #ident {
+                type Type = #inner;
+                type Value = #value;
+                fn get(model: &Self) -> &#value {
+                    &model.#field
+                }
+            }
+        }
     });
 
     let read_schema = object_schema(model.fields.iter().map(|f| (f, true, false)), &vs);

@@ -24,6 +24,8 @@ pub struct ViewSetAttrs {
     pub permission_classes: ExprList,
     pub ai_exposed: Option<bool>,
     pub stream_enabled: Option<bool>,
+    /// PATCH and DELETE require `If-Match` (428 without it): `require_if_match` or `require_if_match = true`.
+    pub require_if_match: Option<bool>,
     pub default_limit: Option<SpannedValue<u64>>,
     pub max_limit: Option<SpannedValue<u64>>,
     pub pagination_class: Option<syn::Path>,

@@ -31,10 +31,10 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
     let prefix = check_prefix(&attrs, &mut errors);
     let (default_limit, max_limit) = check_limits(attrs.default_limit, attrs.max_limit, &mut errors);
 
-    // The default lookup field is named in generated code; a missing one is reported at `model`.
+    // The default lookup field is checked like a written one; a model without it is reported at `model`.
     let default_span = attrs.model.as_ref().map_or(attrs.ident.span(), |m| m.span());
     let lookup_field = attrs.lookup_field.clone().unwrap_or_else(|| LitStr::new(DEFAULT_LOOKUP_FIELD, default_span));
-    check_field_name(&lookup_field, &mut errors);
+    let lookup_valid = check_field_name(&lookup_field, &mut errors);
     let filterable_fields = valid_names(&attrs.filterable_fields.0, &mut errors);
     let staff_only_fields = valid_names(&attrs.staff_only_fields.0, &mut errors);
     let tenant_field = valid_names(attrs.tenant_field.as_slice(), &mut errors).pop();
@@ -76,6 +76,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
         model: model.clone(),
         plain: plain.cloned().collect(),
         text: search_fields.clone(),
+        lookup: lookup_valid.then(|| lookup_field.clone()),
         all_fields_literal,
     };
     if failed {
@@ -95,6 +96,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
         lookup_field,
         ai_exposed: attrs.ai_exposed,
         stream_enabled: attrs.stream_enabled,
+        require_if_match: attrs.require_if_match,
         default_limit,
         max_limit,
         backend_names: attrs.filter_backends.0.iter().filter_map(last_segment).collect(),

@@ -19,12 +19,14 @@ pub struct Config {
     pub prefix: String,
     /// As written, or the model's name.
     pub tags: Vec<String>,
-    /// As written, or [`crate::names::DEFAULT_LOOKUP_FIELD`] (the generated code names the field).
+    /// As written, or [`crate::names::DEFAULT_LOOKUP_FIELD`] at the span of `model` (checked like the allowlists).
     pub lookup_field: LitStr,
     /// `None`: core's `Config::DEFAULT_AI_EXPOSED`.
     pub ai_exposed: Option<bool>,
     /// `None`: core's `Config::DEFAULT_STREAM_ENABLED`.
     pub stream_enabled: Option<bool>,
+    /// `None`: core's `Config::DEFAULT_REQUIRE_IF_MATCH`.
+    pub require_if_match: Option<bool>,
     /// `default_limit`, resolved against `max_limit`.
     pub default_limit: DefaultLimit,
     /// `None`: core's `Config::DEFAULT_MAX_LIMIT`.
@@ -83,9 +85,10 @@ pub struct Bodies {
     pub detail: Option<syn::Path>,
 }
 
-/// Field names that only rustc can check (a derive cannot see the model's fields): each is emitted as a field
-/// access at the user's literal. Only names that passed the macro's own checks are listed, so that a name is
-/// never reported twice; these are emitted even when other attribute errors exist, so all show in one build.
+/// Field names that only the compiler can check (a derive cannot see the model's fields): each is emitted as a
+/// constant checked against the model's `ModelSchema::FIELDS` at the user's literal. Only names that passed the
+/// macro's own checks are listed, so that a name is never reported twice; these are emitted even when other
+/// attribute errors exist, so all show in one build.
 pub struct FieldChecks {
     /// The sea-orm entity.
     pub model: syn::Path,
@@ -93,6 +96,9 @@ pub struct FieldChecks {
     pub plain: Vec<LitStr>,
     /// Fields that must exist and be text.
     pub text: Vec<LitStr>,
+    /// The `lookup_field` (written or the default), when it is a field name: it must exist, and the generated
+    /// routes read it only through its check (`LOOKUP_ALIAS` in `expand`), never by naming the field.
+    pub lookup: Option<LitStr>,
     /// The literal `"__all__"` of `ordering_fields`, to warn at.
     pub all_fields_literal: Option<LitStr>,
 }

@@ -1,5 +1,5 @@
 //! Code generation for a checked ViewSet: one `impl ViewSet` of constants and thin calls into `viewset_core`,
-//! the default `impl Hooks`, and never-called functions whose only job is to make rustc check field names and
+//! the default `impl Hooks`, and constants and never-called functions whose only job is to check field names and
 //! types at the user's tokens. Every value was resolved by `check`; this module only spells it.
 
 use proc_macro2::{Span, TokenStream};
@@ -9,6 +9,11 @@ use syn::{Expr, LitStr};
 
 use super::config::{Config, DefaultLimit, FieldChecks};
 use crate::tokens::{option, private, respan, visitor_fn};
+
+/// The type alias (emitted by [`field_checks`]) through which the generated routes read the `lookup_field`: a
+/// `Gate` that resolves to the field only when `known_field` accepts the name, so a misspelt name is reported once,
+/// by our check at the literal, and never as rustc's "no field" error on top.
+const LOOKUP_ALIAS: &str = "__ViewsetLookup";
 
 /// The `ViewSet` impl (and the default `Hooks` impl, field checks and discovery entry) of a checked ViewSet.
 pub fn expand(config: &Config) -> TokenStream {
@@ -33,7 +38,7 @@ pub fn expand(config: &Config) -> TokenStream {
     let config_const = config_const(config);
     let name = ident.to_string();
     let public = config.public;
-    let lookup = field_ident(&config.lookup_field);
+    let lookup = syn::Ident::new(LOOKUP_ALIAS, Span::call_site());
     let permissions =
         visitor_fn(&syn::Ident::new("permission_classes", Span::call_site()), "Permission", &config.permissions);
     let policies = visitor_fn(&syn::Ident::new("row_policies", Span::call_site()), "RowPolicy", &config.policies);
@@ -60,7 +65,7 @@ pub fn expand(config: &Config) -> TokenStream {
                 const CONFIG: #vs::Config = #config_const;
 
                 fn lookup_schema() -> #schema_ref {
-                    #vs::schema_of(|m: &#model_ty| &m.#lookup)
+                    #vs::schema_of(<#lookup as #vs::Resolved>::get)
                 }
                 fn list_item_schema() -> #schema_ref {
                     #list_schema
@@ -74,7 +79,7 @@ pub fn expand(config: &Config) -> TokenStream {
                     (&#vs::Probe::<Self>::new()).describe()
                 }
                 fn lookup_value(raw: &str) -> ::core::result::Result<#vs::Value, #vs::ApiError> {
-                    #vs::parse_lookup(raw, |m: &#model_ty| &m.#lookup)
+                    #vs::parse_lookup(raw, <#lookup as #vs::Resolved>::get)
                 }
                 #permissions
                 fn register_actions<S>(router: #vs::axum::Router<S>) -> #vs::axum::Router<S>
@@ -137,6 +142,7 @@ fn config_const(config: &Config) -> TokenStream {
     };
     let ai_exposed = or_core(config.ai_exposed, "DEFAULT_AI_EXPOSED");
     let stream_enabled = or_core(config.stream_enabled, "DEFAULT_STREAM_ENABLED");
+    let require_if_match = or_core(config.require_if_match, "DEFAULT_REQUIRE_IF_MATCH");
     let default_limit = match &config.default_limit {
         DefaultLimit::Core => quote!(#vs::Config::DEFAULT_LIMIT),
         DefaultLimit::CoreWithin(max) => quote!(#vs::Config::default_limit_within(#max)),
@@ -168,6 +174,7 @@ fn config_const(config: &Config) -> TokenStream {
             lookup_field: #lookup,
             ai_exposed: #ai_exposed,
             stream_enabled: #stream_enabled,
+            require_if_match: #require_if_match,
             default_limit: #default_limit,
             max_limit: #max_limit,
             filterable_fields: #filterable,
@@ -219,15 +226,11 @@ fn backend_calls(backends: &[Expr]) -> Vec<TokenStream> {
         .collect()
 }
 
-/// The field named by a string literal, as an identifier carrying the literal's span, so that rustc's
-/// "no field `idd` on type `Model`" points at the user's `lookup_field`.
-fn field_ident(lit: &LitStr) -> syn::Ident {
-    syn::Ident::new(&lit.value(), lit.span())
-}
-
 /// A never-called function checking each allowlist name at the user's literal: a constant that is a compile error
 /// naming the model's fields and the closest one when the name is not a field (`schema::names::known_field`), and
-/// for `search_fields` the field's type (text only), asked only of names that exist.
+/// for `search_fields` the field's type (text only), asked only of names that exist. The `lookup_field` gets the
+/// same check through the [`LOOKUP_ALIAS`] gate, which the function names so that it is checked in a build with
+/// other attribute errors too (where no `impl ViewSet` is emitted).
 pub fn field_checks(fields: &FieldChecks) -> TokenStream {
     let vs = private();
     let model = &fields.model;
@@ -257,11 +260,25 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
             let _ = #name;
         }
     });
+    let (lookup_alias, lookup_use) = match &fields.lookup {
+        Some(lit) => {
+            let alias = syn::Ident::new(LOOKUP_ALIAS, Span::call_site());
+            let (hash, known) = (respan(quote!(#vs::name_hash(#lit)), lit.span()), known(lit));
+            let alias_item = quote! {
+                #[allow(dead_code)]
+                type #alias = #vs::Gate<#model_ty, { #hash }, { #known }>;
+            };
+            (alias_item, quote!(let _ = <#alias as #vs::Resolved>::get;))
+        }
+        None => (quote!(), quote!()),
+    };
     let check_fn = syn::Ident::new("__viewset_field_checks", Span::call_site());
     quote! {
+        #lookup_alias
         #[allow(dead_code, unused_variables, clippy::no_effect_underscore_binding)]
         fn #check_fn() {
             let _ = ::core::marker::PhantomData::<#model_ty>;
+            #lookup_use
             #(#plain)*
             #(#text)*
             #all_warning
