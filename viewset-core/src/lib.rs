@@ -55,6 +55,7 @@
 //! | [`openapi`] | the OpenAPI document |
 //! | [`request`], [`error`], [`database`] | the request context and state, the error type, connecting |
 //! | [`limits`] | body, URI and header sizes, request timeout; JSON for every transport error |
+//! | [`auth`], [`password`], [`session`] | helpers the application calls (no route or middleware is installed by them): a bearer or cookie [`auth::Authenticate`] layer, Argon2id password hashes, signed expiring session tokens |
 //!
 //! The root re-exports the central types; [`prelude`] has everything a typical application names.
 
@@ -69,10 +70,12 @@ pub mod events;
 pub mod limits;
 pub mod openapi;
 pub mod pagination;
+pub mod password;
 pub mod query;
 pub mod registration;
 pub mod request;
 pub mod schema;
+pub mod session;
 pub mod viewset;
 
 pub use access::{Operation, Permission, Principal, RowPolicy};
@@ -101,9 +104,11 @@ pub mod prelude {
     pub use crate::error::ApiError;
     pub use crate::limits::Limits;
     pub use crate::pagination::{CursorPagination, LimitOffsetPagination, PageNumberPagination};
+    pub use crate::password::{hash_password, verify_password};
     pub use crate::query::{DjangoFilterBackend, Filters, OrderingFilter, SearchFilter, ServiceFilterBackend};
     pub use crate::registration::{Api, include_viewset};
     pub use crate::request::{RequestContext, ServiceState};
+    pub use crate::session::SessionSigner;
     pub use crate::viewset::{Hooks, ViewSet};
     pub use crate::{ModelSchema, ModelViewSet};
 }
