@@ -199,3 +199,55 @@ pub fn with_auth() -> StudioSettings {
 pub async fn sqlite_app(settings: StudioSettings) -> TestApp {
     blog_with_studio(Backend::Sqlite, settings).await
 }
+
+/// The repository's root (where the workspace's `Cargo.toml` and `Cargo.lock` are).
+pub fn repository() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().expect("the repository")
+}
+
+/// The target directory shared by generated projects (`viewset-cli/tests/new.rs` builds there too).
+pub fn starter_target() -> std::path::PathBuf {
+    repository().join("target").join("starter")
+}
+
+/// A project written by `viewset new books` (the real generator: `cargo run -p viewset-cli`, built in
+/// [`starter_target`]) outside the repository (a project inside it would belong to its workspace), with the
+/// workspace's `Cargo.lock`; removed when dropped.
+pub struct ScratchProject {
+    /// The project's directory (`…/books`).
+    pub dir: std::path::PathBuf,
+    base: std::path::PathBuf,
+}
+
+impl Drop for ScratchProject {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+/// A fresh `viewset new books` project.
+pub fn scratch_project() -> ScratchProject {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, Ordering::SeqCst);
+    let base = std::env::temp_dir().join(format!("viewset-codegen-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).expect("create the scratch directory");
+    let output = std::process::Command::new(env!("CARGO"))
+        .args(["run", "--quiet", "-p", "viewset-cli", "--", "new", "books", "--dir"])
+        .arg(&base)
+        .current_dir(repository())
+        .env("CARGO_TARGET_DIR", starter_target())
+        .output()
+        .expect("run cargo");
+    assert!(output.status.success(), "viewset new: {}", String::from_utf8_lossy(&output.stderr));
+    let dir = base.join("books").canonicalize().expect("the project");
+    std::fs::copy(repository().join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
+    ScratchProject { dir, base }
+}
+
+/// Serves the blog (migrated, seeded) with Studio per `settings` and the code generator on `project`.
+pub async fn blog_with_project(backend: Backend, settings: StudioSettings, project: &std::path::Path) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let router = blog::studio(settings).project_dir(project).mount(blog::app(db.clone()), db.clone()).expect("valid");
+    TestApp::serve(router, db, database).await
+}

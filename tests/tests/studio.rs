@@ -57,7 +57,10 @@ async fn endpoint_shapes(app: TestApp) {
     assert_eq!(p["environment"], "development");
     assert_database_status(&h["database"], dialect);
     let caps: Vec<&str> = h["capabilities"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
-    assert_eq!(caps, ["read_schema", "read_data", "write_data", "read_migrations", "ai_tools", "ai_query"]);
+    assert_eq!(
+        caps,
+        ["read_schema", "read_data", "write_data", "read_migrations", "ai_tools", "ai_query", "admin_access"]
+    );
     assert_checksums(&h["checksums"]);
     let endpoints = h["endpoints"].as_object().unwrap();
     assert_eq!(endpoints.len(), viewset_studio::ENDPOINTS.len(), "only the endpoints this process serves");
@@ -119,7 +122,7 @@ async fn endpoint_shapes(app: TestApp) {
 
     let (status, page) = request(&app, "/studio/ui", Some(TOKEN), None, None).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(page.contains("not built yet"), "{page}");
+    assert!(page.contains("<script type=\"module\" src=\"/studio/ui/assets/app.js\">"), "{page}");
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -243,17 +246,20 @@ async fn checksums_of(app: &TestApp) -> Value {
     json(app, "/studio/handshake").await["checksums"].clone()
 }
 
-/// Issue 20 item 3: `debug_panels` and `admin_access` name web-UI panels (DESIGN.md: debug mode with the UI's Query
-/// Explorer; a Model Browser that may write). The UI is not built, so neither is announced, not even in debug mode
-/// with write routes registered.
+/// `debug_panels` and `admin_access` name web-UI panels (DESIGN.md: debug mode with the UI's Query Explorer; a
+/// Model Browser that may write): with the UI mounted, `admin_access` comes with `write_data`, and `debug_panels`
+/// only in debug mode.
 #[tokio::test]
-async fn no_ui_capability_without_the_ui() {
+async fn ui_capabilities_follow_debug_mode_and_write_data() {
+    let caps_of = |handshake: &Value| -> Vec<String> {
+        handshake["capabilities"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect()
+    };
     let mut debug = with_auth();
     debug.debug = true;
-    let handshake = json(&sqlite_app(debug).await, "/studio/handshake").await;
-    let caps: Vec<&str> = handshake["capabilities"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
-    assert!(caps.contains(&"write_data") && handshake["project"]["debug_mode"] == true, "{handshake}");
-    assert!(!caps.contains(&"debug_panels") && !caps.contains(&"admin_access"), "{caps:?}");
+    let caps = caps_of(&json(&sqlite_app(debug).await, "/studio/handshake").await);
+    assert!(["write_data", "admin_access", "debug_panels"].iter().all(|c| caps.contains(&c.to_string())), "{caps:?}");
+    let caps = caps_of(&json(&sqlite_app(with_auth()).await, "/studio/handshake").await);
+    assert!(caps.contains(&"admin_access".to_string()) && !caps.contains(&"debug_panels".to_string()), "{caps:?}");
 }
 
 #[tokio::test]

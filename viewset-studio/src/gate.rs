@@ -1,16 +1,19 @@
-//! The checks every Studio request passes, in order: Origin, then (when auth is required) credentials.
+//! The checks every Studio request passes, in order: Origin, then (when auth is required) credentials: the Studio
+//! token, the application's staff session, or a Studio session cookie (whose writes also need the session's CSRF
+//! header, see [`crate::ui::session`]).
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, ORIGIN, WWW_AUTHENTICATE};
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::header::{AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::StudioSettings;
 use crate::checksum::constant_time_eq;
+use crate::ui::session::{CookieState, Sessions, append_cookies, clear_cookies, csrf_ok};
 
 /// Decides whether a request carries a valid staff session (the application's own sessions; the framework has no
 /// login). Return `true` only for an authenticated staff user.
@@ -23,6 +26,23 @@ pub(crate) struct Gate {
     pub(crate) require_auth: bool,
     pub(crate) token: Option<String>,
     pub(crate) staff_session: Option<StaffSessionHook>,
+    /// Studio sessions, when `studio_secret_token` (and the token) are set.
+    pub(crate) sessions: Option<Sessions>,
+}
+
+/// How a request got through the gate (a request extension the handlers read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Admission {
+    /// Studio does not require authentication.
+    Open,
+    /// A path that checks its own credential or needs none (the sign-in, the UI's static assets).
+    Exempt,
+    /// The Studio token.
+    Token,
+    /// The application's staff session hook.
+    StaffSession,
+    /// A Studio session cookie, with its CSRF value.
+    Session { csrf: String, expires_at: std::time::SystemTime },
 }
 
 impl Gate {
@@ -32,32 +52,59 @@ impl Gate {
             require_auth: settings.studio_require_auth,
             token: settings.studio_auth_token.clone(),
             staff_session,
+            sessions: Sessions::new(settings),
         }
     }
 
-    /// `None` when the request may proceed, else the refusal.
-    pub(crate) fn refuse(&self, headers: &HeaderMap) -> Option<Response> {
+    /// How the request may proceed, or its refusal: a disallowed Origin (403; the page's own origin, equal to the
+    /// `Host`, is the page itself), then without a credential 401 (the sign-in page for `GET /studio/ui`), and a
+    /// session-cookie write without its CSRF header 403.
+    pub(crate) fn admit(&self, method: &Method, path: &str, headers: &HeaderMap) -> Result<Admission, Box<Response>> {
         if let Some(origin) = headers.get(ORIGIN) {
             let origin = origin.to_str().map(normalize).unwrap_or_default();
-            let allowed = self.allowed_origins.iter().any(|o| o == "*" || *o == origin);
+            let allowed =
+                self.allowed_origins.iter().any(|o| o == "*" || *o == origin) || same_origin(&origin, headers);
             if !allowed {
-                return Some(error(
+                return Err(Box::new(error(
                     StatusCode::FORBIDDEN,
                     "This origin may not use Studio (see SERVICE_STUDIO_ALLOWED_ORIGINS).",
                     "origin_not_allowed",
-                ));
+                )));
             }
         }
-        if self.require_auth && !self.bearer_ok(headers) && !self.session_ok(headers) {
-            let mut response = error(
-                StatusCode::UNAUTHORIZED,
-                "Studio requires its token (`X-Studio-Token: <token>` or `Authorization: Bearer <token>`) or a staff session.",
-                "not_authenticated",
-            );
-            response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"studio\""));
-            return Some(response);
+        if !self.require_auth {
+            return Ok(Admission::Open);
         }
-        None
+        if crate::ui::exempt(method, path) {
+            return Ok(Admission::Exempt);
+        }
+        if self.bearer_ok(headers) {
+            return Ok(Admission::Token);
+        }
+        if self.session_ok(headers) {
+            return Ok(Admission::StaffSession);
+        }
+        let state = self.sessions.as_ref().map_or(CookieState::Absent, |s| s.check(headers));
+        match state {
+            CookieState::Valid { csrf, expires_at } => {
+                let safe = matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS);
+                if !safe && !csrf_ok(headers, &csrf) {
+                    return Err(Box::new(error(
+                        StatusCode::FORBIDDEN,
+                        "A Studio write signed in by the session cookie needs that session's `X-Studio-CSRF` header \
+                         (the Studio page sends it).",
+                        "csrf_failed",
+                    )));
+                }
+                Ok(Admission::Session { csrf, expires_at })
+            }
+            CookieState::Refused(reason) => {
+                let mut response = unauthorized(method, path, Some(reason));
+                append_cookies(response.headers_mut(), clear_cookies());
+                Err(Box::new(response))
+            }
+            CookieState::Absent => Err(Box::new(unauthorized(method, path, None))),
+        }
     }
 
     fn bearer_ok(&self, headers: &HeaderMap) -> bool {
@@ -86,6 +133,58 @@ pub(crate) fn authorization_is_token(headers: &HeaderMap, token: Option<&str>) -
     presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes()))
 }
 
+/// The 401 of a request without a valid credential: the sign-in page for the UI, JSON elsewhere.
+fn unauthorized(method: &Method, path: &str, reason: Option<&str>) -> Response {
+    if matches!(*method, Method::GET | Method::HEAD) && crate::ui::is_page(path) {
+        return crate::ui::sign_in_page(StatusCode::UNAUTHORIZED, reason);
+    }
+    let detail = format!(
+        "{}Studio requires its token (`X-Studio-Token: <token>` or `Authorization: Bearer <token>`), a staff session \
+         or a Studio session (sign in at /studio/ui).",
+        reason.map(|r| format!("{r} ")).unwrap_or_default()
+    );
+    let code = if reason.is_some() { "session_invalid" } else { "not_authenticated" };
+    let mut response = error(StatusCode::UNAUTHORIZED, &detail, code);
+    response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"studio\""));
+    response
+}
+
+/// Whether `origin` (normalized) is the request's own `Host` (any scheme) and that host is a loopback name: the
+/// Studio page calling the development server it was loaded from. Only loopback hosts count: under DNS rebinding a
+/// hostile page's Origin equals its Host too (`evil.example:8000`), so any other host must be listed in
+/// `SERVICE_STUDIO_ALLOWED_ORIGINS`.
+fn same_origin(origin: &str, headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(HOST).and_then(|h| h.to_str().ok()).map(normalize) else { return false };
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host.as_str(), |(name, _)| name),
+    };
+    let loopback = name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    loopback && origin.split_once("://").is_some_and(|(_, authority)| !authority.is_empty() && authority == host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(HOST, HeaderValue::from_str(value).unwrap());
+        headers
+    }
+
+    #[test]
+    fn only_a_loopback_page_is_its_own_origin() {
+        assert!(same_origin("http://127.0.0.1:8000", &host("127.0.0.1:8000")));
+        assert!(same_origin("http://localhost:8000", &host("localhost:8000")));
+        assert!(same_origin("http://[::1]:8000", &host("[::1]:8000")));
+        assert!(!same_origin("http://127.0.0.1:9000", &host("127.0.0.1:8000")), "another port is another origin");
+        // DNS rebinding: a hostile name resolving to loopback has Origin == Host, and is still refused.
+        assert!(!same_origin("http://evil.example:8000", &host("evil.example:8000")));
+        assert!(!same_origin("http://10.0.0.5:8000", &host("10.0.0.5:8000")));
+    }
+}
+
 fn normalize(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
 }
@@ -95,12 +194,16 @@ pub(crate) fn error(status: StatusCode, detail: &str, code: &str) -> Response {
     (status, axum::Json(json!({"detail": detail, "code": code}))).into_response()
 }
 
-/// The middleware: Origin first (403), then credentials (401).
-pub(crate) async fn check(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
-    if let Some(refusal) = gate.refuse(request.headers()) {
-        return refusal;
+/// The middleware: Origin first (403), then credentials (401), then CSRF (403); the [`Admission`] becomes a request
+/// extension.
+pub(crate) async fn check(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
+    match gate.admit(request.method(), request.uri().path(), request.headers()) {
+        Ok(admission) => {
+            request.extensions_mut().insert(admission);
+            next.run(request).await
+        }
+        Err(refusal) => *refusal,
     }
-    next.run(request).await
 }
 
 /// Reads one cookie from the `Cookie` headers.

@@ -1,17 +1,21 @@
 //! # viewset-studio (experimental)
 //!
 //! Studio shows a running viewset application to its developer: JSON endpoints under `/studio/` (handshake,
-//! context summary, health, migrations summary, the handshake's JSON Schema), a placeholder page at
-//! `/studio/ui` (the web UI is separate work), and the `/ai/` surface: the tool catalog, an MCP server whose tool
-//! calls are the application's own REST routes as the caller, structured read-only queries and the full context.
+//! context summary, health, migrations summary, the handshake's JSON Schema), the web UI at `/studio/ui` (six
+//! panels as plain ES modules embedded in the binary, with a token sign-in that sets a signed session cookie), and
+//! the `/ai/` surface: the tool catalog, an MCP server whose tool calls are the application's own REST routes as the caller, structured read-only queries and the full context,
+//! and — when the application registers its project directory ([`Studio::project_dir`]) — a code generator whose
+//! previews are unified diffs and whose apply writes only in development ([`codegen`]).
 //! It is outside the stable contract and disabled by default in every environment, debug included: when off, no
 //! Studio or `/ai` route exists at all.
 //!
-//! Every Studio request passes the Origin check (`SERVICE_STUDIO_ALLOWED_ORIGINS`; no Origin passes, a
-//! disallowed one is 403) and then, when `SERVICE_STUDIO_REQUIRE_AUTH` is true, needs
-//! the token `SERVICE_STUDIO_AUTH_TOKEN` as `X-Studio-Token` or `Authorization: Bearer` (compared in constant time)
-//! or a staff session accepted by the application's [`Studio::staff_session`] hook; otherwise 401. A Studio
-//! credential is never an identity: `/ai` calls run as the principal the application's own authentication finds.
+//! Every Studio request passes the Origin check (`SERVICE_STUDIO_ALLOWED_ORIGINS`; no Origin passes, nor does the
+//! request's own origin, the UI calling its server; any other is 403) and then, when `SERVICE_STUDIO_REQUIRE_AUTH`
+//! is true, needs the token `SERVICE_STUDIO_AUTH_TOKEN` as `X-Studio-Token` or `Authorization: Bearer` (compared
+//! in constant time), a staff session accepted by the application's [`Studio::staff_session`] hook, or the UI's
+//! session cookie (signed with `SERVICE_STUDIO_SECRET_TOKEN`; its writes also need the `X-Studio-CSRF` header);
+//! otherwise 401. A Studio credential is never an identity: `/ai` calls run as the principal the application's own
+//! authentication finds.
 //!
 //! ```
 //! use viewset_studio::{Environment, StudioSettings};
@@ -32,11 +36,13 @@ pub mod paths;
 mod protocol;
 mod settings;
 mod studio;
+mod ui;
 
+pub use ai::codegen;
 pub use checksum::{canonical, checksum, constant_time_eq};
 pub use gate::{STUDIO_TOKEN, StaffSessionHook, cookie};
 pub use migrations::{AppliedState, GraphError, MigrationGraph, MigrationNode};
-pub use paths::{AI_PATHS, ENDPOINTS, STUDIO_PATHS};
+pub use paths::{AI_CODEGEN_PATHS, AI_PATHS, CODEGEN_ENDPOINTS, ENDPOINTS, STUDIO_PATHS};
 pub use protocol::{
     AppMigrations, Checksums, ContextSummary, DatabaseStatus, Handshake, Health, MigrationConflict, MigrationStatus,
     MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project, handshake_json_schema,

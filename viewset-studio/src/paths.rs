@@ -1,5 +1,5 @@
 //! The Studio and `/ai` endpoint paths, written once: the routers mount these constants, the handshake announces them
-//! ([`ENDPOINTS`]), the placeholder UI links them and the CLI requests them.
+//! ([`ENDPOINTS`]) and the CLI requests them.
 //!
 //! ```
 //! use viewset_studio::paths::{ENDPOINTS, HEALTH, STUDIO_PATHS};
@@ -15,10 +15,18 @@ pub const CONTEXT_SUMMARY: &str = "/studio/context/summary";
 pub const HEALTH: &str = "/studio/health";
 /// `GET /studio/migrations/summary`: the migrations summary.
 pub const MIGRATIONS_SUMMARY: &str = "/studio/migrations/summary";
+/// `POST /studio/migrations/apply`: applies the pending migrations with the application's migrator (registered with
+/// `Studio::migrator`; development only).
+pub const MIGRATIONS_APPLY: &str = "/studio/migrations/apply";
 /// `GET /studio/schema/handshake`: the JSON Schema of the handshake.
 pub const SCHEMA_HANDSHAKE: &str = "/studio/schema/handshake";
 /// `GET /studio/ui`: the Studio web UI.
 pub const UI: &str = "/studio/ui";
+/// `GET /studio/ui/assets/{file}`: the UI's scripts and style sheet, embedded in the binary.
+pub const UI_ASSETS: &str = "/studio/ui/assets";
+/// `/studio/session`: `POST` signs in with the Studio token (a form or JSON), `GET` describes the caller's Studio
+/// credential, `DELETE` signs out.
+pub const SESSION: &str = "/studio/session";
 
 /// `GET /ai/context/full`: the full context.
 pub const AI_CONTEXT_FULL: &str = "/ai/context/full";
@@ -32,14 +40,31 @@ pub const AI_QUERY_EXECUTE: &str = "/ai/query/execute";
 /// `GET /ai/schema/health`: findings about indexes, permissions and migrations, each with its fix.
 pub const AI_SCHEMA_HEALTH: &str = "/ai/schema/health";
 
-/// The `/ai` endpoints this crate serves (mounted with Studio, behind its gate). The spec's codegen, patch and plan
-/// endpoints are not built, so neither served nor announced.
+/// `POST /ai/codegen/preview`: the diff of a `new_resource` (entity, migration, ViewSet) and its preview id.
+pub const AI_CODEGEN_PREVIEW: &str = "/ai/codegen/preview";
+/// `POST /ai/patch/preview`: the diff of allowlist and column edits and their preview id.
+pub const AI_PATCH_PREVIEW: &str = "/ai/patch/preview";
+/// `POST /ai/patch/apply`: writes a preview (development only, with `"confirm": true`).
+pub const AI_PATCH_APPLY: &str = "/ai/patch/apply";
+/// `POST /ai/plan/preview`: an ordered plan of operations (sent, or proposed by a provider from a prompt) and its
+/// combined diff.
+pub const AI_PLAN_PREVIEW: &str = "/ai/plan/preview";
+/// `POST /ai/plan/apply`: writes a plan's preview (the rules of [`AI_PATCH_APPLY`]).
+pub const AI_PLAN_APPLY: &str = "/ai/plan/apply";
+
+/// The `/ai` endpoints every mounted Studio serves (behind its gate).
 pub const AI_PATHS: [&str; 5] = [AI_CONTEXT_FULL, AI_TOOLS, AI_TOOLS_MCP, AI_QUERY_EXECUTE, AI_SCHEMA_HEALTH];
+
+/// The code generator's endpoints: served (and announced) only when the application registered its project
+/// directory with `Studio::project_dir`.
+pub const AI_CODEGEN_PATHS: [&str; 5] =
+    [AI_CODEGEN_PREVIEW, AI_PATCH_PREVIEW, AI_PATCH_APPLY, AI_PLAN_PREVIEW, AI_PLAN_APPLY];
 
 /// The Studio JSON endpoints this crate serves (every one mounted by the Studio router).
 pub const STUDIO_PATHS: [&str; 6] = [HANDSHAKE, CONTEXT_SUMMARY, HEALTH, MIGRATIONS_SUMMARY, SCHEMA_HANDSHAKE, UI];
 
-/// The handshake `endpoints` keys (the spec's names) and their paths: only the endpoints this process serves.
+/// The handshake `endpoints` keys (the spec's names) and their paths that every mounted Studio serves; with a
+/// project directory, [`CODEGEN_ENDPOINTS`] too.
 pub const ENDPOINTS: [(&str, &str); 7] = [
     ("context_full", AI_CONTEXT_FULL),
     ("context_summary", CONTEXT_SUMMARY),
@@ -48,4 +73,19 @@ pub const ENDPOINTS: [(&str, &str); 7] = [
     ("tools_mcp", AI_TOOLS_MCP),
     ("query_execute", AI_QUERY_EXECUTE),
     ("schema_health", AI_SCHEMA_HEALTH),
+];
+
+/// The handshake `endpoints` keys and paths of the code generator, announced only when it is served.
+///
+/// ```
+/// use viewset_studio::paths::{AI_CODEGEN_PATHS, CODEGEN_ENDPOINTS};
+/// assert!(CODEGEN_ENDPOINTS.iter().all(|(_, path)| AI_CODEGEN_PATHS.contains(path)));
+/// assert!(CODEGEN_ENDPOINTS.contains(&("plan_apply", "/ai/plan/apply")));
+/// ```
+pub const CODEGEN_ENDPOINTS: [(&str, &str); 5] = [
+    ("codegen_preview", AI_CODEGEN_PREVIEW),
+    ("patch_preview", AI_PATCH_PREVIEW),
+    ("patch_apply", AI_PATCH_APPLY),
+    ("plan_preview", AI_PLAN_PREVIEW),
+    ("plan_apply", AI_PLAN_APPLY),
 ];

@@ -58,6 +58,14 @@ pub struct StudioSettings {
     pub environment: Environment,
     /// `SERVICE_DEBUG`.
     pub debug: bool,
+    /// `SERVICE_AI_PROVIDER_URL`: an OpenAI-compatible server (`http://127.0.0.1:11434`) that `POST
+    /// /ai/plan/preview` asks to turn a prompt into operations (`/v1/chat/completions` is appended unless the URL
+    /// ends with `/chat/completions`). Unset: no prompt is accepted and nothing calls out.
+    pub ai_provider_url: Option<String>,
+    /// `SERVICE_AI_MODEL`: the provider's model (required with a provider URL).
+    pub ai_model: Option<String>,
+    /// `SERVICE_AI_API_KEY`: sent as `Authorization: Bearer` to the provider; a secret, never shown.
+    pub ai_api_key: Option<String>,
 }
 
 impl std::fmt::Debug for StudioSettings {
@@ -73,6 +81,9 @@ impl std::fmt::Debug for StudioSettings {
             .field("studio_expose_in_production", &self.studio_expose_in_production)
             .field("environment", &self.environment)
             .field("debug", &self.debug)
+            .field("ai_provider_url", &self.ai_provider_url.as_ref().map(|_| "<set>"))
+            .field("ai_model", &self.ai_model)
+            .field("ai_api_key", &hidden(&self.ai_api_key))
             .finish()
     }
 }
@@ -117,6 +128,9 @@ impl StudioSettings {
             studio_expose_in_production: flag("SERVICE_STUDIO_EXPOSE_IN_PRODUCTION")?,
             environment,
             debug: flag("SERVICE_DEBUG")?,
+            ai_provider_url: text("SERVICE_AI_PROVIDER_URL"),
+            ai_model: text("SERVICE_AI_MODEL"),
+            ai_api_key: text("SERVICE_AI_API_KEY"),
         })
     }
 
@@ -130,9 +144,29 @@ impl StudioSettings {
         if !self.should_mount() {
             return Ok(());
         }
+        if let Some(url) = &self.ai_provider_url {
+            if !url.starts_with("http://") {
+                return Err(SettingsError(
+                    "SERVICE_AI_PROVIDER_URL must start with http:// (this build has no TLS client: use a local \
+                     provider, or a local proxy in front of a remote one)"
+                        .into(),
+                ));
+            }
+            if self.ai_model.is_none() {
+                return Err(SettingsError("SERVICE_AI_PROVIDER_URL is set but SERVICE_AI_MODEL is not".into()));
+            }
+        }
         if self.studio_require_auth && self.studio_auth_token.is_none() {
             return Err(SettingsError(
                 "SERVICE_STUDIO_REQUIRE_AUTH is true but SERVICE_STUDIO_AUTH_TOKEN is not set".into(),
+            ));
+        }
+        // The secret signs Studio's session cookies (the UI's sign-in): a short one could be guessed offline.
+        if self.studio_secret_token.as_ref().is_some_and(|s| s.len() < 16) {
+            return Err(SettingsError(
+                "SERVICE_STUDIO_SECRET_TOKEN signs Studio sessions and must be at least 16 characters (use 32 random \
+                 ones)"
+                    .into(),
             ));
         }
         if self.environment == Environment::Production {
@@ -173,6 +207,24 @@ mod tests {
     }
 
     #[test]
+    fn a_provider_needs_http_and_a_model() {
+        let on = [("SERVICE_ENABLE_STUDIO", "true"), ("SERVICE_AI_PROVIDER_URL", "https://api.example.com")];
+        assert!(settings(&on).unwrap().validate().unwrap_err().0.contains("http://"));
+        let on = [("SERVICE_ENABLE_STUDIO", "true"), ("SERVICE_AI_PROVIDER_URL", "http://127.0.0.1:1")];
+        assert!(settings(&on).unwrap().validate().unwrap_err().0.contains("SERVICE_AI_MODEL"));
+        let with_model = [on[0], on[1], ("SERVICE_AI_MODEL", "m")];
+        settings(&with_model).unwrap().validate().unwrap();
+    }
+
+    #[test]
+    fn a_short_session_secret_is_refused() {
+        let base = [("SERVICE_ENABLE_STUDIO", "1"), ("SERVICE_STUDIO_SECRET_TOKEN", "short")];
+        assert!(settings(&base).unwrap().validate().unwrap_err().0.contains("at least 16"));
+        let long = [("SERVICE_ENABLE_STUDIO", "1"), ("SERVICE_STUDIO_SECRET_TOKEN", "0123456789abcdef")];
+        settings(&long).unwrap().validate().unwrap();
+    }
+
+    #[test]
     fn auth_without_token_is_refused() {
         let s = settings(&[("SERVICE_ENABLE_STUDIO", "1"), ("SERVICE_STUDIO_REQUIRE_AUTH", "yes")]).unwrap();
         assert!(s.validate().unwrap_err().0.contains("SERVICE_STUDIO_AUTH_TOKEN"));
@@ -189,5 +241,7 @@ mod tests {
         .unwrap();
         assert!(!format!("{s:?}").contains("hunter2"));
         assert_eq!(s.studio_allowed_origins, vec!["http://a", "http://b"]);
+        let s = settings(&[("SERVICE_AI_API_KEY", "sk-secret"), ("SERVICE_AI_PROVIDER_URL", "http://u:p@h")]).unwrap();
+        assert!(!format!("{s:?}").contains("sk-secret") && !format!("{s:?}").contains("u:p"));
     }
 }

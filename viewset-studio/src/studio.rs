@@ -57,6 +57,10 @@ pub struct Studio {
     pub(crate) viewset_details: Vec<Value>,
     /// What `/ai/schema/health` checks of each ViewSet registered with [`Studio::viewset`].
     pub(crate) health: Vec<crate::ai::health::ViewSetFacts>,
+    /// The project's source directory (the code generator's endpoints exist only with it).
+    pub(crate) project_dir: Option<std::path::PathBuf>,
+    /// The application's migrator, when registered with [`Studio::migrator`] (the Migration Manager's apply).
+    pub(crate) apply_migrations: Option<crate::ui::ApplyMigrations>,
 }
 
 impl std::fmt::Debug for Studio {
@@ -87,6 +91,8 @@ impl Studio {
             openapi: json!({"paths": {}, "components": {"schemas": {}}}),
             viewset_details: Vec::new(),
             health: Vec::new(),
+            project_dir: None,
+            apply_migrations: None,
         }
     }
 
@@ -184,6 +190,42 @@ impl Studio {
         self
     }
 
+    /// The application's source directory (where its `Cargo.toml` is), laid out as `viewset new` writes it: with it,
+    /// Studio serves the code generator (`/ai/codegen/preview`, `/ai/patch/preview|apply`,
+    /// `/ai/plan/preview|apply`), whose apply writes there in the development environment only. Without it those
+    /// endpoints do not exist. Mounting fails when the directory does not exist.
+    ///
+    /// ```no_run
+    /// # fn run(app: axum::Router, db: sea_orm::DatabaseConnection) -> Result<axum::Router, viewset_studio::SettingsError> {
+    /// use viewset_studio::{Studio, StudioSettings};
+    /// let router = Studio::new(StudioSettings::from_env()?)
+    ///     .project("books", env!("CARGO_PKG_VERSION"))
+    ///     .project_dir(env!("CARGO_MANIFEST_DIR"))
+    ///     .mount(app, db)?;
+    /// # Ok(router) }
+    /// ```
+    pub fn project_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.project_dir = Some(dir.into());
+        self
+    }
+
+    /// The application's migrator: with it the web UI's Migration Manager can apply the pending migrations
+    /// (`POST /studio/migrations/apply`, which runs `M::up`), in the development environment only; the handshake then
+    /// lists the `apply_migrations` capability. Registering it applies nothing.
+    ///
+    /// ```no_run
+    /// # fn run<M: sea_orm_migration::MigratorTrait>(app: axum::Router, db: sea_orm::DatabaseConnection)
+    /// #     -> Result<axum::Router, viewset_studio::SettingsError> {
+    /// use viewset_studio::{Studio, StudioSettings};
+    /// let router = Studio::new(StudioSettings::from_env()?).migrator::<M>().mount(app, db)?;
+    /// # Ok(router) }
+    /// ```
+    pub fn migrator<M: sea_orm_migration::MigratorTrait>(mut self) -> Self {
+        self.apply_migrations =
+            Some(Arc::new(|db: DatabaseConnection| Box::pin(async move { M::up(&db, None).await })));
+        self
+    }
+
     /// The hook that accepts a staff session cookie (the application's own sessions).
     pub fn staff_session(mut self, hook: impl Fn(&axum::http::HeaderMap) -> bool + Send + Sync + 'static) -> Self {
         self.staff_session = Some(Arc::new(hook));
@@ -208,6 +250,10 @@ impl Studio {
             "environment": s.environment.as_str(),
             "debug": s.debug,
             "apps": self.apps,
+            "ai_provider_set": s.ai_provider_url.is_some(),
+            "ai_model": s.ai_model,
+            "ai_api_key_set": s.ai_api_key.is_some(),
+            "project_dir_set": self.project_dir.is_some(),
         })
     }
 
@@ -251,13 +297,29 @@ impl Studio {
         if !self.settings.studio_require_auth {
             tracing::warn!("Studio is mounted without authentication (SERVICE_STUDIO_REQUIRE_AUTH is false)");
         }
+        let codegen = match &self.project_dir {
+            Some(dir) => {
+                let root = crate::ai::codegen::project_root(dir)
+                    .map_err(|e| SettingsError(format!("Studio::project_dir: {e}")))?;
+                if !self.settings.studio_require_auth {
+                    tracing::warn!(
+                        "Studio's code generator is mounted without authentication: anyone who reaches Studio can \
+                         preview (and in development apply) edits of {}",
+                        root.display()
+                    );
+                }
+                Some(Arc::new(crate::ai::codegen::handlers::Service::new(root, &self.settings)))
+            }
+            None => None,
+        };
         let gate = Arc::new(Gate::new(&self.settings, self.staff_session.clone()));
         let studio_token = self.settings.studio_auth_token.clone();
         let project = self.name.clone();
         let tools = crate::ai::tools(&self);
         let inner = Arc::new(state::Inner::new(self, db, &tools));
-        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project });
-        let router = handlers::routes(inner)
+        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project, codegen });
+        let router = handlers::routes(inner.clone())
+            .merge(crate::ui::routes(inner))
             .merge(crate::ai::routes(ai))
             .layer(axum::middleware::from_fn_with_state(gate, crate::gate::check));
         Ok(Some(router))

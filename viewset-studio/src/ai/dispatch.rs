@@ -4,7 +4,8 @@
 //! those of REST, and the answer is REST's answer.
 //!
 //! The credential rule: the request keeps every header of the `/ai` request except Studio's own credential
-//! (`X-Studio-Token`, and `Authorization` when it holds the Studio token) and the headers of the `/ai` transport
+//! (`X-Studio-Token`, `Authorization` when it holds the Studio token, the `studio_session` cookie and its
+//! `X-Studio-CSRF` header) and the headers of the `/ai` transport
 //! (body framing, `Accept`, MCP session headers, conditional headers: `If-Match` comes from the `if_match`
 //! argument only). So the application's middleware sees the caller's own `Authorization`/cookies and attaches
 //! the same principal REST would; a Studio credential alone leaves the call anonymous. The request's extensions
@@ -79,10 +80,19 @@ impl Caller<'_> {
         for (name, value) in self.headers {
             let skip = TRANSPORT.contains(&name.as_str())
                 || name.as_str() == STUDIO_TOKEN
+                || name.as_str() == crate::ui::session::CSRF_HEADER
                 || (name == header::AUTHORIZATION && studio_bearer);
-            if !skip {
-                headers.append(name.clone(), value.clone());
+            if skip {
+                continue;
             }
+            if name == header::COOKIE {
+                // The Studio session cookie is Studio's credential too: the application gets its own cookies only.
+                if let Some(rest) = crate::ui::session::without_session_cookie(value) {
+                    headers.append(name.clone(), rest);
+                }
+                continue;
+            }
+            headers.append(name.clone(), value.clone());
         }
         headers
     }

@@ -1,12 +1,14 @@
 //! The `/ai/` surface, mounted only with Studio and behind the same gate: the tool catalog (`GET /ai/tools`), the
 //! MCP server (`/ai/tools/mcp`), structured read-only queries (`POST /ai/query/execute`), the full context
-//! (`GET /ai/context/full`) and the schema's health (`GET /ai/schema/health`).
+//! (`GET /ai/context/full`) and the schema's health (`GET /ai/schema/health`); with a registered project directory,
+//! the code generator ([`codegen`]: `/ai/codegen/preview`, `/ai/patch/preview|apply`, `/ai/plan/preview|apply`).
 //!
 //! No data is read here: every tool call and query is a request to the application's own router
 //! ([`dispatch`]), answered by the generated handler as the caller's own principal, through
 //! `viewset_core::access` like any REST request. A Studio credential admits to `/ai`; it is never an identity.
 
 mod catalog;
+pub mod codegen;
 mod context;
 mod dispatch;
 pub(crate) mod health;
@@ -39,6 +41,8 @@ pub(crate) struct AiState {
     pub(crate) studio_token: Option<String>,
     /// The application's name.
     pub(crate) project: String,
+    /// The code generator, when the application registered its project directory.
+    pub(crate) codegen: Option<Arc<codegen::handlers::Service>>,
 }
 
 /// The tool catalog of `studio`'s registered tools, described from its OpenAPI document.
@@ -54,6 +58,10 @@ pub(crate) fn offers_query(tools: &[Tool]) -> bool {
 /// The `/ai` routes over `state` (no gate yet).
 pub(crate) fn routes(state: Arc<AiState>) -> Router {
     let mcp = mcp::service(state.clone(), state.inner.studio.settings().studio_require_auth);
+    let generator = match &state.codegen {
+        Some(service) => codegen::handlers::routes(service.clone()),
+        None => Router::new(),
+    };
     Router::new()
         .route(AI_TOOLS, get(tool_catalog).fallback(method_not_allowed))
         .route(AI_CONTEXT_FULL, get(context::full).fallback(method_not_allowed))
@@ -61,6 +69,7 @@ pub(crate) fn routes(state: Arc<AiState>) -> Router {
         .route(AI_SCHEMA_HEALTH, get(health::handler).fallback(method_not_allowed))
         .route_service(AI_TOOLS_MCP, mcp)
         .with_state(state)
+        .merge(generator)
 }
 
 /// The catalog as `GET /ai/tools` answers it (and `/ai/context/full` embeds it).
@@ -72,6 +81,6 @@ async fn tool_catalog(axum::extract::State(state): axum::extract::State<Arc<AiSt
     axum::Json(catalog_json(&state))
 }
 
-async fn method_not_allowed() -> Response {
+pub(crate) async fn method_not_allowed() -> Response {
     error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed.", "method_not_allowed").into_response()
 }

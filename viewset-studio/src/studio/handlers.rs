@@ -5,7 +5,6 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
@@ -14,14 +13,16 @@ use super::state::{Inner, Shared, now};
 use super::{RUST_VERSION, SERVICE_VERSION};
 use crate::gate::error;
 use crate::paths::{
-    CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY, SCHEMA_HANDSHAKE, STUDIO_PATHS, UI,
+    AI_CODEGEN_PATHS, CODEGEN_ENDPOINTS, CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY,
+    SCHEMA_HANDSHAKE, STUDIO_PATHS,
 };
 use crate::protocol::{
     ContextSummary, Handshake, Health, MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project,
     handshake_json_schema,
 };
 
-/// Every Studio endpoint at its path (the paths of [`STUDIO_PATHS`]), over `state`; no gate yet.
+/// Every Studio JSON endpoint at its path (the paths of [`STUDIO_PATHS`] but the UI's, which `crate::ui` mounts),
+/// over `state`; no gate yet.
 pub(super) fn routes(state: Arc<Inner>) -> Router {
     Router::new()
         .route(HANDSHAKE, get(handshake).fallback(method_not_allowed))
@@ -29,7 +30,6 @@ pub(super) fn routes(state: Arc<Inner>) -> Router {
         .route(HEALTH, get(health).fallback(method_not_allowed))
         .route(MIGRATIONS_SUMMARY, get(migrations_summary).fallback(method_not_allowed))
         .route(SCHEMA_HANDSHAKE, get(schema_handshake).fallback(method_not_allowed))
-        .route(UI, get(ui).fallback(method_not_allowed))
         .with_state(state)
 }
 
@@ -59,14 +59,22 @@ async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
         capabilities: inner.capabilities(&database),
         database,
         checksums: inner.checksums.clone(),
-        endpoints: ENDPOINTS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+        endpoints: ENDPOINTS
+            .iter()
+            .chain(if studio.project_dir.is_some() { CODEGEN_ENDPOINTS.as_slice() } else { &[] })
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
         metadata: json!({
             "framework": "viewset",
             "stability": "experimental",
             "apps": studio.apps,
             "viewsets": studio.viewsets,
             "studio_endpoints": STUDIO_PATHS,
-            "ai_endpoints": crate::paths::AI_PATHS,
+            "ai_endpoints": crate::paths::AI_PATHS
+                .iter()
+                .chain(if studio.project_dir.is_some() { AI_CODEGEN_PATHS.as_slice() } else { &[] })
+                .collect::<Vec<_>>(),
+            "ai_planner_provider": settings.ai_provider_url.is_some() && studio.project_dir.is_some(),
             "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
         }),
     })
@@ -130,16 +138,4 @@ async fn migrations_summary(State(inner): Shared) -> Response {
 
 async fn schema_handshake() -> axum::Json<Value> {
     axum::Json(handshake_json_schema())
-}
-
-async fn ui(State(inner): Shared) -> Response {
-    let links: String =
-        STUDIO_PATHS.iter().map(|p| format!("<li><a href=\"{p}\"><code>{p}</code></a></li>")).collect::<String>();
-    let name = inner.studio.name.replace(['<', '>', '&', '"'], "");
-    let page = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Studio — {name}</title></head>\
-         <body><h1>Studio (experimental)</h1><p>The Studio web UI is not built yet (it is a separate issue). \
-         The JSON endpoints below work; they need the same credentials as this page.</p><ul>{links}</ul></body></html>"
-    );
-    ([(CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response()
 }

@@ -61,13 +61,30 @@ impl Inner {
         if self.ai_query && database.connected {
             caps.push("ai_query");
         }
-        // `debug_panels` (debug mode with the UI's Query Explorer) and `admin_access` (a Model Browser that may
-        // write) belong to the web UI, which is not built: announcing them would advertise panels that do not exist.
+        // The code generator's endpoints exist with a project directory; apply writes only in development.
+        if studio.project_dir.is_some() {
+            caps.push("ai_codegen");
+            if studio.settings.environment == crate::Environment::Development {
+                caps.push("ai_patch");
+            }
+            caps.push("ai_planner");
+        }
+        // The web UI (`/studio/ui`) is mounted with Studio: its debug panels (the Query Explorer's SQL) in debug
+        // mode, and a Model Browser that writes (through the application's routes, as the chosen identity).
+        if studio.settings.debug {
+            caps.push("debug_panels");
+        }
+        if caps.contains(&"write_data") {
+            caps.push("admin_access");
+        }
+        if database.connected && crate::ui::offers_apply_migrations(self) {
+            caps.push("apply_migrations");
+        }
         caps.into_iter().map(str::to_string).collect()
     }
 
     /// The applied migrations now (remembered for [`Inner::applied_or_last_known`]); a failure is logged.
-    pub(super) async fn applied(&self) -> Result<AppliedState, sea_orm::DbErr> {
+    pub(crate) async fn applied(&self) -> Result<AppliedState, sea_orm::DbErr> {
         let applied = self.studio.migrations.applied(&self.db).await.inspect_err(|e| {
             tracing::warn!("Studio could not read the migrations table: {e}");
         })?;

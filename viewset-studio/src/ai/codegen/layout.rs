@@ -1,0 +1,223 @@
+//! The supported layout — the one `viewset new` writes — and the edits that register new pieces in it:
+//!
+//! | file | holds | edited by |
+//! |---|---|---|
+//! | `src/lib.rs` | `pub mod entity; pub mod migration; pub mod viewsets;` and `pub fn api()` with `api.include::<viewsets::X>()?;` | `new_resource` (`pub mod entities;`, one `include` line) |
+//! | `src/entity.rs` | the first entity | `add_column` |
+//! | `src/entities.rs`, `src/entities/<table>.rs` | entities the generator added (`pub mod <table>;` each) | `new_resource`, `add_column` |
+//! | `src/migration.rs` | `Migrator` with `vec![...]` in `fn migrations()`; `mod mNNNN_...;` lines | both (one file per migration in `src/migration/`) |
+//! | `src/viewsets.rs` | the ViewSets (`use viewset_core::prelude::*;`) | `new_resource`, `add_to_allowlist` |
+
+use super::errors::CodegenError;
+use super::rust_text::{ModelField, Source, indent_at, model_fields, table_name};
+use super::workspace::Workspace;
+
+pub(crate) const LIB: &str = "src/lib.rs";
+pub(crate) const MIGRATION: &str = "src/migration.rs";
+pub(crate) const VIEWSETS: &str = "src/viewsets.rs";
+pub(crate) const ENTITY: &str = "src/entity.rs";
+pub(crate) const ENTITIES: &str = "src/entities.rs";
+
+fn unsupported(path: &str, what: &str) -> CodegenError {
+    CodegenError::UnsupportedLayout(format!(
+        "`{path}` does not have {what}: the generator edits projects laid out as `viewset new` writes them \
+         (see viewset-cli/templates); edit this project by hand"
+    ))
+}
+
+/// An entity of the project.
+#[derive(Debug, Clone)]
+pub(crate) struct Entity {
+    /// Its file.
+    pub(crate) path: String,
+    /// Its module path from the crate root (`crate::entity`, `crate::entities::tags`).
+    pub(crate) module: String,
+    pub(crate) table: String,
+    pub(crate) fields: Vec<ModelField>,
+}
+
+impl Entity {
+    /// The field `name`.
+    pub(crate) fn field(&self, name: &str) -> Option<&ModelField> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The field names, for messages.
+    pub(crate) fn field_names(&self) -> String {
+        self.fields.iter().map(|f| f.name.as_str()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Checks the files every operation relies on.
+pub(crate) fn check(ws: &mut Workspace) -> Result<(), CodegenError> {
+    let lib = ws.require(LIB, "registering modules and ViewSets")?;
+    let source = Source::new(&lib);
+    for needed in ["pub mod migration;", "pub mod viewsets;", "pub fn api("] {
+        if source.find(needed, 0).is_none() {
+            return Err(unsupported(LIB, &format!("`{needed}`")));
+        }
+    }
+    let migration = ws.require(MIGRATION, "registering migrations")?;
+    if Source::new(&migration).find("impl MigratorTrait for Migrator", 0).is_none() {
+        return Err(unsupported(MIGRATION, "`impl MigratorTrait for Migrator`"));
+    }
+    let viewsets = ws.require(VIEWSETS, "ViewSets")?;
+    if Source::new(&viewsets).find("use viewset_core::prelude::*;", 0).is_none() {
+        return Err(unsupported(VIEWSETS, "`use viewset_core::prelude::*;`"));
+    }
+    Ok(())
+}
+
+/// The modules listed in `src/entities.rs` (`pub mod tags;` → `tags`).
+fn entity_modules(text: &str) -> Vec<String> {
+    let source = Source::new(text);
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = source.find("pub mod ", at) {
+        at = found + 8;
+        let name: String = text[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+        if text[at + name.len()..].trim_start().starts_with(';') {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Every entity: `src/entity.rs` and those `src/entities.rs` lists.
+pub(crate) fn entities(ws: &mut Workspace) -> Result<Vec<Entity>, CodegenError> {
+    let mut files = vec![(ENTITY.to_string(), "crate::entity".to_string())];
+    if let Some(list) = ws.read(ENTITIES)? {
+        for module in entity_modules(&list) {
+            files.push((format!("src/entities/{module}.rs"), format!("crate::entities::{module}")));
+        }
+    }
+    let mut out = Vec::new();
+    for (path, module) in files {
+        let Some(text) = ws.read(&path)? else { continue };
+        let source = Source::new(&text);
+        let (Some(table), Some((fields, _))) = (table_name(&source), model_fields(&source)) else { continue };
+        out.push(Entity { path, module, table, fields });
+    }
+    Ok(out)
+}
+
+/// The entity a ViewSet's `model = <path>::Entity` names (`entity::Entity`, `crate::entities::tags::Entity`).
+pub(crate) fn entity_of_model<'a>(entities: &'a [Entity], model: &str) -> Option<&'a Entity> {
+    let model: String = model.split_whitespace().collect();
+    let module = model.strip_suffix("::Entity")?;
+    let module = module.strip_prefix("crate::").unwrap_or(module);
+    entities.iter().find(|e| e.module.strip_prefix("crate::") == Some(module))
+}
+
+/// `text` with the line `<prefix><module>;` among its top-level `<prefix>...;` lines, in name order (as rustfmt
+/// orders them); `None` when it has no such line.
+fn insert_mod_line(text: &str, prefix: &str, module: &str) -> Option<String> {
+    let source = Source::new(text);
+    let mut lines = Vec::new();
+    let mut at = 0;
+    while let Some(found) = source.find(prefix, at) {
+        at = found + 1;
+        if found == 0 || text[..found].ends_with('\n') {
+            let end = found + text[found..].find(';')? + 1;
+            lines.push((text[found + prefix.len()..end - 1].trim().to_string(), found, end));
+        }
+    }
+    let line = format!("{prefix}{module};");
+    match lines.iter().find(|(name, _, _)| name.as_str() > module) {
+        Some((_, start, _)) => Some(format!("{}{line}\n{}", &text[..*start], &text[*start..])),
+        None => lines.last().map(|(_, _, end)| format!("{}\n{line}{}", &text[..*end], &text[*end..])),
+    }
+}
+
+/// `lib.rs` with `pub mod <module>;` among its `pub mod` lines (unchanged when present).
+pub(crate) fn add_lib_module(text: &str, module: &str) -> Result<String, CodegenError> {
+    if Source::new(text).find(&format!("pub mod {module};"), 0).is_some() {
+        return Ok(text.to_string());
+    }
+    insert_mod_line(text, "pub mod ", module).ok_or_else(|| unsupported(LIB, "`pub mod` lines"))
+}
+
+/// `lib.rs` with `api.include::<viewsets::Name>()?;` after the last `api.include` of `fn api()`.
+pub(crate) fn add_include(text: &str, viewset: &str) -> Result<String, CodegenError> {
+    let source = Source::new(text);
+    let api = source.find("pub fn api(", 0).ok_or_else(|| unsupported(LIB, "`pub fn api()`"))?;
+    let open = source.find("{", api).ok_or_else(|| unsupported(LIB, "a body for `api()`"))?;
+    let close = source.matching(open).ok_or_else(|| unsupported(LIB, "a closed body for `api()`"))?;
+    let mut last = None;
+    let mut at = open;
+    while let Some(found) = source.find("api.include::<", at).filter(|&f| f < close) {
+        at = found + 1;
+        last = Some(found);
+    }
+    let last = last.ok_or_else(|| unsupported(LIB, "`api.include::<...>()?;` in `api()`"))?;
+    let end = source.find(";", last).filter(|&e| e < close).ok_or_else(|| unsupported(LIB, "`;` after include"))?;
+    let indent = indent_at(text, last);
+    Ok(format!("{}\n{indent}api.include::<viewsets::{viewset}>()?;{}", &text[..=end], &text[end + 1..]))
+}
+
+/// `src/entities.rs` listing `module` (created when absent).
+pub(crate) fn add_entity_module(text: Option<&str>, module: &str) -> String {
+    match text {
+        None => {
+            format!("//! The entities added by Studio's code generator, one module per table.\n\npub mod {module};\n")
+        }
+        Some(text) if entity_modules(text).iter().any(|m| m == module) => text.to_string(),
+        Some(text) => insert_mod_line(text, "pub mod ", module)
+            .unwrap_or_else(|| format!("{}\n\npub mod {module};\n", text.trim_end())),
+    }
+}
+
+/// The number of migrations in the `Migrator`'s list.
+pub(crate) fn migration_count(text: &str) -> Result<usize, CodegenError> {
+    let source = Source::new(text);
+    let (open, close) = migrations_vec(&source)?;
+    Ok(source.split_items(open + 1..close).len())
+}
+
+fn migrations_vec(source: &Source) -> Result<(usize, usize), CodegenError> {
+    let f = source.find("fn migrations()", 0).ok_or_else(|| unsupported(MIGRATION, "`fn migrations()`"))?;
+    let vec = source.find("vec![", f).ok_or_else(|| unsupported(MIGRATION, "`vec![...]` in `fn migrations()`"))?;
+    let open = vec + 4;
+    let close = source.matching(open).ok_or_else(|| unsupported(MIGRATION, "a closed `vec![...]`"))?;
+    Ok((open, close))
+}
+
+/// `migration.rs` with `mod <module>;` and `Box::new(<module>::Migration)` at the end of the `Migrator`'s list.
+pub(crate) fn add_migration(text: &str, module: &str) -> Result<String, CodegenError> {
+    let source = Source::new(text);
+    let (open, close) = migrations_vec(&source)?;
+    let mut items: Vec<String> = source.split_items(open + 1..close).into_iter().map(|r| text[r].to_string()).collect();
+    items.push(format!("Box::new({module}::Migration)"));
+    let indent = indent_at(text, open);
+    let one_line = format!("[{}]", items.join(", "));
+    let line_start = text[..open].rfind('\n').map_or(0, |p| p + 1);
+    // As rustfmt formats the templates (max_width 120, use_small_heuristics "Max"): one line when it fits.
+    let fits = open - line_start + one_line.len() <= 120;
+    let list = if fits && !items.iter().any(|i| i.contains('\n')) {
+        one_line
+    } else {
+        let inner: String = items.iter().map(|i| format!("{indent}    {i},\n")).collect();
+        format!("[\n{inner}{indent}]")
+    };
+    let with_list = format!("{}{list}{}", &text[..open], &text[close + 1..]);
+    // `mod <module>;` among the top-level `mod` lines, else after the first `use` statement.
+    if let Some(done) = insert_mod_line(&with_list, "mod ", module) {
+        return Ok(done);
+    }
+    let source = Source::new(&with_list);
+    let first_use = source.find("use ", 0).ok_or_else(|| unsupported(MIGRATION, "a `use` statement"))?;
+    let end = source.find(";", first_use).ok_or_else(|| unsupported(MIGRATION, "a `use` statement"))? + 1;
+    Ok(format!("{}\n\nmod {module};{}", &with_list[..end], &with_list[end..]))
+}
+
+/// A free migration module name `mNNNN_<suffix>` after the `count` migrations of the list.
+pub(crate) fn migration_module(ws: &mut Workspace, count: usize, suffix: &str) -> Result<String, CodegenError> {
+    let mut n = count + 1;
+    loop {
+        let module = format!("m{n:04}_{suffix}");
+        if ws.read(&format!("src/migration/{module}.rs"))?.is_none() {
+            return Ok(module);
+        }
+        n += 1;
+    }
+}

@@ -1,0 +1,350 @@
+//! The operations, as the JSON clients (and a language model) send: serde types whose JSON Schema
+//! ([`operations_json_schema`]) is generated from the same definitions.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// One change to the project. JSON: an object with `"op"` naming the operation.
+///
+/// ```
+/// use viewset_studio::codegen::{Allowlist, Operation};
+/// let op: Operation = serde_json::from_value(serde_json::json!({
+///     "op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "ordering_fields", "field": "name"
+/// })).unwrap();
+/// let Operation::AddToAllowlist(add) = &op else { unreachable!() };
+/// assert_eq!(add.allowlist, Allowlist::OrderingFields);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Operation {
+    /// A new table: its entity (`src/entities/<table>.rs`), a migration creating it, a ViewSet and their
+    /// registration (`mod` lines, the `Migrator`'s list, `api()`).
+    NewResource(NewResource),
+    /// A field name added to an allowlist of a ViewSet in `src/viewsets.rs` (and the backend it needs).
+    AddToAllowlist(AddToAllowlist),
+    /// A column added to an entity's `Model` and a migration that adds it (`ALTER TABLE ... ADD COLUMN`).
+    AddColumn(AddColumn),
+}
+
+impl Operation {
+    /// The operation's name, as in its `"op"`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Operation::NewResource(_) => "new_resource",
+            Operation::AddToAllowlist(_) => "add_to_allowlist",
+            Operation::AddColumn(_) => "add_column",
+        }
+    }
+}
+
+/// A new table, its entity, migration and ViewSet.
+///
+/// ```
+/// use viewset_studio::codegen::{ColumnType, NewResource};
+/// let table: NewResource = serde_json::from_value(serde_json::json!({
+///     "table": "tags",
+///     "columns": [{"name": "label", "type": "string", "max_length": 80}],
+///     "viewset": {"search_fields": ["label"]}
+/// })).unwrap();
+/// assert_eq!(table.columns[0].column_type, ColumnType::String);
+/// assert!(table.viewset.name.is_none(), "default: TagsViewSet");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewResource {
+    /// The table (snake_case); also the entity's module.
+    pub table: String,
+    /// The columns. Without a `primary_key` column an auto-increment `id` (integer) is added first.
+    pub columns: Vec<Column>,
+    /// The ViewSet serving the table.
+    #[serde(default)]
+    pub viewset: ViewSetSpec,
+}
+
+/// One column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Column {
+    /// The column and field name (snake_case, not a reserved query name).
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub column_type: ColumnType,
+    /// `NULL` allowed (the field is an `Option`).
+    #[serde(default)]
+    pub nullable: bool,
+    /// The primary key (integer or big_integer, auto-increment; at most one).
+    #[serde(default)]
+    pub primary_key: bool,
+    /// A unique constraint.
+    #[serde(default)]
+    pub unique: bool,
+    /// For `string`: the longest value, in characters (`VARCHAR(n)`, checked on create and update).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u32>,
+    /// A database default (a boolean, number or string literal); the field becomes optional on create.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub default: Option<Value>,
+    /// A foreign key to another entity's table of this project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<Reference>,
+    /// The field's doc comment (one line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+}
+
+/// The column types the generator writes: each maps to one Rust type and one sea-orm-migration column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ColumnType {
+    /// `i32`, `INTEGER`.
+    Integer,
+    /// `i64`, `BIGINT`.
+    BigInteger,
+    /// `String`, `TEXT`.
+    Text,
+    /// `String`, `VARCHAR` (with `max_length`: `VARCHAR(n)`).
+    String,
+    /// `bool`.
+    Boolean,
+    /// `f64`, `DOUBLE`.
+    Float,
+    /// `DateTimeUtc`, `TIMESTAMP WITH TIME ZONE`.
+    DateTime,
+    /// `Date` (`chrono::NaiveDate`), `DATE`.
+    Date,
+    /// Refused for now: viewset-core has no `FieldSchema` for `uuid::Uuid`, and sea-orm needs `with-uuid`.
+    Uuid,
+    /// `Json` (`serde_json::Value`), `JSON`.
+    Json,
+}
+
+impl ColumnType {
+    /// The Rust type of a non-null field.
+    pub fn rust_type(self) -> &'static str {
+        match self {
+            ColumnType::Integer => "i32",
+            ColumnType::BigInteger => "i64",
+            ColumnType::Text | ColumnType::String => "String",
+            ColumnType::Boolean => "bool",
+            ColumnType::Float => "f64",
+            ColumnType::DateTime => "DateTimeUtc",
+            ColumnType::Date => "Date",
+            ColumnType::Uuid => "Uuid",
+            ColumnType::Json => "Json",
+        }
+    }
+
+    /// The sea-orm-migration `schema` helper (`integer`, `string_len`, ...), without `_null`/`_uniq`.
+    pub(crate) fn helper(self, max_length: Option<u32>) -> &'static str {
+        match (self, max_length) {
+            (ColumnType::Integer, _) => "integer",
+            (ColumnType::BigInteger, _) => "big_integer",
+            (ColumnType::Text, _) => "text",
+            (ColumnType::String, Some(_)) => "string_len",
+            (ColumnType::String, None) => "string",
+            (ColumnType::Boolean, _) => "boolean",
+            (ColumnType::Float, _) => "double",
+            (ColumnType::DateTime, _) => "timestamp_with_time_zone",
+            (ColumnType::Date, _) => "date",
+            (ColumnType::Uuid, _) => "uuid",
+            (ColumnType::Json, _) => "json",
+        }
+    }
+}
+
+/// A foreign key target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reference {
+    /// The referenced table (an entity of this project).
+    pub table: String,
+    /// Its column (default `id`).
+    #[serde(default = "id")]
+    pub column: String,
+}
+
+fn id() -> String {
+    "id".into()
+}
+
+/// The ViewSet of a new table; every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewSetSpec {
+    /// The struct's name (default: the table in UpperCamelCase + `ViewSet`, `tags` → `TagsViewSet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The route prefix (default `/api/<table>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
+    /// Fields filterable with lookups (`ServiceFilterBackend` is added when not empty).
+    #[serde(default)]
+    pub filterable_fields: Vec<String>,
+    /// Text fields `?search=` looks in (`SearchFilter`).
+    #[serde(default)]
+    pub search_fields: Vec<String>,
+    /// Fields `?ordering=` accepts (`OrderingFilter`).
+    #[serde(default)]
+    pub ordering_fields: Vec<String>,
+    /// The default ordering (`"-id"`); its fields must be in `ordering_fields` when that is given.
+    #[serde(default)]
+    pub ordering: Vec<String>,
+    /// Built-in permission classes (`AllowAny`, `IsAuthenticated`, `IsAuthenticatedOrReadOnly`, `IsAdminUser`);
+    /// default `IsAuthenticatedOrReadOnly`.
+    #[serde(default)]
+    pub permission_classes: Vec<String>,
+}
+
+/// A field added to an allowlist.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddToAllowlist {
+    /// The ViewSet's struct name in `src/viewsets.rs`.
+    pub viewset: String,
+    /// Which allowlist.
+    pub allowlist: Allowlist,
+    /// The model field to add.
+    pub field: String,
+}
+
+/// An allowlist of `#[viewset(...)]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Allowlist {
+    /// `filterable_fields` (needs `ServiceFilterBackend`).
+    FilterableFields,
+    /// `search_fields` (text fields; needs `SearchFilter`).
+    SearchFields,
+    /// `ordering_fields` (needs `OrderingFilter`).
+    OrderingFields,
+}
+
+impl Allowlist {
+    /// The attribute key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Allowlist::FilterableFields => "filterable_fields",
+            Allowlist::SearchFields => "search_fields",
+            Allowlist::OrderingFields => "ordering_fields",
+        }
+    }
+
+    /// The filter backend it needs, and the backend names that satisfy it.
+    pub(crate) fn backend(self) -> (&'static str, &'static [&'static str]) {
+        match self {
+            Allowlist::FilterableFields => ("ServiceFilterBackend", &["ServiceFilterBackend", "DjangoFilterBackend"]),
+            Allowlist::SearchFields => ("SearchFilter", &["SearchFilter"]),
+            Allowlist::OrderingFields => ("OrderingFilter", &["OrderingFilter"]),
+        }
+    }
+}
+
+/// A column added to an existing table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AddColumn {
+    /// The table (an entity of this project).
+    pub table: String,
+    /// The column: nullable, or with a `default` (existing rows need a value); not a primary key, unique or
+    /// foreign key.
+    pub column: Column,
+}
+
+/// The JSON Schema (2020-12) of a list of operations, `{"operations": [Operation, ...]}`: what clients send to
+/// `/ai/plan/preview` and what a language-model provider is asked to answer.
+///
+/// ```
+/// let schema = viewset_studio::codegen::operations_json_schema();
+/// assert_eq!(schema["type"], "object");
+/// assert!(schema.to_string().contains("new_resource"));
+/// ```
+pub fn operations_json_schema() -> Value {
+    use utoipa::openapi::ComponentsBuilder;
+    let mut schemas = Vec::new();
+    <Operation as ToSchema>::schemas(&mut schemas);
+    let components = ComponentsBuilder::new()
+        .schemas_from_iter(schemas)
+        .schema("Operation", <Operation as utoipa::PartialSchema>::schema())
+        .build();
+    let mut defs = rewrite_refs(serde_json::to_value(&components.schemas).unwrap_or_default());
+    flatten_variants(&mut defs);
+    if let Some(default) = defs.pointer_mut("/Column/properties/default") {
+        default["type"] = serde_json::json!(["boolean", "number", "string", "null"]);
+    }
+    serde_json::json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "ViewsetCodegenOperations",
+        "type": "object",
+        "required": ["operations"],
+        "additionalProperties": false,
+        "properties": {"operations": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/Operation"}}},
+        "$defs": defs,
+    })
+}
+
+/// OpenAPI's `#/components/schemas/X` references as JSON Schema's `#/$defs/X`, and descriptions without the doc
+/// comments' code examples.
+fn rewrite_refs(value: Value) -> Value {
+    match value {
+        Value::String(s) if s.starts_with("#/components/schemas/") => {
+            Value::String(s.replacen("#/components/schemas/", "#/$defs/", 1))
+        }
+        Value::Object(mut map) if map.get("description").and_then(Value::as_str).is_some_and(|d| d.contains("```")) => {
+            let description = map["description"].as_str().unwrap_or_default();
+            let short = description[..description.find("```").unwrap_or(description.len())].trim().to_string();
+            map.insert("description".into(), Value::String(short));
+            rewrite_refs(Value::Object(map))
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(rewrite_refs).collect()),
+        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, rewrite_refs(v))).collect()),
+        other => other,
+    }
+}
+
+/// Each variant of `Operation` as one closed object: the struct's properties plus `op` (utoipa writes `allOf` of the
+/// struct, which is closed with `additionalProperties: false`, and of `{op}`, so no object would validate).
+fn flatten_variants(defs: &mut Value) {
+    let Some(variants) = defs.pointer("/Operation/oneOf").and_then(Value::as_array).cloned() else { return };
+    let mut flat = Vec::new();
+    for variant in variants {
+        let name = variant.pointer("/allOf/0/$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/"));
+        let op = variant.pointer("/allOf/1/properties/op/enum/0").cloned();
+        let (Some(name), Some(op)) = (name, op) else { return };
+        let Some(mut object) = defs.get(name).cloned() else { return };
+        object["properties"]["op"] = serde_json::json!({"const": op});
+        if let Some(required) = object["required"].as_array_mut() {
+            required.insert(0, Value::from("op"));
+        }
+        flat.push(object);
+        if let Some(defs) = defs.as_object_mut() {
+            defs.remove(name);
+        }
+    }
+    defs["Operation"] = serde_json::json!({
+        "description": "One change to the project: an object whose `op` names the operation.",
+        "oneOf": flat,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    #[test]
+    fn each_variant_is_one_closed_object_with_its_op() {
+        let schema = super::operations_json_schema();
+        let variants = schema.pointer("/$defs/Operation/oneOf").and_then(|v| v.as_array()).unwrap();
+        let ops: Vec<&Value> = variants.iter().map(|v| &v["properties"]["op"]["const"]).collect();
+        assert_eq!(ops, [&json!("new_resource"), &json!("add_to_allowlist"), &json!("add_column")]);
+        for variant in variants {
+            assert_eq!(variant["additionalProperties"], false);
+            assert_eq!(variant["required"][0], "op");
+        }
+        assert!(schema["$defs"].get("NewResource").is_none() && schema["$defs"].get("Column").is_some());
+        assert_eq!(schema["$defs"]["Column"]["properties"]["default"]["type"][0], "boolean");
+        assert!(!schema.to_string().contains("#/components/") && !schema.to_string().contains("```"));
+    }
+}

@@ -1,0 +1,277 @@
+//! The text of generated files, in the shape of `viewset-cli/templates` and `examples/blog` (entities with
+//! `ModelSchema`, sea-orm-migration `schema` helpers), formatted as rustfmt leaves it.
+
+use serde_json::Value;
+
+use super::operations::{Column, ColumnType};
+
+/// A validated column with what rendering needs beyond the request.
+#[derive(Debug, Clone)]
+pub(crate) struct Resolved {
+    pub(crate) column: Column,
+    /// For a foreign key: the referenced entity's module (`crate::entity`) and table.
+    pub(crate) target: Option<(String, String)>,
+}
+
+/// A Rust literal of a JSON default for `column_type` (validated: a boolean, number or string of the right kind).
+pub(crate) fn literal(column_type: ColumnType, value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("{s:?}"),
+        Value::Number(n) if column_type == ColumnType::Float && !n.to_string().contains(['.', 'e', 'E']) => {
+            format!("{n}.0")
+        }
+        other => other.to_string(),
+    }
+}
+
+fn doc_line(column: &Column) -> String {
+    if let Some(doc) = column.doc.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        return doc.to_string();
+    }
+    let kind = if column.primary_key {
+        "primary key, set by the database"
+    } else if column.nullable {
+        "optional (`null` clears it)"
+    } else if column.default.is_some() {
+        "optional on create (the database default)"
+    } else {
+        "required on create"
+    };
+    let max = column.max_length.map(|n| format!("; at most {n} characters")).unwrap_or_default();
+    format!("`{}`: {kind}{max}.", column.name)
+}
+
+/// The field of `Model` for `column`, indented by four spaces, ending with a newline.
+pub(crate) fn field(column: &Column) -> String {
+    let mut sea = Vec::new();
+    if column.primary_key {
+        sea.push("primary_key".to_string());
+    }
+    match (column.column_type, column.max_length) {
+        (ColumnType::Text, _) => sea.push("column_type = \"Text\"".into()),
+        (ColumnType::String, Some(n)) => sea.push(format!("column_type = \"String(StringLen::N({n}))\"")),
+        _ => {}
+    }
+    if column.unique {
+        sea.push("unique".into());
+    }
+    if let Some(default) = &column.default {
+        sea.push(format!("default_value = {}", literal(column.column_type, default)));
+    }
+    let ty = column.column_type.rust_type();
+    let ty = if column.nullable { format!("Option<{ty}>") } else { ty.to_string() };
+    let attribute = if sea.is_empty() { String::new() } else { format!("    #[sea_orm({})]\n", sea.join(", ")) };
+    format!("    /// {}\n{attribute}    pub {}: {ty},\n", doc_line(column), column.name)
+}
+
+/// The name of a relation variant for a foreign-key column: `author_id` → `Author`.
+pub(crate) fn relation_name(column: &str) -> String {
+    super::errors::pascal(column.strip_suffix("_id").unwrap_or(column))
+}
+
+/// The entity file of a new table.
+pub(crate) fn entity(table: &str, columns: &[Resolved]) -> String {
+    let fields: String = columns.iter().map(|c| field(&c.column)).collect();
+    let mut relations = String::new();
+    let mut related = String::new();
+    let mut related_to = Vec::new();
+    for c in columns {
+        let Some((module, target_table)) = &c.target else { continue };
+        let reference = c.column.references.as_ref().expect("a target comes from a reference");
+        let (variant, from, to) = (
+            relation_name(&c.column.name),
+            super::errors::pascal(&c.column.name),
+            super::errors::pascal(&reference.column),
+        );
+        relations.push_str(&format!(
+            "    /// `{}` → `{target_table}.{}`.\n    #[sea_orm(belongs_to = \"{module}::Entity\", from = \"Column::{from}\", to = \"{module}::Column::{to}\")]\n    {variant},\n",
+            c.column.name, reference.column
+        ));
+        if !related_to.contains(module) {
+            related_to.push(module.clone());
+            related.push_str(&format!(
+                "\nimpl Related<{module}::Entity> for Entity {{\n    fn to() -> RelationDef {{\n        Relation::{variant}.def()\n    }}\n}}\n"
+            ));
+        }
+    }
+    let relation_enum = if relations.is_empty() {
+        "pub enum Relation {}\n".to_string()
+    } else {
+        format!("pub enum Relation {{\n{relations}}}\n")
+    };
+    format!(
+        "//! The `{table}` table (written by Studio's code generator, `new_resource`).
+
+use sea_orm::entity::prelude::*;
+use serde::{{Deserialize, Serialize}};
+use viewset_core::ModelSchema;
+
+/// One row of `{table}`.
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel, Serialize, Deserialize, ModelSchema)]
+#[sea_orm(table_name = \"{table}\")]
+pub struct Model {{
+{fields}}}
+
+/// Relations of `{table}`.
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+{relation_enum}{related}
+impl ActiveModelBehavior for ActiveModel {{}}
+"
+    )
+}
+
+/// The sea-orm-migration column definition of `column` (`string_len("label", 80)`, `integer_null("n")`, ...).
+pub(crate) fn column_def(column: &Column) -> String {
+    let name = &column.name;
+    if column.primary_key {
+        let helper = if column.column_type == ColumnType::BigInteger { "big_pk_auto" } else { "pk_auto" };
+        return format!("{helper}(\"{name}\")");
+    }
+    let helper = column.column_type.helper(column.max_length);
+    let suffix = match (column.nullable, column.unique) {
+        (true, _) => "_null",
+        (false, true) => "_uniq",
+        (false, false) => "",
+    };
+    let length = column.max_length.filter(|_| column.column_type == ColumnType::String);
+    let args = match length {
+        Some(n) => format!("\"{name}\", {n}"),
+        None => format!("\"{name}\""),
+    };
+    let mut def = format!("{helper}{suffix}({args})");
+    if column.nullable && column.unique {
+        def.push_str(".unique_key()");
+    }
+    if let Some(default) = &column.default {
+        def.push_str(&format!(".default({})", literal(column.column_type, default)));
+    }
+    def
+}
+
+const MIGRATION_HEAD: &str = "use sea_orm_migration::{prelude::*, schema::*};\n\n";
+
+/// The migration creating a new table, with its foreign keys and an index on each.
+pub(crate) fn create_migration(table: &str, columns: &[Resolved]) -> String {
+    let cols: String = columns.iter().map(|c| format!("            .col({})\n", column_def(&c.column))).collect();
+    let mut fks = String::new();
+    let mut indexes = String::new();
+    for c in columns {
+        let (Some((_, target)), Some(reference)) = (&c.target, &c.column.references) else { continue };
+        let name = &c.column.name;
+        fks.push_str(&format!(
+            "            .foreign_key(
+                ForeignKey::create()
+                    .name(\"fk_{table}_{name}\")
+                    .from(\"{table}\", \"{name}\")
+                    .to(\"{target}\", \"{}\")
+                    .on_delete(ForeignKeyAction::Restrict),
+            )\n",
+            reference.column
+        ));
+        indexes.push_str(&format!(
+            "        let index = Index::create().name(\"idx_{table}_{name}\").table(\"{table}\").col(\"{name}\").to_owned();
+        manager.create_index(index).await?;\n"
+        ));
+    }
+    format!(
+        "//! Creates `{table}` (written by Studio's code generator, `new_resource`).
+
+{MIGRATION_HEAD}/// Creates `{table}`.
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {{
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
+        let table = Table::create()
+            .table(\"{table}\")
+            .if_not_exists()
+{cols}{fks}            .to_owned();
+        manager.create_table(table).await?;
+{indexes}        Ok(())
+    }}
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
+        manager.drop_table(Table::drop().table(\"{table}\").to_owned()).await
+    }}
+}}
+"
+    )
+}
+
+/// The migration adding `column` to `table` (and dropping it on the way down).
+pub(crate) fn add_column_migration(table: &str, column: &Column) -> String {
+    let name = &column.name;
+    let def = column_def(column);
+    format!(
+        "//! Adds `{table}.{name}` (written by Studio's code generator, `add_column`).
+
+{MIGRATION_HEAD}/// Adds the column `{name}` to `{table}`.
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {{
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
+        let table = Table::alter().table(\"{table}\").add_column({def}).to_owned();
+        manager.alter_table(table).await
+    }}
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
+        let table = Table::alter().table(\"{table}\").drop_column(\"{name}\").to_owned();
+        manager.alter_table(table).await
+    }}
+}}
+"
+    )
+}
+
+/// What a new ViewSet declaration says.
+pub(crate) struct ViewSetText<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) module: &'a str,
+    pub(crate) prefix: &'a str,
+    pub(crate) filterable: &'a [String],
+    pub(crate) search: &'a [String],
+    pub(crate) ordering_fields: &'a [String],
+    pub(crate) ordering: &'a [String],
+    pub(crate) permissions: &'a [String],
+}
+
+fn list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// The ViewSet declaration appended to `src/viewsets.rs` (with a blank line before it).
+pub(crate) fn viewset(v: &ViewSetText) -> String {
+    let mut backends = Vec::new();
+    let mut items = vec![format!("model = {}::Entity", v.module), format!("prefix = \"{}\"", v.prefix)];
+    for (fields, backend, key) in [
+        (v.filterable, "ServiceFilterBackend", "filterable_fields"),
+        (v.search, "SearchFilter", "search_fields"),
+        (v.ordering_fields, "OrderingFilter", "ordering_fields"),
+    ] {
+        if !fields.is_empty() {
+            backends.push(backend);
+            items.push(format!("{key} = {}", list(fields)));
+        }
+    }
+    if !backends.is_empty() {
+        items.insert(2, format!("filter_backends = [{}]", backends.join(", ")));
+    }
+    if !v.ordering.is_empty() {
+        items.push(format!("ordering = {}", list(v.ordering)));
+    }
+    items.push(format!("permission_classes = [{}]", v.permissions.join(", ")));
+    let body: String = items.iter().map(|i| format!("    {i},\n")).collect();
+    format!(
+        "\n/// `{prefix}/` and `{prefix}/{{id}}` (written by Studio's code generator, `new_resource`).
+#[derive(ModelViewSet)]
+#[viewset(
+{body})]
+pub struct {name};\n",
+        prefix = v.prefix,
+        name = v.name,
+    )
+}

@@ -1,0 +1,73 @@
+// Runtime Panel: /studio/health polled every two seconds while the panel is shown (status, dialect, pool, latency
+// over time as a small SVG chart), the handshake's checksums and capabilities, and the live feed of lifecycle
+// events the page collects from every ViewSet's stream.
+
+import { studio, studioJson } from './api.js';
+import { h, mount, s, kv, show } from './dom.js';
+
+const samples = []; // {at, latency} of the last polls, kept across visits
+let timer = null;
+let listener = null;
+let ctxRef = null;
+
+export function leave() {
+  clearInterval(timer);
+  timer = null;
+  if (listener && ctxRef) ctxRef.feedListeners.delete(listener);
+  listener = null;
+}
+
+function chart(points) {
+  const width = 360;
+  const height = 90;
+  const max = Math.max(1, ...points.map((p) => p.latency ?? 0));
+  const step = points.length > 1 ? width / (points.length - 1) : width;
+  const d = points.map((p, i) => `${i ? 'L' : 'M'}${(i * step).toFixed(1)},${(height - ((p.latency ?? 0) / max) * (height - 10)).toFixed(1)}`).join(' ');
+  return s('svg', { width, height: height + 14, viewBox: `0 0 ${width} ${height + 14}`, role: 'img', 'aria-label': `Database latency, last ${points.length} checks, up to ${max.toFixed(1)} ms` },
+    s('line', { class: 'axis', x1: 0, y1: height, x2: width, y2: height }),
+    points.length ? s('path', { class: 'line', d }) : null,
+    s('text', { x: 2, y: 10 }, `${max.toFixed(1)} ms`),
+    s('text', { x: 2, y: height + 12 }, `last ${points.length} checks (every 2 s)`));
+}
+
+export async function render(root, ctx) {
+  ctxRef = ctx;
+  const healthBox = h('section.card', { 'aria-label': 'Health' });
+  const feedBox = h('section.card', { 'aria-label': 'Live events' });
+  const handshake = await studioJson('/studio/handshake');
+  ctx.handshake = handshake;
+  const p = handshake.project;
+  mount(root, h('div.split', {}, healthBox, h('section.card', {},
+    h('h3', {}, 'Project'), kv({ name: p.name, version: p.version, viewset: p.service_version, rust: p.rust_version, environment: p.environment, debug: p.debug_mode }),
+    h('h3', {}, 'Capabilities'), h('p', { 'data-capabilities': handshake.capabilities.join(' ') }, handshake.capabilities.map((c) => [h('span.badge', {}, c), ' '])),
+    h('h3', {}, 'Checksums'), h('dl.kv.mono', {}, Object.entries(handshake.checksums).map(([k, v]) => [h('dt', {}, k), h('dd', { title: v }, `${v.slice(0, 16)}…`)])))),
+  feedBox);
+
+  const poll = async () => {
+    const r = await studio('/studio/health');
+    if (!r.ok) { mount(healthBox, h('h3', {}, 'Health'), h('p.alert', {}, `${r.status}`)); return; }
+    const health = r.body;
+    const db = health.database;
+    samples.push({ at: new Date(), latency: db.latency_ms });
+    samples.splice(0, Math.max(0, samples.length - 60));
+    mount(healthBox, h('h3', {}, 'Health ', h('span.badge', { class: health.status === 'healthy' ? 'badge ok' : 'badge bad', 'data-status': health.status }, health.status)),
+      kv({ dialect: db.dialect, connected: db.connected, pool_size: db.pool_size, pool_available: db.pool_available,
+        latency_ms: db.latency_ms === null ? null : Number(db.latency_ms.toFixed(2)), last_error: db.last_error, checked: health.timestamp }),
+      chart(samples));
+  };
+  const drawFeed = () => {
+    const streams = Object.entries(ctx.streams);
+    mount(feedBox, h('h3', {}, 'Live events'),
+      h('p.muted', {}, streams.length ? streams.map(([name, state]) => `${name}: ${state}`).join(' · ') : 'No ViewSet has a stream.',
+        ' — streams are read anonymously (a browser EventSource sends no Authorization), so this shows what an anonymous caller may see.'),
+      ctx.feed.length ? h('ul.feed', {}, ctx.feed.map((e) => h('li', { 'data-event': e.kind },
+        h('span.mono', {}, e.at.toLocaleTimeString()), ' ', h('strong', {}, e.kind), ` ${e.data.model ?? e.viewset} ${show(e.data.pk)} `,
+        h('span.muted', {}, e.data.record ? JSON.stringify(e.data.record).slice(0, 160) : '')))) : h('p.muted', {}, 'No event since the page opened.'));
+  };
+  listener = drawFeed;
+  ctx.feedListeners.add(listener);
+  drawFeed();
+  await poll();
+  clearInterval(timer);
+  timer = setInterval(poll, 2000);
+}
