@@ -22,10 +22,17 @@ on_every_database!(blog_with_authed_studio =>
     writing_tools_carry_approval_metadata_only,
 );
 on_every_database!(blog_without_studio => ai_routes_absent_without_studio);
+on_every_database!(blog_with_debug_studio => explain_plans_each_statement_in_debug_mode);
 on_every_database!(tenants_with_authed_studio => no_ai_endpoint_crosses_tenants);
 
 async fn blog_without_studio(backend: Backend) -> TestApp {
     blog_with_studio(backend, settings(&[])).await
+}
+
+async fn blog_with_debug_studio(backend: Backend) -> TestApp {
+    let mut debug = viewset_tests::studio_fixtures::with_auth();
+    debug.debug = true;
+    blog_with_studio(backend, debug).await
 }
 
 /// `(method, path)` of each `/ai` endpoint as a client calls it.
@@ -235,6 +242,26 @@ async fn query_runs_the_list_path_as_the_caller(app: TestApp) {
     assert_eq!((status, body), (rest_status, rest));
     let (status, _) = query(&app, None, json!({"viewset": "posts", "sql": "SELECT 1"})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "no SQL from the client");
+    // EXPLAIN is a debug panel: refused outside debug mode.
+    let (status, body) = query(&app, None, json!({"viewset": "posts", "explain": true})).await;
+    assert_eq!((status, &body["detail"][0]["type"]), (StatusCode::UNPROCESSABLE_ENTITY, &json!("debug_only")));
+}
+
+/// Issue 17 (Query Explorer): in debug mode each statement the list ran carries the database's plan, made with the
+/// statement's own bound values (PostgreSQL `EXPLAIN`, SQLite `EXPLAIN QUERY PLAN`); the rows are REST's.
+async fn explain_plans_each_statement_in_debug_mode(app: TestApp) {
+    let ask = json!({"viewset": "posts", "filters": {"views__gte": 100}, "search": "o'brien", "explain": true});
+    let (status, body) = query(&app, None, ask).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (_, rest) = app.get("/api/posts/?views__gte=100&search=o%27brien").await;
+    assert_eq!(body["rows"], rest["results"]);
+    let statements = body["sql"].as_array().expect("statements");
+    assert!(statements.iter().any(|s| s["role"] == "page") && statements.iter().any(|s| s["role"] == "count"));
+    for statement in statements {
+        let plan = statement["plan"].as_array().unwrap_or_else(|| panic!("no plan: {statement}"));
+        let text: Vec<&str> = plan.iter().filter_map(Value::as_str).collect();
+        assert!(!text.is_empty() && text.iter().any(|l| l.contains("posts")), "{statement}");
+    }
 }
 
 async fn context_describes_without_data(app: TestApp) {
@@ -256,6 +283,18 @@ async fn context_describes_without_data(app: TestApp) {
     assert_eq!(blog_app["app_label"], "blog");
     assert!(blog_app["migrations"].as_array().unwrap().iter().all(|m| m["applied"] == true));
     assert_eq!(context["settings"]["studio_auth_token_set"], true);
+    // Issue 20 item 4: the admin configuration is the Model Browser's (and the other panels') configuration.
+    let admin = &context["admin"];
+    assert_eq!(admin["ui"], "/studio/ui");
+    let browser = &admin["model_browser"];
+    assert_eq!((&browser["writes"], &browser["export"]), (&json!(true), &json!(["csv", "json"])), "{admin}");
+    let posts = browser["models"].as_array().unwrap().iter().find(|m| m["viewset"] == "PostViewSet").unwrap();
+    assert_eq!(posts["list_path"], "/api/posts/");
+    assert_eq!(posts["search_fields"], json!(["title", "body"]));
+    assert_eq!(posts["writes"], json!(["create", "update", "delete"]));
+    let authors = browser["models"].as_array().unwrap().iter().find(|m| m["viewset"] == "AuthorViewSet").unwrap();
+    assert_eq!(authors["hidden_from_non_staff"], json!(["email"]));
+    assert_eq!(admin["query_explorer"]["explain"], false, "EXPLAIN is a debug panel");
 }
 
 async fn no_ai_endpoint_crosses_tenants(app: TestApp) {

@@ -62,6 +62,46 @@ pub struct RecordedStatement {
     pub sql: String,
     /// Milliseconds from just before it was sent until its rows were read (`None` if it did not finish).
     pub elapsed_ms: Option<f64>,
+    /// The statement as it ran: SQL with placeholders and its bound values (what [`explain`] plans).
+    #[serde(skip)]
+    pub statement: sea_orm::Statement,
+}
+
+/// The database's plan for a recorded statement, one line per plan row, without running it: `EXPLAIN` on
+/// PostgreSQL, `EXPLAIN QUERY PLAN` on SQLite, with the statement's own bound values (nothing is inlined into the
+/// SQL). Only `SELECT`s are recorded, so planning one never writes.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::ConnectionTrait;
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// db.execute_unprepared("CREATE TABLE posts (id INTEGER PRIMARY KEY, views INTEGER)").await?;
+/// let statement = sea_orm::Statement::from_sql_and_values(
+///     db.get_database_backend(),
+///     "SELECT id FROM posts WHERE views > ?",
+///     [7.into()],
+/// );
+/// let recorded =
+///     viewset_core::database::RecordedStatement { role: "page", sql: statement.to_string(), elapsed_ms: None, statement };
+/// let plan = viewset_core::database::explain(&db, &recorded).await?;
+/// assert!(plan.iter().any(|line| line.contains("posts")), "{plan:?}");
+/// # Ok(()) }
+/// ```
+pub async fn explain(db: &DatabaseConnection, recorded: &RecordedStatement) -> Result<Vec<String>, DbErr> {
+    use sea_orm::{ConnectionTrait, DbBackend};
+    let backend = db.get_database_backend();
+    let prefix = if backend == DbBackend::Sqlite { "EXPLAIN QUERY PLAN " } else { "EXPLAIN " };
+    let values = recorded.statement.values.clone().map(|v| v.0).unwrap_or_default();
+    let plan = sea_orm::Statement::from_sql_and_values(backend, format!("{prefix}{}", recorded.statement.sql), values);
+    let rows = Box::pin(db.query_all_raw(plan)).await?;
+    let line = |row: &sea_orm::QueryResult| -> String {
+        if backend == DbBackend::Sqlite {
+            row.try_get::<String>("", "detail").unwrap_or_default()
+        } else {
+            row.try_get::<String>("", "QUERY PLAN").unwrap_or_default()
+        }
+    };
+    Ok(rows.iter().map(line).collect())
 }
 
 /// Runs `future` and returns what it produced with the SQL statements the list path ran inside it (the page and
@@ -96,9 +136,10 @@ impl Recording {
     pub(crate) fn start<S: sea_orm::QueryTrait>(role: &'static str, statement: &S, db: &DatabaseConnection) -> Self {
         let index = STATEMENTS
             .try_with(|recorded| {
-                let sql = statement.build(db.get_database_backend()).to_string();
+                let statement = statement.build(db.get_database_backend());
+                let sql = statement.to_string();
                 let mut recorded = recorded.borrow_mut();
-                recorded.push(RecordedStatement { role, sql, elapsed_ms: None });
+                recorded.push(RecordedStatement { role, sql, elapsed_ms: None, statement });
                 recorded.len() - 1
             })
             .ok();

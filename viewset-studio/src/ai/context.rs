@@ -1,7 +1,8 @@
 //! `GET /ai/context/full`: everything Studio knows about the application in one document: models with their
 //! fields and relations, ViewSets with their routes, actions, permissions (as the OpenAPI security of each
 //! operation says: whether anonymous callers may try it) and allowlists, hand-written routes, the migration
-//! history per app, the non-secret settings and the tool registry. No record is read.
+//! history per app, the non-secret settings, the tool registry and the admin configuration (what the web UI's
+//! Model Browser, Query Explorer and Migration Manager offer for this application). No record is read.
 
 use std::sync::Arc;
 
@@ -61,7 +62,50 @@ pub(super) async fn full(State(state): State<Arc<AiState>>) -> axum::Json<Value>
                        "checksum": summary.migrations_checksum},
         "settings": studio.public_settings(),
         "tools": catalog_json(&state),
+        "admin": admin(&state),
     }))
+}
+
+/// The admin configuration: the Model Browser's models (one per ViewSet, with the allowlists its filter builder,
+/// search and sortable columns offer, its paging bounds and the operations it may call) and whether it writes; the
+/// Query Explorer's EXPLAIN (a debug panel); the Migration Manager's apply. The Model Browser reads and writes only
+/// through the application's routes, as the identity the UI sends, so its `writes` is what the routes offer, not a
+/// grant.
+fn admin(state: &AiState) -> Value {
+    let studio = &state.inner.studio;
+    let writes = |name: &str| -> Vec<&'static str> {
+        let owned = studio.routes.iter().filter(|r| r.owner == name);
+        let methods: Vec<&str> = owned.map(|r| r.method).collect();
+        [("POST", "create"), ("PATCH", "update"), ("DELETE", "delete")]
+            .into_iter()
+            .filter(|(method, _)| methods.contains(method))
+            .map(|(_, operation)| operation)
+            .collect()
+    };
+    let models: Vec<Value> = studio
+        .viewset_details
+        .iter()
+        .map(|v| {
+            let name = v["name"].as_str().unwrap_or_default();
+            json!({"viewset": name, "model": v["model"], "list_path": format!("{}/", v["prefix"].as_str().unwrap_or_default()),
+                   "lookup_field": v["lookup_field"], "filterable_fields": v["filterable_fields"],
+                   "search_fields": v["search_fields"], "ordering_fields": v["ordering_fields"], "ordering": v["ordering"],
+                   "default_limit": v["default_limit"], "max_limit": v["max_limit"],
+                   "hidden_from_non_staff": v["staff_only_fields"], "writes": writes(name)})
+        })
+        .collect();
+    let any_write = models.iter().any(|m| m["writes"].as_array().is_some_and(|w| !w.is_empty()));
+    json!({
+        "ui": crate::paths::UI,
+        "model_browser": {
+            "identity": "the one the UI sends with each request (Act as): permissions, row policies and hidden fields apply",
+            "writes": any_write,
+            "export": ["csv", "json"],
+            "models": models,
+        },
+        "query_explorer": {"explain": studio.settings().debug},
+        "migration_manager": {"apply": crate::ui::offers_apply_migrations(&state.inner)},
+    })
 }
 
 /// A ViewSet's description with its routes: each with whether anonymous callers may try it (the operation's

@@ -1,7 +1,9 @@
 //! `POST /ai/query/execute`: a structured read-only query `{viewset, filters, search, ordering, limit, offset,
 //! cursor}` run as the ViewSet's list tool (its `GET` list route, as the caller), never SQL from the client. The
 //! answer has the rows and count the list route returned, the SQL statements it ran (recorded from the very
-//! statements, see `viewset_core::database::record_statements`) with their times, and the whole call's time.
+//! statements, see `viewset_core::database::record_statements`) with their times, and the whole call's time. With
+//! `"explain": true` (a debug panel: only when Studio runs in debug mode) each statement also carries the
+//! database's plan (`viewset_core::database::explain`: planned with its own bound values, never run again).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -33,6 +35,9 @@ struct Query {
     limit: Option<u64>,
     offset: Option<u64>,
     cursor: Option<String>,
+    /// Add each statement's plan (debug mode only).
+    #[serde(default)]
+    explain: bool,
 }
 
 fn unprocessable(loc: &[&str], msg: String, kind: &str) -> Response {
@@ -92,12 +97,25 @@ pub(super) async fn execute(
         }
         arguments.insert(name.to_string(), value);
     }
+    if query.explain && !state.inner.studio.settings().debug {
+        let msg = "EXPLAIN is a debug panel: it is offered when Studio runs in debug mode (SERVICE_DEBUG=true)".into();
+        return unprocessable(&["body", "explain"], msg, "debug_only");
+    }
     let caller = Caller { headers: &headers, extensions: &extensions, studio_token: state.studio_token.as_deref() };
     let started = Instant::now();
     let (answer, statements) = record_statements(dispatch::call(&state.app, list, &arguments, &caller)).await;
     let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     if !answer.status.is_success() {
         return (answer.status, axum::Json(answer.body)).into_response();
+    }
+    let mut sql = serde_json::to_value(&statements).unwrap_or_default();
+    if query.explain {
+        for (recorded, shown) in statements.iter().zip(sql.as_array_mut().into_iter().flatten()) {
+            shown["plan"] = match viewset_core::database::explain(&state.inner.db, recorded).await {
+                Ok(plan) => json!(plan),
+                Err(e) => json!({"error": e.to_string()}),
+            };
+        }
     }
     let page = &answer.body;
     let rows = page.get("results").or_else(|| page.get("items")).cloned().unwrap_or(Value::Array(Vec::new()));
@@ -108,13 +126,13 @@ pub(super) async fn execute(
         "count": page.get("count").cloned().unwrap_or(Value::Null),
         "next": page.get("next").cloned().unwrap_or(Value::Null),
         "previous": page.get("previous").cloned().unwrap_or(Value::Null),
-        "sql": statements,
+        "sql": sql,
         "time_ms": elapsed_ms,
     }))
     .into_response()
 }
 
-/// List parameters that are not filters (they have their own keys in the query).
+/// List parameters that are not filters (they have their own keys in the query): the framework's one list.
 fn is_reserved(name: &str) -> bool {
-    ["search", "ordering", "limit", "offset", "cursor", "page", "page_size"].contains(&name)
+    viewset_core::query::is_reserved_query_name(name)
 }

@@ -1,6 +1,7 @@
 // Query Explorer: compose filters, search, ordering and paging for a ViewSet, run it with POST /ai/query/execute
 // (the list route as the chosen identity), and show the equivalent request URL, the rows, the SQL that ran with
-// its times, and the whole call's time. Recent queries are kept in this browser (localStorage).
+// its times, and the whole call's time; in debug mode (the `debug_panels` capability) the database's plan of each
+// statement (EXPLAIN). Recent queries are kept in this browser (localStorage).
 
 import { studio, query } from './api.js';
 import { h, mount, table, errorView, labelled } from './dom.js';
@@ -84,17 +85,21 @@ export async function render(root, ctx, state) {
     const ordering = h('input', { type: 'text', value: restored?.ordering ?? '', placeholder: (viewset.ordering || []).join(',') });
     const limit = h('input', { type: 'number', min: '1', max: String(viewset.max_limit ?? 100), value: restored?.limit ?? viewset.default_limit ?? 20 });
     const offset = h('input', { type: 'number', min: '0', value: restored?.offset ?? 0 });
+    const debug = ctx.capabilities().includes('debug_panels');
+    const explain = h('input', { type: 'checkbox', checked: Boolean(restored?.explain) });
     const run = () => execute(ctx, viewset, {
       viewset: viewset.name,
       filters: Object.fromEntries(builder.value().map((f) => [f.param, f.value])),
       search: search.value || undefined, ordering: ordering.value || undefined,
       limit: Number(limit.value) || undefined, offset: Number(offset.value) || undefined,
+      explain: (debug && explain.checked) || undefined,
     }, output, () => renderHistory(historyBox, ctx));
     const allowed = viewset.ordering_fields === '__all__' ? 'any field' : (viewset.ordering_fields || []).join(', ');
     mount(form, builder.element,
       h('div.row', {}, labelled('Search', search)),
       h('div.row', {}, labelled('Ordering', ordering), h('span.muted', {}, `allowed: ${allowed || 'none'}`)),
       h('div.row', {}, labelled('Limit', limit), labelled('Offset', offset),
+        debug ? labelled('EXPLAIN', explain) : null,
         h('button', { type: 'button', on: { click: run } }, 'Run query')));
     return run;
   };
@@ -121,8 +126,9 @@ async function execute(ctx, viewset, body, output, refreshHistory) {
       h('span.muted', {}, `call ${r.body.time_ms.toFixed(1)} ms`)),
     table(keys.map((key) => ({ key, label: key })), rows),
     h('h3', {}, 'SQL'),
-    (r.body.sql || []).map((s) => h('div', {}, h('span.muted', {}, `${s.role} · ${s.elapsed_ms === null ? 'did not finish' : `${s.elapsed_ms.toFixed(2)} ms`}`), h('pre.sql', {}, s.sql))),
-    h('p.note', {}, 'EXPLAIN is not offered yet: Studio has no endpoint that runs it.'));
+    (r.body.sql || []).map((s) => h('div', {}, h('span.muted', {}, `${s.role} · ${s.elapsed_ms === null ? 'did not finish' : `${s.elapsed_ms.toFixed(2)} ms`}`), h('pre.sql', {}, s.sql),
+      s.plan ? h('pre.plan', { 'aria-label': `EXPLAIN of the ${s.role} statement` }, Array.isArray(s.plan) ? s.plan.join('\n') : JSON.stringify(s.plan)) : null)),
+    ctx.capabilities().includes('debug_panels') ? null : h('p.note', {}, 'EXPLAIN is a debug panel: run the application with SERVICE_DEBUG=true to see each plan.'));
 }
 
 function renderHistory(box, ctx) {
