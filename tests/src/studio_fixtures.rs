@@ -251,3 +251,32 @@ pub async fn blog_with_project(backend: Backend, settings: StudioSettings, proje
     let router = blog::studio(settings).project_dir(project).mount(blog::app(db.clone()), db.clone()).expect("valid");
     TestApp::serve(router, db, database).await
 }
+
+/// The secret that signs the UI tests' Studio sessions.
+pub const UI_SECRET: &str = "studio-ui-test-secret-0123456789";
+
+/// Studio with auth, two allowed origins and a session secret (the web UI's sign-in needs one).
+pub fn ui_settings() -> StudioSettings {
+    let mut s = with_auth();
+    s.studio_secret_token = Some(UI_SECRET.into());
+    s
+}
+
+/// The blog with Studio per [`ui_settings`].
+pub async fn blog_with_ui(backend: Backend) -> TestApp {
+    blog_with_studio(backend, ui_settings()).await
+}
+
+/// The blog (migrated and seeded) with Studio over [`two_app_graph`] (five migrations of two more apps pending, one
+/// app with two heads) and the migrator [`AppliedPart`] registered (it knows three of them).
+pub async fn blog_with_pending_migrations(backend: Backend) -> TestApp {
+    pending_migrations_app(backend, ui_settings()).await
+}
+
+/// [`blog_with_pending_migrations`] with other settings.
+pub async fn pending_migrations_app(backend: Backend, settings: StudioSettings) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let studio = blog::studio(settings).apps(["blog", "accounts", "catalog"]).migrations(two_app_graph());
+    let router = studio.migrator::<AppliedPart>().mount(blog::app(db.clone()), db.clone()).unwrap();
+    TestApp::serve(router, db, database).await
+}
