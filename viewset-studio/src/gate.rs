@@ -163,28 +163,6 @@ fn same_origin(origin: &str, headers: &HeaderMap) -> bool {
     loopback && origin.split_once("://").is_some_and(|(_, authority)| !authority.is_empty() && authority == host)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn host(value: &str) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        headers.insert(HOST, HeaderValue::from_str(value).unwrap());
-        headers
-    }
-
-    #[test]
-    fn only_a_loopback_page_is_its_own_origin() {
-        assert!(same_origin("http://127.0.0.1:8000", &host("127.0.0.1:8000")));
-        assert!(same_origin("http://localhost:8000", &host("localhost:8000")));
-        assert!(same_origin("http://[::1]:8000", &host("[::1]:8000")));
-        assert!(!same_origin("http://127.0.0.1:9000", &host("127.0.0.1:8000")), "another port is another origin");
-        // DNS rebinding: a hostile name resolving to loopback has Origin == Host, and is still refused.
-        assert!(!same_origin("http://evil.example:8000", &host("evil.example:8000")));
-        assert!(!same_origin("http://10.0.0.5:8000", &host("10.0.0.5:8000")));
-    }
-}
-
 fn normalize(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
 }
@@ -217,4 +195,26 @@ pub(crate) async fn check(State(gate): State<Arc<Gate>>, mut request: Request, n
 /// ```
 pub fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     viewset_core::auth::cookie(headers, name).map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(HOST, HeaderValue::from_str(value).unwrap());
+        headers
+    }
+
+    #[test]
+    fn only_a_loopback_page_is_its_own_origin() {
+        assert!(same_origin("http://127.0.0.1:8000", &host("127.0.0.1:8000")));
+        assert!(same_origin("http://localhost:8000", &host("localhost:8000")));
+        assert!(same_origin("http://[::1]:8000", &host("[::1]:8000")));
+        assert!(!same_origin("http://127.0.0.1:9000", &host("127.0.0.1:8000")), "another port is another origin");
+        // DNS rebinding: a hostile name resolving to loopback has Origin == Host, and is still refused.
+        assert!(!same_origin("http://evil.example:8000", &host("evil.example:8000")));
+        assert!(!same_origin("http://10.0.0.5:8000", &host("10.0.0.5:8000")));
+    }
 }
