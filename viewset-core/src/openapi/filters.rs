@@ -131,16 +131,21 @@ fn pagination_parameters<V: Hooks>() -> Vec<Parameter> {
                     bounded(Type::Integer, (1, i64::MAX.into())).default(Some(1.into())).into(),
                     "Page number, from 1; a page past the last one is 404.".into(),
                 ),
-                "count" => (
-                    string()
-                        .enum_values(Some(crate::pagination::CountMode::VALUES))
-                        .default(Some("exact".into()))
-                        .into(),
-                    "How `count` is found: `exact` (default), `estimated` (the planner's estimate on PostgreSQL when \
-                     it is large, else exact) or `none` (no count query: `count` is null). Given, the envelope \
-                     carries `count_mode`."
-                        .into(),
-                ),
+                "count" => {
+                    let default = config.count_mode.name();
+                    (
+                        string()
+                            .enum_values(Some(crate::pagination::CountMode::VALUES))
+                            .default(Some(default.into()))
+                            .into(),
+                        format!(
+                            "How `count` is found: `exact`, `estimated` (the planner's estimate on PostgreSQL when it \
+                             is large, else exact) or `none` (no count query: `count` is null); default `{default}` \
+                             for this endpoint. Given (or when the default is not `exact`), the envelope carries \
+                             `count_mode`."
+                        ),
+                    )
+                }
                 _ => (ObjectBuilder::new().schema_type(Type::Integer).into(), "Pagination parameter.".into()),
             };
             query(name, schema, &description)
