@@ -201,6 +201,19 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
             params.push(param);
         }
     }
+    if lookups && !config.filterable_fields.is_empty() {
+        let description = format!(
+            "A boolean group of filters (PostgREST-style), ANDed with the other filters: `(term,term,...)` holds \
+             when any term holds; `and(...)` and `or(...)` nest (at most 3 levels, 20 terms by default). A term is \
+             `<filter parameter>.<value>`, the parameter one this endpoint accepts as `?<parameter>=<value>` \
+             (on {}), e.g. `or=(views__gt.100,rating__isnull.true)`; a value holding `,`, `(` or `)` is written in \
+             double quotes (`\\\"` and `\\\\` inside).",
+            config.filterable_fields.join(", ")
+        );
+        let example = format!("({}__isnull.false)", config.filterable_fields[0]);
+        let schema = string().pattern(Some(r"^\(.*\)$")).examples([example]);
+        params.push(query("or", schema.into(), &description));
+    }
     if has("SearchFilter") && !config.search_fields.is_empty() {
         let fields = config.search_fields.join(", ");
         params.push(query("search", string().into(), &format!("Case-insensitive substring over {fields}.")));
