@@ -42,6 +42,7 @@ q = {
  'or-group': 'aor=(views__gt.100,and(rating__isnull.true,title__in.%22a,(b)%22),or(label.x,published.yes))',
  'or-bad': '1or=(and(or(and(views.1))),secret.s,views__near.1,%22&or=(',
  'or-terms': '2or=(' + ','.join(['views.1'] * 21) + ')',
+ 'format-csv': 'Qformat=csv&fields=id,label&or=(label.%22x%5C%22y%22)',
 }
 for k, v in q.items(): write('query_string', k, v.encode())
 

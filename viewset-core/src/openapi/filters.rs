@@ -167,6 +167,9 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
     let config = V::CONFIG;
     let mut params = pagination_parameters::<V>();
     params.push(fields_parameter::<V>());
+    let formats = string().enum_values(Some(crate::pagination::ListFormat::VALUES)).default(Some("json".into()));
+    let description = "`csv`: this page's records as CSV (as `Accept: text/csv`); `json` (default): the page as JSON.";
+    params.push(query("format", formats.into(), description));
     let has = |backend: &str| config.filter_backends.contains(&backend);
     let lookups = has("ServiceFilterBackend") || has("DjangoFilterBackend");
     let mut exact = V::get_filter_fields();
