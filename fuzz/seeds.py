@@ -39,6 +39,10 @@ q = {
  'in-lists': '1views__in=1,%202%20,,3&rating__in=null&born__in=2026-11-22,x',
  'cursor-garbage': 'Icursor=garbage&ordering=-rating',
  'floats-int': '0views__gt=-0.5&views__gte=1e300&small__lt=-32768.5&big__lte=9223372036854775807.0',
+ 'or-group': 'aor=(views__gt.100,and(rating__isnull.true,title__in.%22a,(b)%22),or(label.x,published.yes))',
+ 'or-bad': '1or=(and(or(and(views.1))),secret.s,views__near.1,%22&or=(',
+ 'or-terms': '2or=(' + ','.join(['views.1'] * 21) + ')',
+ 'format-csv': 'Qformat=csv&fields=id,label&or=(label.%22x%5C%22y%22)',
 }
 for k, v in q.items(): write('query_string', k, v.encode())
 

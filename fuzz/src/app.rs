@@ -20,8 +20,13 @@ use crate::proxy::Proxy;
 pub const SECRET: &str = "viewset-fuzz-secret";
 
 /// Small limits, so inputs reach every limit's refusal.
-pub const SMALL_LIMITS: QueryLimits =
-    QueryLimits { max_query_params: 6, max_in_values: 3, max_ordering_terms: 2, max_search_length: 5 };
+pub const SMALL_LIMITS: QueryLimits = QueryLimits {
+    max_query_params: 6,
+    max_in_values: 3,
+    max_ordering_terms: 2,
+    max_search_length: 5,
+    ..QueryLimits::DEFAULT
+};
 
 /// One request of a target.
 #[derive(Debug, Clone)]

@@ -116,6 +116,11 @@ pub mod paged {
     #[viewset(model = post::Entity, prefix = "/unlisted/posts", filter_backends = [OrderingFilter], ordering = "-views")]
     pub struct UnlistedOrderingPosts;
 
+    /// Posts whose default count mode is `none` (`count_mode = "none"`): no count query unless `?count=` asks.
+    #[derive(ModelViewSet)]
+    #[viewset(model = post::Entity, prefix = "/uncounted/posts", count_mode = "none")]
+    pub struct UncountedPosts;
+
     /// The blog app plus these ViewSets.
     pub fn app(db: sea_orm::DatabaseConnection) -> axum::Router {
         let extra = include_viewset::<PagedPosts, _>(axum::Router::new());
@@ -126,6 +131,7 @@ pub mod paged {
         let extra = include_viewset::<AdminPosts, _>(extra);
         let extra = include_viewset::<ComposedPosts, _>(extra);
         let extra = include_viewset::<UnlistedOrderingPosts, _>(extra);
+        let extra = include_viewset::<UncountedPosts, _>(extra);
         let auth = blog::auth::layer();
         blog::app(db.clone()).merge(extra.with_state(ServiceState::new(db))).layer(auth)
     }

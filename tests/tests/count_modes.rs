@@ -1,6 +1,7 @@
 //! `?count=exact|estimated|none` over HTTP on SQLite and PostgreSQL: the default envelope is unchanged, `none`
 //! skips the count (a page number past the end is then an empty page, not 404), `estimated` is the planner's
-//! estimate on a large PostgreSQL table and exact elsewhere, and bad values are 422s.
+//! estimate on a large PostgreSQL table and exact elsewhere, and bad values are 422s; a ViewSet's
+//! `count_mode = "none"` is its default, said in the envelope, and `?count=` still overrides it.
 
 use reqwest::StatusCode;
 use sea_orm::{ConnectionTrait, DbBackend};
@@ -9,7 +10,7 @@ use viewset_tests::harness::{TestApp, ids};
 use viewset_tests::on_every_database;
 
 on_every_database!(TestApp::blog => limit_offset_modes, a_large_table_is_estimated_on_postgres);
-on_every_database!(TestApp::seeded_query_app => page_numbers_without_a_count);
+on_every_database!(TestApp::seeded_query_app => page_numbers_without_a_count, a_viewset_default_count_mode);
 
 fn keys(body: &Value) -> Vec<&str> {
     let mut keys: Vec<&str> = body.as_object().unwrap().keys().map(String::as_str).collect();
@@ -82,4 +83,24 @@ async fn page_numbers_without_a_count(app: TestApp) {
     let (_, counted) = app.get("/paged/posts/?page_size=10").await;
     assert!(counted.get("count_mode").is_none(), "{counted}");
     assert_eq!((&counted["count"], &counted["total_pages"]), (&json!(3), &json!(1)));
+}
+
+async fn a_viewset_default_count_mode(app: TestApp) {
+    let (status, page) = app.get("/uncounted/posts/").await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    assert_eq!(keys(&page), ["count", "count_mode", "limit", "offset", "results"], "{page}");
+    assert_eq!((&page["count"], &page["count_mode"]), (&Value::Null, &json!("none")), "the ViewSet's default");
+    assert_eq!(page["results"].as_array().unwrap().len(), 3);
+    for (mode, count) in [("exact", json!(3)), ("estimated", json!(3)), ("none", Value::Null)] {
+        let (status, page) = app.get(&format!("/uncounted/posts/?count={mode}")).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        let reported = if mode == "estimated" { "exact" } else { mode };
+        assert_eq!((&page["count"], page["count_mode"].as_str()), (&count, Some(reported)), "count={mode}");
+    }
+    let (status, body) = app.get("/uncounted/posts/?count=fast").await;
+    assert_eq!((status, &body["detail"][0]["loc"]), (StatusCode::UNPROCESSABLE_ENTITY, &json!(["query", "count"])));
+    let (_, document) = app.get("/openapi.json").await;
+    let params = document["paths"]["/api/posts/"]["get"]["parameters"].as_array().unwrap();
+    let count = params.iter().find(|p| p["name"] == "count").expect("documented");
+    assert_eq!(count["schema"]["default"], "exact", "the blog keeps the spec's default");
 }

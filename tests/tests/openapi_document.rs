@@ -163,6 +163,8 @@ async fn check_filters(app: &TestApp, doc: &Value, path: &str, token: Option<&st
             }
             // `fields` names model fields (its pattern); every model has an `id`.
             None if name == "fields" => "id".to_string(),
+            // A filter group (`or`): its documented example.
+            None if name == "or" => param["schema"]["examples"][0].as_str().expect("an example").to_string(),
             // An enumeration (`count`): its first value.
             None if param["schema"]["enum"].is_array() => param["schema"]["enum"][0].as_str().unwrap().to_string(),
             None => sample(&param["schema"]).to_string(),

@@ -92,6 +92,7 @@ fn discover_viewsets_returns_public_viewsets_and_registers_nothing() {
         "PublishedPosts",
         "ReadOnlyPosts",
         "StreamAuthors",
+        "UncountedPosts",
         "UnlistedOrderingPosts",
     ];
     assert_eq!(names, expected);

@@ -123,7 +123,7 @@ pub mod __private {
     };
     pub use crate::error::{ApiError, FieldErrors, InputError};
     pub use crate::openapi::FieldSchema;
-    pub use crate::pagination::LimitOffsetPagination;
+    pub use crate::pagination::{CountMode, LimitOffsetPagination};
     pub use crate::query::{FilterBackend, ListQuery, is_reserved_query_name};
     pub use crate::registration::discovery::resolve_module;
     pub use crate::registration::paths::{action as action_route, base as route_base};

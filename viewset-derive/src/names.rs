@@ -28,6 +28,8 @@ pub const SERVICE_FILTER: &[&str] = &["ServiceFilterBackend", "DjangoFilterBacke
 pub const SEARCH_FILTER: &str = "SearchFilter";
 /// See [`SERVICE_FILTER`].
 pub const ORDERING_FILTER: &str = "OrderingFilter";
+/// The paginator that never counts (so `count_mode` has no effect with it), recognised by its last path segment.
+pub const CURSOR_PAGINATION: &str = "CursorPagination";
 
 /// The field detail routes look records up by when `lookup_field` is not written. Unlike the other defaults
 /// (`viewset_core::Config::DEFAULT_*`), this one must be known when the macro runs: the generated code names the

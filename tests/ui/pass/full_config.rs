@@ -14,6 +14,7 @@ use viewset_tests::fixtures::article;
     default_limit = 10,
     max_limit = 50,
     pagination_class = LimitOffsetPagination,
+    count_mode = "estimated",
     tags = ["Articles", "Content"],
     lookup_field = "slug",
     stream_enabled = false,
@@ -29,5 +30,6 @@ fn main() {
     assert_eq!((config.default_limit, config.max_limit), (10, 50));
     assert!(!config.stream_enabled && !config.ai_exposed);
     assert!(config.require_if_match && <ArticleViewSet as Hooks>::require_if_match());
+    assert_eq!(config.count_mode, viewset_core::pagination::CountMode::Estimated);
     let _mount = include_viewset::<ArticleViewSet, ServiceState>;
 }

@@ -131,16 +131,21 @@ fn pagination_parameters<V: Hooks>() -> Vec<Parameter> {
                     bounded(Type::Integer, (1, i64::MAX.into())).default(Some(1.into())).into(),
                     "Page number, from 1; a page past the last one is 404.".into(),
                 ),
-                "count" => (
-                    string()
-                        .enum_values(Some(crate::pagination::CountMode::VALUES))
-                        .default(Some("exact".into()))
-                        .into(),
-                    "How `count` is found: `exact` (default), `estimated` (the planner's estimate on PostgreSQL when \
-                     it is large, else exact) or `none` (no count query: `count` is null). Given, the envelope \
-                     carries `count_mode`."
-                        .into(),
-                ),
+                "count" => {
+                    let default = config.count_mode.name();
+                    (
+                        string()
+                            .enum_values(Some(crate::pagination::CountMode::VALUES))
+                            .default(Some(default.into()))
+                            .into(),
+                        format!(
+                            "How `count` is found: `exact`, `estimated` (the planner's estimate on PostgreSQL when it \
+                             is large, else exact) or `none` (no count query: `count` is null); default `{default}` \
+                             for this endpoint. Given (or when the default is not `exact`), the envelope carries \
+                             `count_mode`."
+                        ),
+                    )
+                }
                 _ => (ObjectBuilder::new().schema_type(Type::Integer).into(), "Pagination parameter.".into()),
             };
             query(name, schema, &description)
@@ -162,6 +167,9 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
     let config = V::CONFIG;
     let mut params = pagination_parameters::<V>();
     params.push(fields_parameter::<V>());
+    let formats = string().enum_values(Some(crate::pagination::ListFormat::VALUES)).default(Some("json".into()));
+    let description = "`csv`: this page's records as CSV (as `Accept: text/csv`); `json` (default): the page as JSON.";
+    params.push(query("format", formats.into(), description));
     let has = |backend: &str| config.filter_backends.contains(&backend);
     let lookups = has("ServiceFilterBackend") || has("DjangoFilterBackend");
     let mut exact = V::get_filter_fields();
@@ -195,6 +203,19 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
             }
             params.push(param);
         }
+    }
+    if lookups && !config.filterable_fields.is_empty() {
+        let description = format!(
+            "A boolean group of filters (PostgREST-style), ANDed with the other filters: `(term,term,...)` holds \
+             when any term holds; `and(...)` and `or(...)` nest (at most 3 levels, 20 terms by default). A term is \
+             `<filter parameter>.<value>`, the parameter one this endpoint accepts as `?<parameter>=<value>` \
+             (on {}), e.g. `or=(views__gt.100,rating__isnull.true)`; a value holding `,`, `(` or `)` is written in \
+             double quotes (`\\\"` and `\\\\` inside).",
+            config.filterable_fields.join(", ")
+        );
+        let example = format!("({}__isnull.false)", config.filterable_fields[0]);
+        let schema = string().pattern(Some(r"^\(.*\)$")).examples([example]);
+        params.push(query("or", schema.into(), &description));
     }
     if has("SearchFilter") && !config.search_fields.is_empty() {
         let fields = config.search_fields.join(", ");

@@ -84,6 +84,20 @@ fn body(schema: RefOr<Schema>) -> Option<utoipa::openapi::request_body::RequestB
     Some(RequestBodyBuilder::new().required(Some(Required::True)).content(JSON, Content::new(Some(schema))).build())
 }
 
+/// The list's 200: the JSON page, or (`Accept: text/csv`, `?format=csv`) the same page's records as CSV.
+fn list_response<V: Hooks>() -> utoipa::openapi::Response {
+    let page = envelope(V::Pagination::RESPONSE_FIELDS, sparse(V::list_item_schema()));
+    let csv = ObjectBuilder::new().schema_type(Type::String).description(Some(
+        "RFC 4180 CSV of this page's records: a header row of the fields the JSON records carry (in their order), \
+         then one row per record; `null` is empty, nested values are JSON text.",
+    ));
+    ResponseBuilder::new()
+        .description("One page (as CSV with `Accept: text/csv` or `?format=csv`).")
+        .content(JSON, Content::new(Some(page)))
+        .content("text/csv", Content::new(Some(RefOr::T(Schema::Object(csv.build())))))
+        .build()
+}
+
 /// Every path of `V`: the CRUD routes and the custom actions.
 pub fn viewset_paths<V: Hooks>() -> Paths {
     let prefix = V::prefix();
@@ -91,7 +105,7 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let mut paths = Paths::new();
     let list = operation::<V>("list", "List records", Some(Operation::List), false)
         .parameters(Some(list_parameters::<V>()))
-        .response("200", response("One page.", envelope(V::Pagination::RESPONSE_FIELDS, sparse(V::list_item_schema()))))
+        .response("200", list_response::<V>())
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let create = operation::<V>("create", "Create a record", Some(Operation::Create), true)
         .request_body(body(closed(V::Create::openapi_schema())))

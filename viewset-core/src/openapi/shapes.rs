@@ -111,7 +111,10 @@ pub fn envelope(fields: &[&str], item: RefOr<Schema>) -> RefOr<Schema> {
         let modes = ObjectBuilder::new()
             .schema_type(Type::String)
             .enum_values(Some(crate::pagination::CountMode::VALUES))
-            .description(Some("Present when the request gave `count`: how `count` was found."));
+            .description(Some(
+                "Present when the request gave `count` or the ViewSet's default count mode is not `exact`: how `count` \
+                 was found.",
+            ));
         object = object.property("count_mode", modes);
     }
     object.additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(true))).into()

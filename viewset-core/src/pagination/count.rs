@@ -1,7 +1,11 @@
 //! `?count=exact|estimated|none` on the counting paginators: how the size of the filtered set is found. `exact`
 //! (the default) counts; `none` skips the count query; `estimated` asks PostgreSQL's planner (`EXPLAIN`) and
 //! counts exactly when the estimate is small ([`EXACT_BELOW`]) or the database has no planner estimate (SQLite).
-//! Given the parameter, the envelope says which count it carries in `count_mode`.
+//! When the request gives no `?count=`, the ViewSet's `#[viewset(count_mode = "...")]` ([`Config::count_mode`],
+//! default exact) decides. The envelope says which count it carries in `count_mode` whenever that is not the spec's
+//! plain exact count: when `?count=` was given, or when the ViewSet's default mode is not `exact`.
+//!
+//! [`Config::count_mode`]: crate::viewset::Config::count_mode
 
 use sea_orm::{ConnectionTrait, DbBackend, QueryTrait, Select, Statement};
 
@@ -36,6 +40,20 @@ pub enum CountMode {
 impl CountMode {
     /// The values of `?count=`.
     pub const VALUES: [&'static str; 3] = ["exact", "estimated", "none"];
+
+    /// The mode's name, as `?count=` and `#[viewset(count_mode = "...")]` spell it.
+    ///
+    /// ```
+    /// use viewset_core::pagination::CountMode;
+    /// assert_eq!(CountMode::Estimated.name(), "estimated");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            CountMode::Exact => "exact",
+            CountMode::Estimated => "estimated",
+            CountMode::None => "none",
+        }
+    }
 
     /// The mode `?count=` asks for (`None` when absent); any other value is a 422 naming the choices.
     pub fn from_query(query: &crate::query::QueryParams) -> Result<Option<CountMode>, ApiError> {
@@ -88,15 +106,16 @@ impl Counted {
     }
 }
 
-/// The page's rows and its count as `?count=` asks (exact when absent), with whether the parameter was given
-/// (then the envelope carries `count_mode`).
+/// The page's rows and its count as `?count=` asks (the ViewSet's `count_mode` when absent), with whether the
+/// envelope carries `count_mode` (the parameter was given, or the ViewSet's default is not `exact`).
 pub async fn fetch_with_count<V: ViewSet>(
     page: PageQuery<V::Entity>,
     request: &RequestContext,
 ) -> Result<(Vec<ModelOf<V>>, Counted, bool), ApiError> {
     let asked = CountMode::from_query(&request.query)?;
     let db = &request.db;
-    let (rows, counted) = match asked.unwrap_or(CountMode::Exact) {
+    let default = V::CONFIG.count_mode;
+    let (rows, counted) = match asked.unwrap_or(default) {
         CountMode::Exact => {
             let (rows, count) = fetch_counted::<V>(page, db).await?;
             (rows, Counted::Exact(count))
@@ -112,7 +131,7 @@ pub async fn fetch_with_count<V: ViewSet>(
             }
         },
     };
-    Ok((rows, counted, asked.is_some()))
+    Ok((rows, counted, asked.is_some() || default != CountMode::Exact))
 }
 
 /// The planner's row estimate for `select` on PostgreSQL (`EXPLAIN (FORMAT JSON)`, the top plan's `Plan Rows`);

@@ -1,5 +1,5 @@
-//! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}` (`?count=` adds
-//! `count_mode`; `count` is `null` with `count=none`).
+//! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}` (`?count=`, or a ViewSet
+//! `count_mode` other than `exact`, adds `count_mode`; `count` is `null` with `count=none`).
 
 use serde::Serialize;
 
@@ -20,7 +20,8 @@ use crate::viewset::{Config, ViewSet};
 /// # let config = viewset_core::Config { name: "", model_name: "", prefix: "", tags: &[], lookup_field: "id", ai_exposed: true,
 /// #     stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[], search_fields: &[],
 /// #     ordering_fields: viewset_core::viewset::OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-/// #     staff_only_fields: &[], filter_backends: &[], module: "", require_if_match: false };
+/// #     staff_only_fields: &[], filter_backends: &[], module: "", require_if_match: false,
+/// #     count_mode: viewset_core::Config::DEFAULT_COUNT_MODE };
 /// let w = LimitOffsetPagination::window(&QueryParams::parse(Some("offset=40")), &config).unwrap();
 /// assert_eq!((w.limit, w.offset), (20, 40));
 /// ```
@@ -49,7 +50,8 @@ impl Paginator for LimitOffsetPagination {
     }
 }
 
-/// The envelope when `?count=` was given: the count may be `null`, and `count_mode` says which it is.
+/// The envelope when `?count=` was given (or the ViewSet's `count_mode` is not `exact`): the count may be `null`,
+/// and `count_mode` says which it is.
 #[derive(Serialize)]
 struct ModedPage<R> {
     count: Option<u64>,

@@ -2,6 +2,7 @@
 //! enveloped. Built in: [`LimitOffsetPagination`] (the default), [`PageNumberPagination`], [`CursorPagination`].
 
 mod count;
+pub(crate) mod csv;
 mod cursor;
 mod cursor_token;
 mod limit_offset;
@@ -23,6 +24,7 @@ use crate::schema::ReadSchema;
 use crate::viewset::{Config, ModelOf, ViewSet};
 
 pub use count::{CountMode, Counted, EXACT_BELOW, fetch_with_count};
+pub use csv::{CSV_CONTENT_TYPE, ListFormat, csv_of_page, write_csv_record};
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
 pub use page_body::PageBody;

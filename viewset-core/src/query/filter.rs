@@ -5,7 +5,7 @@
 //! `__contains`, `__icontains`. Values are converted to the column's type; a value that cannot be, or a lookup
 //! that makes no sense for the column, is a 422 naming the parameter. Unrelated parameters are ignored; a filter
 //! parameter given twice is a 422 (see [`QueryParams`](super::QueryParams)), and the conditions are combined as one
-//! balanced conjunction.
+//! balanced conjunction, ANDed with the boolean group of `?or=(...)` ([`FilterGroup`]) when given.
 
 use std::collections::BTreeMap;
 
@@ -13,6 +13,7 @@ use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter, Select};
 
 use super::columns::column;
+use super::groups::{FilterGroup, group_condition};
 use super::limits::QueryLimits;
 use super::list_query::ListQuery;
 use super::lookups::FilterLookup;
@@ -86,6 +87,10 @@ impl FilterBackend for ServiceFilterBackend {
         if let Some(all) = all_of(conditions) {
             query.select = query.select.filter(all);
         }
+        if let Some(raw) = request.query.one("or")? {
+            let group = FilterGroup::parse(raw, &limits)?;
+            query.select = query.select.filter(group_condition::<V>(&group, request, backend, &limits)?);
+        }
         Ok(query)
     }
 }
@@ -126,8 +131,8 @@ pub fn apply_exact_filters<E: EntityTrait>(
     })
 }
 
-/// One `field__lookup=raw` condition.
-fn condition<C: ColumnTrait>(
+/// One `field__lookup=raw` condition (errors located at `["query", param]`).
+pub(super) fn condition<C: ColumnTrait>(
     col: C,
     lookup: FilterLookup,
     raw: &str,

@@ -12,6 +12,8 @@ use crate::error::ApiError;
 /// | `max_in_values` | 1,000 | an `__in` list with more values than this |
 /// | `max_ordering_terms` | 20 | an `ordering` with more comma-separated terms than this |
 /// | `max_search_length` | 1,000 | a `search`, `__contains` or `__icontains` value longer than this (characters) |
+/// | `max_group_depth` | 3 | an `or` group nested deeper than this (the top group is level 1) |
+/// | `max_group_terms` | 20 | an `or` group with more terms than this |
 ///
 /// ```
 /// use viewset_core::query::{QueryLimits, QueryParams};
@@ -31,12 +33,22 @@ pub struct QueryLimits {
     pub max_ordering_terms: usize,
     /// Longest `search`, `__contains` or `__icontains` value, in characters.
     pub max_search_length: usize,
+    /// Most levels of nesting in an `or` group (`?or=(a.1,and(b.2,c.3))` has 2).
+    pub max_group_depth: usize,
+    /// Most terms in an `or` group.
+    pub max_group_terms: usize,
 }
 
 impl QueryLimits {
     /// The defaults (see the table on [`QueryLimits`]).
-    pub const DEFAULT: QueryLimits =
-        QueryLimits { max_query_params: 1_000, max_in_values: 1_000, max_ordering_terms: 20, max_search_length: 1_000 };
+    pub const DEFAULT: QueryLimits = QueryLimits {
+        max_query_params: 1_000,
+        max_in_values: 1_000,
+        max_ordering_terms: 20,
+        max_search_length: 1_000,
+        max_group_depth: 3,
+        max_group_terms: 20,
+    };
 
     /// `search`, `__contains` and `__icontains` values: at most `max_search_length` characters.
     pub(crate) fn check_search(&self, param: &str, value: &str) -> Result<(), ApiError> {
@@ -88,7 +100,8 @@ mod tests {
 
     #[test]
     fn each_limit_names_itself() {
-        let limits = QueryLimits { max_in_values: 2, max_ordering_terms: 1, max_search_length: 3, max_query_params: 5 };
+        let limits =
+            QueryLimits { max_in_values: 2, max_ordering_terms: 1, max_search_length: 3, ..QueryLimits::DEFAULT };
         assert!(limits.check_search("search", "abc").is_ok());
         assert!(msg(limits.check_search("search", "abcd").unwrap_err()).contains("max_search_length"));
         assert!(limits.check_in_values("views__in", 2).is_ok());

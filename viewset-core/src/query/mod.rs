@@ -12,6 +12,7 @@
 
 pub(crate) mod columns;
 mod filter;
+mod groups;
 mod limits;
 mod list_query;
 mod lookups;
@@ -22,6 +23,7 @@ pub(crate) mod text_match;
 pub mod value;
 
 pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend, apply_exact_filters};
+pub use groups::FilterGroup;
 pub use limits::QueryLimits;
 pub use list_query::{ListQuery, OrderTerm, OrderingState};
 pub use lookups::FilterLookup;

@@ -10,7 +10,8 @@ use axum::routing::{MethodRouter, get};
 use crate::access::fields::reject_restricted_keys;
 use crate::access::{Lookup, Operation, admit};
 use crate::error::ApiError;
-use crate::pagination::Paginator;
+use crate::pagination::csv::into_csv;
+use crate::pagination::{ListFormat, Paginator};
 use crate::query::columns::column_names;
 use crate::query::{Filters, is_reserved_query_name};
 use crate::request::{RequestContext, ServiceState};
@@ -140,9 +141,19 @@ async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
         async {
             admit::<V>(&mut request, Operation::List)?;
             request.query.check()?;
+            let format = ListFormat::from_request(&request.query, &request.headers)?;
             let window = V::Pagination::window(&request.query, &V::CONFIG)?;
             let filters = router_filters::<V>(&request)?;
-            V::list(request, window.limit, window.offset, filters).await
+            match format {
+                ListFormat::Json => V::list(request, window.limit, window.offset, filters).await,
+                ListFormat::Csv => {
+                    // The header of an empty page: the model's fields this response shows.
+                    let left_out = request.left_out();
+                    let mut header = column_names::<V::Entity>();
+                    header.retain(|field| !left_out.contains(field));
+                    into_csv(V::list(request, window.limit, window.offset, filters).await?, &header).await
+                }
+            }
         }
         .await,
     )

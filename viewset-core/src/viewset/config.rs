@@ -1,5 +1,7 @@
 //! The constant configuration of a ViewSet, as written in `#[viewset(...)]`.
 
+use crate::pagination::CountMode;
+
 /// Which fields clients may order by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OrderingFields {
@@ -69,7 +71,7 @@ impl Direction {
 ///     ai_exposed: Config::DEFAULT_AI_EXPOSED, stream_enabled: Config::DEFAULT_STREAM_ENABLED,
 ///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-///     staff_only_fields: &[], filter_backends: &[], module: "app::api" };
+///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -109,6 +111,9 @@ pub struct Config {
     pub staff_only_fields: &'static [&'static str],
     /// Names of the filter backends, in order (for documentation).
     pub filter_backends: &'static [&'static str],
+    /// How the counting paginators count when the request gives no `?count=` (`#[viewset(count_mode = "...")]`,
+    /// default [`Config::DEFAULT_COUNT_MODE`]).
+    pub count_mode: CountMode,
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }
@@ -124,6 +129,8 @@ impl Config {
     pub const DEFAULT_STREAM_ENABLED: bool = true;
     /// `require_if_match` when the attributes leave it out: `If-Match` is optional.
     pub const DEFAULT_REQUIRE_IF_MATCH: bool = false;
+    /// `count_mode` when the attributes leave it out: the spec's exact count.
+    pub const DEFAULT_COUNT_MODE: CountMode = CountMode::Exact;
 
     /// `default_limit` when only `max_limit` is written: the default, lowered to `max_limit` if above it.
     ///

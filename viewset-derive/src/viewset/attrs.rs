@@ -29,6 +29,8 @@ pub struct ViewSetAttrs {
     pub default_limit: Option<SpannedValue<u64>>,
     pub max_limit: Option<SpannedValue<u64>>,
     pub pagination_class: Option<syn::Path>,
+    /// The count of the counting paginators when the request gives no `?count=`: "exact", "estimated" or "none".
+    pub count_mode: Option<syn::LitStr>,
     pub filter_backends: ExprList,
     pub filterable_fields: StrList,
     pub search_fields: StrList,

@@ -8,7 +8,9 @@ use syn::{Expr, LitStr};
 
 use super::attrs::ViewSetAttrs;
 use super::config::{Bodies, Config, DefaultLimit, FieldChecks};
-use crate::names::{ALL_FIELDS, DEFAULT_LOOKUP_FIELD, ORDERING_FILTER, SEARCH_FILTER, SERVICE_FILTER};
+use crate::names::{
+    ALL_FIELDS, CURSOR_PAGINATION, DEFAULT_LOOKUP_FIELD, ORDERING_FILTER, SEARCH_FILTER, SERVICE_FILTER,
+};
 
 /// Checks the parsed attributes, recording every mistake in `parent`. On a mistake, returns the field names that
 /// are still worth checking (when the model is known), so that rustc's field errors show in the same build.
@@ -64,6 +66,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
         None => Some(valid_names(&attrs.ordering_fields.0, &mut errors)),
     };
     let ordering = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
+    let count_mode = check_count_mode(&attrs, &mut errors);
     check_backends(&attrs, &mut errors);
     check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
@@ -109,6 +112,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
         ordering,
         tenant_field,
         staff_only_fields,
+        count_mode,
         pagination: attrs.pagination_class,
         bodies: Bodies {
             create: attrs.create_serializer_class.or(attrs.create_schema_class),
@@ -267,6 +271,33 @@ fn check_backends(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator
             );
         }
     }
+}
+
+/// `count_mode` is one of core's `CountMode` names, and only with a paginator that counts (not the cursor's).
+fn check_count_mode(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) -> Option<syn::Ident> {
+    let lit = attrs.count_mode.as_ref()?;
+    let variant = match lit.value().as_str() {
+        "exact" => "Exact",
+        "estimated" => "Estimated",
+        "none" => "None",
+        other => {
+            let message = format!("`count_mode` must be one of \"exact\", \"estimated\" or \"none\", not \"{other}\"");
+            errors.push(darling::Error::custom(message).with_span(lit));
+            return None;
+        }
+    };
+    let segment = attrs.pagination_class.as_ref().and_then(|p| p.segments.last()).map(|s| s.ident.to_string());
+    if segment.as_deref() == Some(CURSOR_PAGINATION) {
+        errors.push(
+            darling::Error::custom(
+                "`count_mode` has no effect with `CursorPagination`, which never counts: remove it, or use \
+                 `LimitOffsetPagination` or `PageNumberPagination`",
+            )
+            .with_span(lit),
+        );
+        return None;
+    }
+    Some(syn::Ident::new(variant, lit.span()))
 }
 
 fn check_schema_pairs(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) {

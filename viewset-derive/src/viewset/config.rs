@@ -51,6 +51,9 @@ pub struct Config {
     pub tenant_field: Option<LitStr>,
     /// `staff_only_fields`.
     pub staff_only_fields: Vec<LitStr>,
+    /// `count_mode`, checked to be a `CountMode` variant (`Exact`, `Estimated`, `None`); `None`: core's
+    /// `Config::DEFAULT_COUNT_MODE`.
+    pub count_mode: Option<syn::Ident>,
     /// `None`: core's default, `LimitOffsetPagination`.
     pub pagination: Option<syn::Path>,
     /// Body and read types.

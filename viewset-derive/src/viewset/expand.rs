@@ -161,6 +161,10 @@ fn config_const(config: &Config) -> TokenStream {
     let tenant_field = option(config.tenant_field.as_ref().map(|lit| quote!(#lit)));
     let staff_only = strs(&config.staff_only_fields);
     let backend_names = &config.backend_names;
+    let count_mode = match &config.count_mode {
+        Some(variant) => quote!(#vs::CountMode::#variant),
+        None => quote!(#vs::Config::DEFAULT_COUNT_MODE),
+    };
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
         quote!((#field, #vs::Direction::#direction))
@@ -184,6 +188,7 @@ fn config_const(config: &Config) -> TokenStream {
             tenant_field: #tenant_field,
             staff_only_fields: #staff_only,
             filter_backends: &[#(#backend_names),*],
+            count_mode: #count_mode,
             module: ::core::module_path!(),
         }
     }

@@ -1,0 +1,200 @@
+//! The CSV representation of a list (`Accept: text/csv` or `?format=csv`): the same page as JSON — the same
+//! rows, fields (hidden ones and those `?fields=` leaves out are absent), order and policy — written as RFC 4180
+//! CSV: a header row, then one row per record, `CRLF` line ends, a field quoted when it holds `,`, `"`, CR or LF
+//! (quotes doubled). The row cap is the page: CSV carries exactly the rows the JSON page would (`limit`,
+//! `max_limit`), without the envelope; a client pages with the same parameters. Values: text as is, numbers and
+//! booleans as JSON writes them, `null` empty, nested values as JSON text.
+
+use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::query::QueryParams;
+
+/// The `Content-Type` of a CSV list.
+pub const CSV_CONTENT_TYPE: &str = "text/csv; charset=utf-8";
+
+/// Largest JSON page a list converts to CSV (a page is at most `max_limit` records).
+const MAX_PAGE_BYTES: usize = 64 * 1024 * 1024;
+
+/// The representation a list request asks for.
+///
+/// ```
+/// use axum::http::{HeaderMap, HeaderValue, header::ACCEPT};
+/// use viewset_core::pagination::ListFormat;
+/// use viewset_core::query::QueryParams;
+/// let none = HeaderMap::new();
+/// assert_eq!(ListFormat::from_request(&QueryParams::parse(None), &none).unwrap(), ListFormat::Json);
+/// assert_eq!(ListFormat::from_request(&QueryParams::parse(Some("format=csv")), &none).unwrap(), ListFormat::Csv);
+/// assert!(ListFormat::from_request(&QueryParams::parse(Some("format=xml")), &none).is_err());
+/// let mut csv = HeaderMap::new();
+/// csv.insert(ACCEPT, HeaderValue::from_static("text/csv"));
+/// assert_eq!(ListFormat::from_request(&QueryParams::parse(None), &csv).unwrap(), ListFormat::Csv);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListFormat {
+    /// The JSON page (the default).
+    Json,
+    /// The page's records as CSV.
+    Csv,
+}
+
+impl ListFormat {
+    /// The values of `?format=`.
+    pub const VALUES: [&'static str; 2] = ["json", "csv"];
+
+    /// `?format=` when given (any other value is a 422 naming the choices); else CSV when `Accept` prefers
+    /// `text/csv` to JSON (`application/json`, `application/*` or `*/*`): a higher quality, or the same quality and
+    /// listed first; else JSON (no `Accept`, `*/*`, or any other type: JSON is the server's representation, as
+    /// HTTP lets it answer).
+    pub fn from_request(query: &QueryParams, headers: &HeaderMap) -> Result<ListFormat, ApiError> {
+        match query.one("format")? {
+            Some("json") => return Ok(ListFormat::Json),
+            Some("csv") => return Ok(ListFormat::Csv),
+            Some(_) => {
+                let msg = format!("Must be one of: {}", Self::VALUES.join(", "));
+                return Err(ApiError::input(["query", "format"], msg, "invalid_choice"));
+            }
+            None => {}
+        }
+        let accept = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect::<Vec<_>>().join(",");
+        // (quality, position) of the best range for each representation.
+        let (mut csv, mut json) = ((0.0_f32, usize::MAX), (0.0_f32, usize::MAX));
+        for (position, range) in accept.split(',').enumerate() {
+            let mut parts = range.split(';').map(str::trim);
+            let media = parts.next().unwrap_or("").to_ascii_lowercase();
+            let q = parts.find_map(|p| p.strip_prefix("q=")).map_or(Some(1.0), |q| q.trim().parse::<f32>().ok());
+            let Some(q) = q else { continue };
+            let best = match media.as_str() {
+                "text/csv" => &mut csv,
+                "application/json" | "application/*" | "*/*" => &mut json,
+                _ => continue,
+            };
+            if q > best.0 {
+                *best = (q, position);
+            }
+        }
+        if csv.0 > 0.0 && (csv.0 > json.0 || (csv.0 == json.0 && csv.1 < json.1)) {
+            return Ok(ListFormat::Csv);
+        }
+        Ok(ListFormat::Json)
+    }
+}
+
+/// Appends one CSV record (RFC 4180: quoted only when needed, quotes doubled, `CRLF` ended) to `out`.
+///
+/// ```
+/// let mut out = String::new();
+/// viewset_core::pagination::write_csv_record(&mut out, ["a", "b,c", "say \"hi\"", "two\nlines"]);
+/// assert_eq!(out, "a,\"b,c\",\"say \"\"hi\"\"\",\"two\nlines\"\r\n");
+/// ```
+pub fn write_csv_record<'a>(out: &mut String, fields: impl IntoIterator<Item = &'a str>) {
+    for (i, field) in fields.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if field.contains([',', '"', '\r', '\n']) {
+            out.push('"');
+            out.push_str(&field.replace('"', "\"\""));
+            out.push('"');
+        } else {
+            out.push_str(field);
+        }
+    }
+    out.push_str("\r\n");
+}
+
+fn cell(value: Option<&Value>) -> String {
+    match value {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The CSV of a JSON list page (`{"results": [...]}`, or a bare array): the header is the first record's keys
+/// (`empty_header` when the page is empty), each row the values under those keys.
+///
+/// ```
+/// let page = br#"{"count": 1, "results": [{"id": 1, "title": "a, b", "rating": null}]}"#;
+/// let csv = viewset_core::pagination::csv_of_page(page, &["id"]).unwrap();
+/// assert_eq!(csv, "id,title,rating\r\n1,\"a, b\",\r\n");
+/// assert_eq!(viewset_core::pagination::csv_of_page(br#"{"results": []}"#, &["id", "title"]).unwrap(), "id,title\r\n");
+/// ```
+pub fn csv_of_page(page: &[u8], empty_header: &[&str]) -> Result<String, ApiError> {
+    let page: Value = serde_json::from_slice(page)
+        .map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("read the page for CSV: {e}"))))?;
+    let records = match &page {
+        Value::Array(records) => records,
+        Value::Object(map) => match map.get("results") {
+            Some(Value::Array(records)) => records,
+            _ => return Err(no_records()),
+        },
+        _ => return Err(no_records()),
+    };
+    let header: Vec<String> = match records.first() {
+        Some(Value::Object(first)) => first.keys().cloned().collect(),
+        Some(_) => return Err(no_records()),
+        None => empty_header.iter().map(|s| s.to_string()).collect(),
+    };
+    let mut out = String::with_capacity(64 * (records.len() + 1));
+    write_csv_record(&mut out, header.iter().map(String::as_str));
+    for record in records {
+        let cells: Vec<String> = header.iter().map(|key| cell(record.get(key))).collect();
+        write_csv_record(&mut out, cells.iter().map(String::as_str));
+    }
+    Ok(out)
+}
+
+fn no_records() -> ApiError {
+    ApiError::input(["query", "format"], "This list has no records to write as CSV", "csv_unavailable")
+}
+
+/// The list `response` as CSV when it is a successful JSON page; any other response (an error) as it is.
+pub(crate) async fn into_csv(response: Response, empty_header: &[&str]) -> Result<Response, ApiError> {
+    let json = response.headers().get(CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
+    if response.status() != StatusCode::OK || !json {
+        return Ok(response);
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, MAX_PAGE_BYTES)
+        .await
+        .map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("read the page for CSV: {e}"))))?;
+    let csv = csv_of_page(&bytes, empty_header)?;
+    parts.headers.insert(CONTENT_TYPE, HeaderValue::from_static(CSV_CONTENT_TYPE));
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    parts.headers.remove(axum::http::header::ETAG);
+    Ok((parts, csv).into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(value: &str) -> ListFormat {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, HeaderValue::from_str(value).unwrap());
+        ListFormat::from_request(&QueryParams::parse(None), &headers).unwrap()
+    }
+
+    #[test]
+    fn negotiates_by_accept_and_format() {
+        assert_eq!(accept("*/*"), ListFormat::Json);
+        assert_eq!(accept("text/html"), ListFormat::Json);
+        assert_eq!(accept("text/csv;q=0.9, application/json"), ListFormat::Json);
+        assert_eq!(accept("text/csv, */*;q=0.8"), ListFormat::Csv);
+        assert_eq!(accept("text/csv, */*"), ListFormat::Csv);
+        assert_eq!(accept("application/json, text/csv"), ListFormat::Json);
+        assert_eq!(accept("text/csv; q=0, */*"), ListFormat::Json);
+        assert_eq!(accept("TEXT/CSV"), ListFormat::Csv);
+    }
+
+    #[test]
+    fn quotes_only_what_needs_it() {
+        let page = br#"[{"a": "x\r\ny", "b": true, "c": {"k": 1}, "d": "plain text"}]"#;
+        assert_eq!(csv_of_page(page, &[]).unwrap(), "a,b,c,d\r\n\"x\r\ny\",true,\"{\"\"k\"\":1}\",plain text\r\n");
+        assert!(csv_of_page(br#"{"items": []}"#, &[]).is_err());
+    }
+}
