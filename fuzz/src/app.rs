@@ -132,13 +132,27 @@ pub fn send(call: &Call) -> Answer {
     }
     let mut request = request.body(Body::from(call.body.clone())).expect("the harness builds valid requests");
     request.extensions_mut().insert(call.principal.clone());
-    let (status, bytes) = app.runtime.block_on(async {
+    let (status, csv, bytes) = app.runtime.block_on(async {
         let response = router.clone().oneshot(request).await.expect("axum routers are infallible");
         let status = response.status();
-        (status, axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("a readable body"))
+        let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let csv = content_type.is_some_and(|t| t.starts_with("text/csv"));
+        (status, csv, axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("a readable body"))
     });
     let shown = String::from_utf8_lossy(&bytes);
     assert!(!status.is_server_error(), "{} {} answered {status}: {shown}", call.method, call.uri);
+    // A list asked for as CSV (`?format=csv`): a 200 with a header row; it is handed on as `{"csv": text}`.
+    if csv {
+        assert_eq!(status, StatusCode::OK, "only a list page is CSV: {} answered {status}: {shown}", call.uri);
+        let text =
+            String::from_utf8(bytes.to_vec()).unwrap_or_else(|_| panic!("{} answered CSV that is not UTF-8", call.uri));
+        assert!(
+            text.lines().next().is_some_and(|header| !header.is_empty()),
+            "{}: CSV without a header: {text}",
+            call.uri
+        );
+        return Answer { status, body: serde_json::json!({ "csv": text }) };
+    }
     let body: serde_json::Value =
         serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{} answered non-JSON ({e}): {shown}", call.uri));
     if status.is_client_error() {

@@ -40,10 +40,13 @@ pub fn run(data: &[u8]) {
     }
     let answer = send(&call);
     match answer.status {
-        StatusCode::OK => {
-            let counted = form_urlencoded::parse(query.as_bytes()).any(|(key, _)| key == "count");
-            check_page(list, &answer.body, staff, &named_fields(&query), counted)
-        }
+        StatusCode::OK => match answer.body.get("csv").and_then(serde_json::Value::as_str) {
+            Some(csv) => check_csv(list, csv, staff, &named_fields(&query)),
+            None => {
+                let counted = form_urlencoded::parse(query.as_bytes()).any(|(key, _)| key == "count");
+                check_page(list, &answer.body, staff, &named_fields(&query), counted)
+            }
+        },
         // A page past the last one (the first always exists).
         StatusCode::NOT_FOUND => assert_eq!(list, "/paged/items/", "{}: {}", call.uri, answer.body),
         // Within the default transport limits only a structured input can pass 8 KiB.
@@ -61,6 +64,18 @@ fn named_fields(query: &str) -> Option<Vec<String>> {
 
 /// The paginator's envelope; where `secret` is staff-only (all but `/paged/items/`), only staff see it, and with
 /// `fields` only when named; every item has exactly the named fields.
+/// A CSV page: its header names only visible fields (`secret` for staff, on `/paged/items/` for everyone) and, with
+/// `?fields=`, only the named ones.
+fn check_csv(list: &str, csv: &str, staff: bool, named: &Option<Vec<String>>) {
+    let header: Vec<&str> = csv.lines().next().unwrap_or_default().split(',').collect();
+    let named_secret = named.as_ref().is_none_or(|n| n.iter().any(|f| f == "secret"));
+    let visible = (staff || list == "/paged/items/") && named_secret;
+    assert_eq!(header.contains(&"secret"), visible, "`secret` for staff only: {header:?}");
+    if let Some(names) = named {
+        assert!(header.iter().all(|h| names.iter().any(|n| n == h)), "only the named fields: {header:?} for {names:?}");
+    }
+}
+
 fn check_page(list: &str, body: &serde_json::Value, staff: bool, named: &Option<Vec<String>>, counted: bool) {
     let fields: &[&str] = match list {
         "/paged/items/" => &["count", "page", "page_size", "total_pages", "results"],
