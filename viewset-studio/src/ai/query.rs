@@ -15,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use viewset_core::database::record_statements;
+use viewset_core::query::is_reserved_query_name;
 use viewset_core::registration::ToolOperation;
 
 use super::AiState;
@@ -68,8 +69,8 @@ pub(super) async fn execute(
     let accepts = |name: &str| list.query.iter().any(|q| q == name);
     let mut arguments = Map::new();
     for (name, value) in &query.filters {
-        if is_reserved(name) || !accepts(name) {
-            let filters: Vec<&String> = list.query.iter().filter(|q| !is_reserved(q)).collect();
+        if is_reserved_query_name(name) || !accepts(name) {
+            let filters: Vec<&String> = list.query.iter().filter(|q| !is_reserved_query_name(q)).collect();
             let msg = format!("`{name}` is not a filter of {}; filters: {filters:?}", list.info.viewset);
             return unprocessable(&["body", "filters", name], msg, "unknown_filter");
         }
@@ -130,9 +131,4 @@ pub(super) async fn execute(
         "time_ms": elapsed_ms,
     }))
     .into_response()
-}
-
-/// List parameters that are not filters (they have their own keys in the query): the framework's one list.
-fn is_reserved(name: &str) -> bool {
-    viewset_core::query::is_reserved_query_name(name)
 }

@@ -18,7 +18,6 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
-use subtle::ConstantTimeEq;
 use viewset_core::session::{SessionError, SessionSigner};
 
 use crate::{Environment, StudioSettings};
@@ -89,7 +88,7 @@ impl Sessions {
                         state = CookieState::Refused("The Studio session is not valid.");
                         continue;
                     };
-                    if !bool::from(fp.as_bytes().ct_eq(self.fingerprint.as_bytes())) {
+                    if !crate::checksum::constant_time_eq(fp.as_bytes(), self.fingerprint.as_bytes()) {
                         state = CookieState::Refused("The Studio session was made for an earlier Studio token.");
                         continue;
                     }
@@ -163,7 +162,7 @@ pub(crate) fn without_session_cookie(value: &HeaderValue) -> Option<HeaderValue>
 /// Whether the request's `X-Studio-CSRF` equals `csrf` (constant-time).
 pub(crate) fn csrf_ok(headers: &HeaderMap, csrf: &str) -> bool {
     let presented = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok()).unwrap_or_default();
-    !presented.is_empty() && bool::from(presented.as_bytes().ct_eq(csrf.as_bytes()))
+    !presented.is_empty() && crate::checksum::constant_time_eq(presented.as_bytes(), csrf.as_bytes())
 }
 
 /// Seconds since the Unix epoch (for the session's JSON).
