@@ -59,6 +59,11 @@ impl ListFormat {
             }
             None => {}
         }
+        // Every list request passes here: without `csv` in any `Accept` value the answer is JSON, with no allocation.
+        let mentions_csv = |v: &HeaderValue| v.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"csv"));
+        if !headers.get_all(ACCEPT).iter().any(mentions_csv) {
+            return Ok(ListFormat::Json);
+        }
         let accept = headers.get_all(ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect::<Vec<_>>().join(",");
         // (quality, position) of the best range for each representation.
         let (mut csv, mut json) = ((0.0_f32, usize::MAX), (0.0_f32, usize::MAX));
