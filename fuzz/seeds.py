@@ -66,6 +66,13 @@ payloads = [
 ]
 for i, (ordering, p) in enumerate(payloads):
     write('cursor', f'signed-{i}', sel(backend=i & 1, ordering=ordering, staff=int(ordering == 7), mode=1) + json.dumps(p).encode())
+by_key = [
+ (0, {"v": [2], "b": False, "o": "-id", "k": True}), (3, {"v": [1], "b": True, "o": "title,-born,id", "k": True}),
+ (3, {"v": ["x", "0000-12-31", 1], "b": False, "o": "title,-born,id", "k": True}), (2, {"v": [None], "b": False, "o": "rating,id", "k": True}),
+ (1, {"v": [99], "b": False, "o": "-views,id", "k": True}), (0, {"v": [2], "b": False, "o": "-id", "k": 1}),
+]
+for i, (ordering, p) in enumerate(by_key):
+    write('cursor', f'by-key-{i}', sel(backend=i & 1, ordering=ordering, mode=1, limit=i & 1) + json.dumps(p).encode())
 for i, raw in enumerate([b'null', b'[]', b'{}', b'{"v":[1],"b":1,"o":"-id"}', b'{"v":[1],"b":false,"o":"-id","x":1}']):
     write('cursor', f'signed-odd-{i}', sel(mode=1, backend=i & 1) + raw)
 for i in range(4):

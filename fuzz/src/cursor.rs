@@ -1,6 +1,6 @@
 //! Target `cursor`: `?cursor=` on the keyset paginator: unsigned strings (the signature check), signed arbitrary
 //! payloads (the token's parsing), and signed structured tokens whose values meet every column type of a fuzzed
-//! ordering (the keyset condition), over fuzzed rows. Every `next`/`previous` link a page answers with is followed
+//! ordering (the keyset condition), plus tokens by key (the boundary row read back), over fuzzed rows. Every `next`/`previous` link a page answers with is followed
 //! and must be accepted: a cursor the server made for a row is never refused.
 //!
 //! Selector bits: 0 backend; 1–3 the ordering ([`ORDERINGS`]); 4 staff (may order by the staff-only `secret`)
@@ -119,7 +119,12 @@ fn structured(u: &mut Unstructured, call: &Call, ordering: &str) -> Result<(Stri
         values.push(if u.ratio(3, 4)? { template[field].clone() } else { json_value(u, 1)? });
     }
     let ordering_text = if u.ratio(1, 8)? { pick(u, VALUES)?.to_string() } else { signature };
-    Ok((sign(&payload(&values, u.arbitrary()?, &ordering_text)), rows))
+    // A cursor by key carries the primary key alone (the last value); the boundary row is read back.
+    let by_key = u.ratio(1, 4)?;
+    if by_key && u.ratio(7, 8)? {
+        values.drain(..values.len().saturating_sub(1));
+    }
+    Ok((sign(&payload(&values, u.arbitrary()?, &ordering_text, by_key)), rows))
 }
 
 /// The ordering signature the server binds its cursors to for this request, read off a cursor it made (once per

@@ -20,7 +20,12 @@ pub fn sign(payload: &[u8]) -> String {
     format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
 }
 
-/// The JSON payload of a cursor.
-pub fn payload(values: &[serde_json::Value], backwards: bool, ordering: &str) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({"v": values, "b": backwards, "o": ordering})).expect("JSON serializes")
+/// The JSON payload of a cursor; `by_key` marks one that carries only the boundary row's primary key (the server
+/// makes those when the ordering values are long, and reads the row back).
+pub fn payload(values: &[serde_json::Value], backwards: bool, ordering: &str, by_key: bool) -> Vec<u8> {
+    let mut token = serde_json::json!({"v": values, "b": backwards, "o": ordering});
+    if by_key {
+        token["k"] = true.into();
+    }
+    serde_json::to_vec(&token).expect("JSON serializes")
 }

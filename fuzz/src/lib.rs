@@ -18,7 +18,10 @@ pub fn cursor_self_check() {
     let call = app::Call::get(
         sea_orm::DbBackend::Sqlite,
         viewset_core::Principal::anonymous(),
-        format!("/cursor/items/?cursor={}", cursor_token::sign(&cursor_token::payload(&[5.into()], false, "-id"))),
+        format!(
+            "/cursor/items/?cursor={}",
+            cursor_token::sign(&cursor_token::payload(&[5.into()], false, "-id", false))
+        ),
     );
     let answer = app::send(&call);
     assert_eq!(answer.status, axum::http::StatusCode::OK, "a cursor signed by the harness is refused: {}", answer.body);

@@ -13,6 +13,7 @@ on_every_database!(TestApp::seeded_query_app =>
     page_numbers,
     cursor_links_and_bad_cursors,
     cursor_links_keep_other_parameters_as_sent,
+    cursor_links_stay_short_for_long_values,
 );
 on_every_database!(TestApp::query_app => cursor_walks_ten_thousand_rows);
 
@@ -78,6 +79,46 @@ async fn cursor_links_keep_other_parameters_as_sent(app: TestApp) {
     assert!(next.len() < request.len() + 200, "the link grew to {} bytes from {}", next.len(), request.len());
     let (status, second) = app.get(&next).await;
     assert_eq!((status, ids(&second)), (StatusCode::OK, vec![1]), "{second}");
+}
+
+/// Ordering by a long text column: the cursor carries the boundary row's key instead of its title, so the
+/// server's own links stay under the 8 KiB URI limit; before, each control character grew into `\u00XX` and the
+/// `next` link was refused with 414 (found by `fuzz/`'s `cursor` target). A cursor whose row is gone is a 422.
+async fn cursor_links_stay_short_for_long_values(app: TestApp) {
+    use blog::entities::post;
+    use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+    for row in post::Entity::find().all(&app.db).await.expect("posts") {
+        let title = format!("{}{}", row.id, "\u{1}".repeat(190)); // `varchar(200)` on PostgreSQL
+        let mut active = row.into_active_model();
+        active.title = Set(title);
+        active.update(&app.db).await.expect("long title");
+    }
+    let mut seen = Vec::new();
+    let mut uri = "/cursor/posts/?ordering=title,-views&limit=1".to_string();
+    let mut links = Vec::new();
+    loop {
+        let (status, page) = app.get(&uri).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {page}");
+        seen.extend(ids(&page));
+        match page["next"].as_str() {
+            Some(next) => {
+                assert!(next.len() < 1_000, "a {}-byte link", next.len());
+                links.push(next.to_string());
+                uri = next.to_string();
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, vec![1, 2, 3], "every row once, in title order");
+    let (status, back) = app.get(links.last().expect("a link")).await;
+    let previous = back["previous"].as_str().expect("a previous link").to_string();
+    let (status_back, earlier) = app.get(&previous).await;
+    assert_eq!((status, status_back, ids(&earlier)), (StatusCode::OK, StatusCode::OK, vec![2]), "{earlier}");
+
+    post::Entity::delete_by_id(2).exec(&app.db).await.expect("delete the boundary row");
+    let (status, body) = app.get(&links[1]).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["detail"][0]["loc"], serde_json::json!(["query", "cursor"]));
 }
 
 const ORDERINGS: &[&str] = &[

@@ -49,10 +49,11 @@ impl Paginator for CursorPagination {
             None => None,
             Some(raw) => {
                 let token = CursorToken::decode(raw).ok_or_else(|| invalid_cursor("Invalid cursor"))?;
-                if token.ordering != signature || token.values.len() != page.order.len() {
+                let expected = if token.by_key { 1 } else { page.order.len() };
+                if token.ordering != signature || token.values.len() != expected {
                     return Err(invalid_cursor("This cursor was made for another ordering; start again without it"));
                 }
-                Some(token)
+                Some(if token.by_key { boundary_by_key::<V>(token, &page.order, request).await? } else { token })
             }
         };
         let backwards = token.as_ref().is_some_and(|t| t.backwards);
@@ -74,7 +75,12 @@ impl Paginator for CursorPagination {
             row.map(|r| {
                 link(
                     request,
-                    CursorToken { values: row_values::<V>(r, &page.order), backwards, ordering: signature.clone() },
+                    CursorToken {
+                        values: row_values::<V>(r, &page.order),
+                        backwards,
+                        ordering: signature.clone(),
+                        by_key: false,
+                    },
                 )
             })
         };
@@ -113,6 +119,23 @@ fn row_values<V: ViewSet>(row: &ModelOf<V>, order: &[OrderTerm<V::Entity>]) -> V
     order.iter().map(|t| json.get(field_name::<V::Entity>(t.column)).cloned().unwrap_or_default()).collect()
 }
 
+/// A cursor that carries only its boundary row's primary key, with the row's ordering values read back (422 when
+/// the row is gone). The row is read by key alone: the values only bound the page, which is still the caller's scoped
+/// query, and only the server signs such a cursor, for a row it showed.
+async fn boundary_by_key<V: ViewSet>(
+    token: CursorToken,
+    order: &[OrderTerm<V::Entity>],
+    request: &RequestContext,
+) -> Result<CursorToken, ApiError> {
+    let key = order.last().ok_or_else(|| invalid_cursor("Invalid cursor"))?.column;
+    let value = typed(key, &token.values[0])?.ok_or_else(|| invalid_cursor("Invalid cursor"))?;
+    let row = Box::pin(V::Entity::find().filter(key.eq(value)).one(&request.db))
+        .await
+        .map_err(crate::viewset::handlers::db_err::<V>)?
+        .ok_or_else(|| invalid_cursor("The record this cursor points at no longer exists; start again without it"))?;
+    Ok(CursorToken { values: row_values::<V>(&row, order), by_key: false, ..token })
+}
+
 /// The request's own path and query with `cursor` replaced. The other pairs are kept as the client sent them:
 /// decoding and encoding them again would grow every byte that is not UTF-8 into the nine of `%EF%BF%BD`, and a link
 /// three times the request's length can pass the URI limit the request kept (found by `fuzz/`'s `cursor` target).
@@ -120,7 +143,8 @@ fn link(request: &RequestContext, token: CursorToken) -> String {
     let is_cursor = |pair: &&str| form_urlencoded::parse(pair.as_bytes()).next().is_some_and(|(k, _)| k == "cursor");
     let raw = request.uri.query().unwrap_or("");
     let mut pairs: Vec<&str> = raw.split('&').filter(|pair| !pair.is_empty() && !is_cursor(pair)).collect();
-    let cursor = form_urlencoded::Serializer::new(String::new()).append_pair("cursor", &token.encode()).finish();
+    let encoded = token.encode_bounded();
+    let cursor = form_urlencoded::Serializer::new(String::new()).append_pair("cursor", &encoded).finish();
     pairs.push(&cursor);
     format!("{}?{}", request.uri.path(), pairs.join("&"))
 }

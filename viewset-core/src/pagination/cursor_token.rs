@@ -1,5 +1,7 @@
 //! The opaque, tamper-evident cursor of `CursorPagination`: the boundary row's ordering values, the direction and
-//! the ordering it was made for, as base64url JSON with an HMAC-SHA256 tag.
+//! the ordering it was made for, as base64url JSON with an HMAC-SHA256 tag. When those values are long (ordering by
+//! a text column of a few KB) the cursor carries only the boundary row's primary key and the values are read back
+//! from the row: a link the server makes stays short, whatever the data.
 //!
 //! The key is SHA-256 of `SERVICE_SECRET_KEY` when set (share it between instances so cursors survive restarts
 //! and load balancing); otherwise a random key per process.
@@ -24,7 +26,14 @@ pub struct CursorToken {
     /// The ordering the cursor belongs to (`-views,id`).
     #[serde(rename = "o")]
     pub ordering: String,
+    /// `true` when `values` holds only the boundary row's primary key (the last ordering term), the other values
+    /// being too long to carry.
+    #[serde(rename = "k", default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_key: bool,
 }
+
+/// The largest encoded cursor that carries its values; a longer one carries the primary key instead.
+pub const MAX_INLINE_BYTES: usize = 512;
 
 fn key() -> &'static [u8; 32] {
     static KEY: OnceLock<[u8; 32]> = OnceLock::new();
@@ -52,6 +61,17 @@ impl CursorToken {
         format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(tag))
     }
 
+    /// [`CursorToken::encode`], or when that is longer than [`MAX_INLINE_BYTES`], the token by key: only the last
+    /// value (the primary key) with `by_key` set.
+    pub fn encode_bounded(self) -> String {
+        let inline = self.encode();
+        if inline.len() <= MAX_INLINE_BYTES || self.by_key {
+            return inline;
+        }
+        let key = self.values.last().cloned().into_iter().collect();
+        CursorToken { values: key, by_key: true, ..self }.encode()
+    }
+
     /// `None` for anything this process did not sign.
     pub fn decode(raw: &str) -> Option<CursorToken> {
         let (payload, signature) = raw.split_once('.')?;
@@ -72,6 +92,7 @@ mod tests {
             values: vec![serde_json::json!(5), serde_json::json!("x")],
             backwards: false,
             ordering: "-views,id".into(),
+            by_key: false,
         };
         let raw = token.encode();
         assert_eq!(CursorToken::decode(&raw), Some(token));
@@ -80,5 +101,23 @@ mod tests {
         assert_eq!(CursorToken::decode(&format!("{forged}.{sig}")), None);
         assert_eq!(CursorToken::decode(payload), None);
         assert_eq!(CursorToken::decode("garbage"), None);
+    }
+
+    #[test]
+    fn long_values_travel_by_key() {
+        let long = "\u{1}".repeat(4_000);
+        let token = CursorToken {
+            values: vec![serde_json::json!(long), serde_json::json!(7)],
+            backwards: true,
+            ordering: "title,id".into(),
+            by_key: false,
+        };
+        let raw = token.clone().encode_bounded();
+        assert!(raw.len() <= MAX_INLINE_BYTES, "{} bytes", raw.len());
+        let decoded = CursorToken::decode(&raw).unwrap();
+        assert_eq!(decoded, CursorToken { values: vec![serde_json::json!(7)], by_key: true, ..token });
+        let short =
+            CursorToken { values: vec![serde_json::json!(5)], backwards: false, ordering: "id".into(), by_key: false };
+        assert_eq!(CursorToken::decode(&short.clone().encode_bounded()), Some(short));
     }
 }
