@@ -65,6 +65,7 @@ pub mod access;
 pub mod actions;
 pub mod auth;
 pub mod database;
+pub mod embed;
 pub mod error;
 pub mod events;
 pub mod limits;
@@ -121,6 +122,7 @@ pub mod __private {
         ActionInfo, ActionRoutes, JsonBody, NoActions, Probe, SchemaProbe, ViaModelSchema, ViaNothing, ViaToSchema,
         action_object, admit_action, inherited,
     };
+    pub use crate::embed::Expandable;
     pub use crate::error::{ApiError, FieldErrors, InputError};
     pub use crate::openapi::FieldSchema;
     pub use crate::pagination::{CountMode, LimitOffsetPagination};
@@ -136,7 +138,7 @@ pub mod __private {
     pub use crate::viewset::{Config, Direction, Hooks, OrderingFields, ViewSet};
     pub use axum;
     pub use inventory;
-    pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Set, Value};
+    pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, RelationTrait, Set, Value};
     pub use serde;
     pub use utoipa;
 }

@@ -5,7 +5,10 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, Uri};
 use sea_orm::DatabaseConnection;
 
+use std::sync::Arc;
+
 use crate::access::{Operation, Principal};
+use crate::embed::{Embedders, Expand};
 use crate::events::EventBus;
 use crate::query::{QueryLimits, QueryParams};
 
@@ -83,6 +86,10 @@ pub struct RequestContext {
     /// Fields left out of this response because `?fields=` did not name them (list, retrieve and the stream; set
     /// by [`admit`](crate::access::admit) with [`sparse_fields`](crate::access::sparse_fields)).
     pub omitted_fields: Vec<&'static str>,
+    /// The relations `?expand=` embeds (list and retrieve; set by [`admit`](crate::access::admit)).
+    pub expand: Expand,
+    /// The ViewSets serving embedded records (installed by [`crate::Api::into_router`]; `None` without an `Api`).
+    pub embedders: Option<Arc<Embedders>>,
 }
 
 impl RequestContext {
@@ -132,6 +139,8 @@ impl RequestContext {
             hidden_fields: Vec::new(),
             restricted_fields: Vec::new(),
             omitted_fields: Vec::new(),
+            expand: Expand::default(),
+            embedders: None,
         }
     }
 }
@@ -159,6 +168,8 @@ where
             hidden_fields: Vec::new(),
             restricted_fields: Vec::new(),
             omitted_fields: Vec::new(),
+            expand: Expand::default(),
+            embedders: parts.extensions.get::<Arc<Embedders>>().cloned(),
         })
     }
 }

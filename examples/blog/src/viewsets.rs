@@ -18,6 +18,7 @@ use crate::entities::{author, post};
     ordering_fields = ["id", "title", "views", "created_at"],
     ordering = "-id",
     permission_classes = [IsAuthenticatedOrReadOnly],
+    expandable = ["author"],
 )]
 pub struct PostViewSet;
 
@@ -42,11 +43,14 @@ impl PostViewSet {
 
 /// Authors at `/authors` (empty prefix: the table name): every operation needs an identity; `email` is visible to
 /// and writable by staff only, and optional, so anyone signed in can create an author and staff add the email.
+/// The same policy holds where an author is embedded (`/api/posts/?expand=author`: `null` for anonymous callers,
+/// no `email` for non-staff); `?expand=posts` embeds an author's posts.
 #[derive(ModelViewSet)]
 #[viewset(
     model = author::Entity,
     stream_enabled = false,
     permission_classes = [IsAuthenticated],
     staff_only_fields = ["email"],
+    expandable = ["posts"],
 )]
 pub struct AuthorViewSet;

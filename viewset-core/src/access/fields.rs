@@ -96,12 +96,18 @@ pub fn visible<T: Serialize>(item: &T, hidden: &[&'static str]) -> serde_json::V
 pub struct Items<T> {
     items: Vec<T>,
     hidden: Vec<&'static str>,
+    /// Per item, the embedded relations (`?expand=`); empty when none are.
+    embedded: Vec<Vec<(&'static str, serde_json::Value)>>,
 }
 
 impl<T> Items<T> {
     /// Wraps page items.
     pub fn new(items: Vec<T>, hidden: Vec<&'static str>) -> Self {
-        Items { items, hidden }
+        Items { items, hidden, embedded: Vec::new() }
+    }
+    /// The same items, each with its embedded relations (in order, one list per item).
+    pub fn with_embedded(self, embedded: Vec<Vec<(&'static str, serde_json::Value)>>) -> Self {
+        Items { embedded, ..self }
     }
     /// The number of items.
     pub fn len(&self) -> usize {
@@ -115,12 +121,16 @@ impl<T> Items<T> {
 
 impl<T: Serialize> Serialize for Items<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if self.hidden.is_empty() {
+        if self.hidden.is_empty() && self.embedded.is_empty() {
             return self.items.serialize(serializer);
         }
         let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
-        for item in &self.items {
-            seq.serialize_element(&visible(item, &self.hidden))?;
+        for (i, item) in self.items.iter().enumerate() {
+            let mut value = visible(item, &self.hidden);
+            if let (Some(embedded), serde_json::Value::Object(map)) = (self.embedded.get(i), &mut value) {
+                map.extend(embedded.iter().map(|(name, value)| (name.to_string(), value.clone())));
+            }
+            seq.serialize_element(&value)?;
         }
         seq.end()
     }

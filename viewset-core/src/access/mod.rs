@@ -110,6 +110,9 @@ pub fn admit_with<V: Hooks>(
         Operation::List | Operation::Retrieve | Operation::Stream => fields::sparse_fields::<V>(request)?,
         _ => Vec::new(),
     };
+    if matches!(operation, Operation::List | Operation::Retrieve) {
+        request.expand = crate::embed::Expand::parse::<V>(request)?;
+    }
     Ok(())
 }
 

@@ -13,7 +13,7 @@ use crate::query::OrderTerm;
 use crate::query::QueryParams;
 use crate::query::columns::field_name;
 use crate::query::ordering::apply_order;
-use crate::query::value::parse_value;
+use crate::query::value::from_json;
 use crate::request::RequestContext;
 use crate::viewset::{Config, Direction, ModelOf, ViewSet};
 
@@ -101,7 +101,7 @@ impl Paginator for CursorPagination {
             (Some(t), true, true) => Some(link(request, CursorToken { backwards: false, ..t.clone() })),
             _ => None,
         });
-        PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request) })
+        PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request).await? })
     }
 }
 
@@ -151,15 +151,13 @@ fn link(request: &RequestContext, token: CursorToken) -> String {
 
 /// A cursor value back to a typed value of the column (`None` for JSON null).
 fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Result<Option<Value>, ApiError> {
-    let def = column.def();
-    let text = match json {
-        serde_json::Value::Null => return Ok(None),
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Bool(b) => b.to_string(),
-        serde_json::Value::Number(n) => n.to_string(),
-        _ => return Err(invalid_cursor("Invalid cursor")),
-    };
-    parse_value(def.get_column_type(), &text).map(Some).map_err(|_| invalid_cursor("Invalid cursor"))
+    match json {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::Array(_) | serde_json::Value::Object(_) => Err(invalid_cursor("Invalid cursor")),
+        scalar => {
+            from_json(column.def().get_column_type(), scalar).map(Some).map_err(|_| invalid_cursor("Invalid cursor"))
+        }
+    }
 }
 
 /// Rows strictly after the boundary in the walk's direction: for terms t1..tn,

@@ -42,7 +42,7 @@ impl Paginator for LimitOffsetPagination {
     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
         let (limit, offset) = (page.limit, page.offset);
         let (rows, counted, asked) = fetch_with_count::<V>(page, request).await?;
-        let results = list_items::<V>(rows, request);
+        let results = list_items::<V>(rows, request).await?;
         match (counted.value(), asked) {
             (Some(count), false) => PageBody::new(&Page { count, results, limit, offset }),
             (count, _) => PageBody::new(&ModedPage { count, count_mode: counted.mode(), results, limit, offset }),

@@ -82,7 +82,7 @@ pub struct PageQuery<E: EntityTrait> {
 ///     }
 ///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
 ///         let rows = viewset_core::pagination::fetch_rows::<V>(page, &request.db).await?;
-///         PageBody::new(&serde_json::json!({ "items": viewset_core::pagination::list_items::<V>(rows, request) }))
+///         PageBody::new(&serde_json::json!({ "items": viewset_core::pagination::list_items::<V>(rows, request).await? }))
 ///     }
 /// }
 /// ```
@@ -140,7 +140,13 @@ pub async fn count_rows<V: ViewSet>(
     count
 }
 
-/// Rows as the list representation, without the fields hidden from this caller.
-pub fn list_items<V: ViewSet>(rows: Vec<ModelOf<V>>, request: &RequestContext) -> Items<V::ListItem> {
-    Items::new(rows.into_iter().map(V::ListItem::from_model).collect(), request.left_out())
+/// Rows as the list representation, without the fields hidden from this caller, with the relations `?expand=`
+/// asks for embedded ([`crate::embed`]: one query per relation for the whole page).
+pub async fn list_items<V: ViewSet>(
+    rows: Vec<ModelOf<V>>,
+    request: &RequestContext,
+) -> Result<Items<V::ListItem>, ApiError> {
+    let embedded = crate::embed::embed_rows::<V>(&rows, &request.expand, request).await?;
+    let items = Items::new(rows.into_iter().map(V::ListItem::from_model).collect(), request.left_out());
+    Ok(if request.expand.is_empty() { items } else { items.with_embedded(embedded) })
 }

@@ -46,7 +46,7 @@ impl Paginator for PageNumberPagination {
         {
             return Err(ApiError::NotFound);
         }
-        let results = list_items::<V>(rows, request);
+        let results = list_items::<V>(rows, request).await?;
         let count_mode = asked.then(|| counted.mode());
         PageBody::new(&NumberedPage {
             count: counted.value(),

@@ -11,6 +11,7 @@ use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 use super::fallback;
 use super::paths;
 use super::tools::{ToolInfo, tools_of};
+use crate::embed::{Embedder, Embedders};
 use crate::openapi::{components, viewset_paths};
 use crate::registration::include_viewset;
 use crate::request::ServiceState;
@@ -122,6 +123,7 @@ pub struct Api {
     routes: Vec<RouteInfo>,
     tools: Vec<ToolInfo>,
     manual_paths: Paths,
+    embedders: Embedders,
 }
 
 impl Default for Api {
@@ -153,6 +155,7 @@ impl Api {
             routes: Vec::new(),
             tools: Vec::new(),
             manual_paths: Paths::new(),
+            embedders: Embedders::default(),
         }
     }
 
@@ -182,6 +185,7 @@ impl Api {
         self.check_tool_names(&tools)?;
         self.routes.extend(routes);
         self.tools.extend(tools);
+        self.embedders.register(Embedder::of::<V>());
         self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, paths: viewset_paths::<V> });
         self.router = include_viewset::<V, ServiceState>(std::mem::take(&mut self.router));
         Ok(self)
@@ -272,7 +276,8 @@ impl Api {
     /// differing only by the trailing slash, if there is one (see [`crate::registration::slash_twin`]).
     pub fn into_router(self) -> Router<ServiceState> {
         let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
-        self.router.fallback(fallback)
+        let embedders = axum::Extension(std::sync::Arc::new(self.embedders));
+        self.router.fallback(fallback).layer(embedders)
     }
 
     /// The routes plus `GET /openapi.json` and an interactive documentation page at `/docs` whose assets are all
@@ -283,7 +288,8 @@ impl Api {
         let docs: Router<ServiceState> =
             utoipa_swagger_ui::SwaggerUi::new("/docs").url("/openapi.json", document).into();
         let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
-        self.router.merge(docs).fallback(fallback)
+        let embedders = axum::Extension(std::sync::Arc::new(self.embedders));
+        self.router.merge(docs).fallback(fallback).layer(embedders)
     }
 }
 

@@ -114,6 +114,8 @@ pub struct Config {
     /// How the counting paginators count when the request gives no `?count=` (`#[viewset(count_mode = "...")]`,
     /// default [`Config::DEFAULT_COUNT_MODE`]).
     pub count_mode: CountMode,
+    /// `expandable`: the relations `?expand=` may embed ([`crate::embed`]).
+    pub expandable: &'static [crate::embed::Expandable],
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }

@@ -15,7 +15,7 @@ use crate::pagination::{PageQuery, Paginator};
 use crate::query::ordering::effective_order;
 use crate::query::{Filters, apply_exact_filters};
 use crate::request::RequestContext;
-use crate::schema::{CreateSchema, UpdateSchema, check_storable_body};
+use crate::schema::{CreateSchema, ReadSchema, UpdateSchema, check_storable_body};
 
 fn table<V: ViewSet>() -> &'static str {
     V::Entity::default().table_name()
@@ -47,7 +47,15 @@ pub async fn list<V: Hooks>(
 /// Default `retrieve`.
 pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
     let model = access::fetch_visible::<V>(&request, &pk).await?;
-    Ok(detail::<V>(model, &request, StatusCode::OK))
+    if request.expand.is_empty() {
+        return Ok(detail::<V>(model, &request, StatusCode::OK));
+    }
+    let mut embedded = crate::embed::embed_rows::<V>(std::slice::from_ref(&model), &request.expand, &request).await?;
+    let mut value = access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &request.left_out());
+    if let serde_json::Value::Object(map) = &mut value {
+        map.extend(embedded.pop().unwrap_or_default().into_iter().map(|(name, value)| (name.to_string(), value)));
+    }
+    Ok(etag::tagged_json(StatusCode::OK, &value))
 }
 
 /// A record as the detail representation, without the fields hidden from this caller, with its `ETag` (the hash

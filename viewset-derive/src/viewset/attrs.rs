@@ -49,6 +49,8 @@ pub struct ViewSetAttrs {
     pub policy: ExprList,
     /// Fields only staff principals see.
     pub staff_only_fields: StrList,
+    /// Relations (`Relation` variants of the model's module, snake_case) a client may embed with `?expand=`.
+    pub expandable: StrList,
     /// The application implements `viewset_core::Hooks` itself (to override handlers or `get_queryset`).
     pub custom_hooks: Flag,
 }

@@ -67,6 +67,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
     };
     let ordering = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
     let count_mode = check_count_mode(&attrs, &mut errors);
+    let expandable = check_expandable(&attrs, &mut errors);
     check_backends(&attrs, &mut errors);
     check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
@@ -113,6 +114,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
         tenant_field,
         staff_only_fields,
         count_mode,
+        expandable,
         pagination: attrs.pagination_class,
         bodies: Bodies {
             create: attrs.create_serializer_class.or(attrs.create_schema_class),
@@ -271,6 +273,28 @@ fn check_backends(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator
             );
         }
     }
+}
+
+/// `expandable` names are snake_case relation names, each once (rustc checks the `Relation` variant exists).
+fn check_expandable(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) -> Vec<LitStr> {
+    let mut out: Vec<LitStr> = Vec::new();
+    for name in &attrs.expandable.0 {
+        let value = name.value();
+        let snake = value.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        let message = if !snake {
+            format!(
+                "`{value}` is not a relation name: write the model's `Relation` variant in snake_case, e.g. \"author\" for `Relation::Author`"
+            )
+        } else if out.iter().any(|seen| seen.value() == value) {
+            format!("`{value}` is listed twice in `expandable`")
+        } else {
+            out.push(name.clone());
+            continue;
+        };
+        errors.push(darling::Error::custom(message).with_span(name));
+    }
+    out
 }
 
 /// `count_mode` is one of core's `CountMode` names, and only with a paginator that counts (not the cursor's).

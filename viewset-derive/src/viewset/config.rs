@@ -51,6 +51,8 @@ pub struct Config {
     pub tenant_field: Option<LitStr>,
     /// `staff_only_fields`.
     pub staff_only_fields: Vec<LitStr>,
+    /// `expandable`: snake_case names of the model's `Relation` variants, each checked by rustc at its literal.
+    pub expandable: Vec<LitStr>,
     /// `count_mode`, checked to be a `CountMode` variant (`Exact`, `Estimated`, `None`); `None`: core's
     /// `Config::DEFAULT_COUNT_MODE`.
     pub count_mode: Option<syn::Ident>,

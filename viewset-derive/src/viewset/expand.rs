@@ -165,6 +165,7 @@ fn config_const(config: &Config) -> TokenStream {
         Some(variant) => quote!(#vs::CountMode::#variant),
         None => quote!(#vs::Config::DEFAULT_COUNT_MODE),
     };
+    let expandable = config.expandable.iter().map(|name| expandable_entry(&config.model, name));
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
         quote!((#field, #vs::Direction::#direction))
@@ -189,8 +190,36 @@ fn config_const(config: &Config) -> TokenStream {
             staff_only_fields: #staff_only,
             filter_backends: &[#(#backend_names),*],
             count_mode: #count_mode,
+            expandable: &[#(#expandable),*],
             module: ::core::module_path!(),
         }
+    }
+}
+
+/// One `expandable` entry: the relation is `<model's module>::Relation::<CamelCase name>`, spelled at the user's
+/// literal, so a name that is no relation of the model is rustc's "no variant" error there.
+fn expandable_entry(model: &syn::Path, name: &LitStr) -> TokenStream {
+    let vs = private();
+    let camel: String = name
+        .value()
+        .split('_')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map_or_else(String::new, |first| first.to_ascii_uppercase().to_string() + chars.as_str())
+        })
+        .collect();
+    let variant = syn::Ident::new(&camel, name.span());
+    let mut module = model.clone();
+    module.segments.pop();
+    let relation = if module.segments.is_empty() {
+        quote_spanned!(name.span()=> Relation::#variant)
+    } else {
+        let module = module.segments.pairs().map(|pair| pair.value().ident.clone());
+        let leading = model.leading_colon;
+        quote_spanned!(name.span()=> #leading #(#module)::* ::Relation::#variant)
+    };
+    quote! {
+        #vs::Expandable { name: #name, relation: || #vs::RelationTrait::def(&#relation) }
     }
 }
 

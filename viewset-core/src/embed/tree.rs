@@ -1,0 +1,149 @@
+//! `?expand=author,comments.author`: parsed and resolved against the declared `expandable` relations and the
+//! registered ViewSets before any row is read, so a wrong name is a 422 and costs no query.
+
+use sea_orm::sea_query::TableRef;
+use sea_orm::{RelationDef, RelationType};
+
+use super::registry::{Embedder, Embedders};
+use super::{Expandable, MAX_EXPAND_DEPTH};
+use crate::error::ApiError;
+use crate::request::RequestContext;
+use crate::viewset::ViewSet;
+
+/// The relations one request embeds, each with those embedded in its records in turn.
+#[derive(Debug, Clone, Default)]
+pub struct Expand {
+    pub(crate) items: Vec<Item>,
+}
+
+/// One embedded relation, resolved.
+#[derive(Debug, Clone)]
+pub(crate) struct Item {
+    /// The `expandable` name: the key in each record.
+    pub name: &'static str,
+    /// Has-many: an array; otherwise one record or `null`.
+    pub many: bool,
+    /// The column of the embedding model holding the key.
+    pub from: String,
+    /// The column of the embedded model it matches.
+    pub to: String,
+    /// Who serves the embedded records.
+    pub target: Embedder,
+    /// What is embedded in those.
+    pub nested: Expand,
+}
+
+fn invalid(msg: String, code: &str) -> ApiError {
+    ApiError::input(["query", "expand"], msg, code)
+}
+
+impl Expand {
+    /// Whether nothing is embedded.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// `?expand=` of `request` for `V`: comma-separated paths of `expandable` names joined by dots. A name that is
+    /// not expandable here, a path deeper than [`MAX_EXPAND_DEPTH`], or a relation whose table no registered
+    /// ViewSet serves is a 422 at `["query", "expand"]`.
+    ///
+    /// ```
+    /// # mod post { use sea_orm::entity::prelude::*;
+    /// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+    /// #   #[sea_orm(table_name = "posts")]
+    /// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32 }
+    /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+    /// #   impl ActiveModelBehavior for ActiveModel {} }
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// use viewset_core::embed::Expand;
+    /// use viewset_core::prelude::*;
+    /// use viewset_core::query::QueryParams;
+    ///
+    /// #[derive(ModelViewSet)]
+    /// #[viewset(model = post::Entity, prefix = "/posts")]
+    /// pub struct PostViewSet;
+    ///
+    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+    /// let mut request = RequestContext::new(db, Operation::List);
+    /// assert!(Expand::parse::<PostViewSet>(&request).unwrap().is_empty());
+    /// request.query = QueryParams::parse(Some("expand=author"));
+    /// let err = Expand::parse::<PostViewSet>(&request).unwrap_err();
+    /// assert!(err.to_string().contains("`author` cannot be expanded"));
+    /// # Ok(()) }
+    /// ```
+    pub fn parse<V: ViewSet>(request: &RequestContext) -> Result<Expand, ApiError> {
+        let Some(raw) = request.query.one("expand")? else { return Ok(Expand::default()) };
+        let mut expand = Expand::default();
+        for path in raw.split(',') {
+            let names: Vec<&str> = path.split('.').collect();
+            if names.len() > MAX_EXPAND_DEPTH {
+                let msg = format!("`{path}` is deeper than {MAX_EXPAND_DEPTH} relations (limit MAX_EXPAND_DEPTH)");
+                return Err(invalid(msg, "expand_too_deep"));
+            }
+            expand.insert(&names, V::CONFIG.expandable, request.embedders.as_deref())?;
+        }
+        Ok(expand)
+    }
+
+    fn insert(
+        &mut self,
+        names: &[&str],
+        declared: &'static [Expandable],
+        embedders: Option<&Embedders>,
+    ) -> Result<(), ApiError> {
+        let Some((first, rest)) = names.split_first() else { return Ok(()) };
+        let Some(entry) = declared.iter().find(|e| e.name == *first) else {
+            let allowed: Vec<&str> = declared.iter().map(|e| e.name).collect();
+            let msg = match allowed.is_empty() {
+                true => format!("`{first}` cannot be expanded: nothing is expandable here"),
+                false => format!("`{first}` cannot be expanded; expandable: {}", allowed.join(", ")),
+            };
+            return Err(invalid(msg, "unknown_field"));
+        };
+        let index = match self.items.iter().position(|item| item.name == entry.name) {
+            Some(index) => index,
+            None => {
+                self.items.push(resolve(entry, embedders)?);
+                self.items.len() - 1
+            }
+        };
+        let item = &mut self.items[index];
+        item.nested.insert(rest, item.target.expandable, embedders)
+    }
+}
+
+/// The relation of `entry` with the ViewSet that serves its table.
+fn resolve(entry: &Expandable, embedders: Option<&Embedders>) -> Result<Item, ApiError> {
+    let def: RelationDef = (entry.relation)();
+    let table = match &def.to_tbl {
+        TableRef::Table(name, _) => name.1.to_string(),
+        _ => String::new(),
+    };
+    let unavailable = || {
+        let msg = format!(
+            "`{}` cannot be expanded here: no ViewSet serving `{table}` is registered with this API",
+            entry.name
+        );
+        invalid(msg, "expand_unavailable")
+    };
+    let target = *embedders.and_then(|e| e.for_table(&table)).ok_or_else(unavailable)?;
+    let (Some(from), Some(to)) = (single(&def.from_col), single(&def.to_col)) else {
+        let msg = format!("`{}` cannot be expanded: relations over composite keys are not supported", entry.name);
+        return Err(invalid(msg, "expand_unavailable"));
+    };
+    Ok(Item {
+        name: entry.name,
+        many: def.rel_type == RelationType::HasMany,
+        from,
+        to,
+        target,
+        nested: Expand::default(),
+    })
+}
+
+fn single(identity: &sea_orm::Identity) -> Option<String> {
+    match identity {
+        sea_orm::Identity::Unary(column) => Some(column.to_string()),
+        _ => None,
+    }
+}
