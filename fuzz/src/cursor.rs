@@ -65,7 +65,16 @@ pub fn run(data: &[u8]) {
             if let Some(uri) = answer.body[link].as_str() {
                 let follow = Call { uri: uri.to_string(), ..call.clone() };
                 let again = send(&follow);
-                assert_eq!(again.status, StatusCode::OK, "the server's own `{link}` {uri} was refused: {}", again.body);
+                // A cursor by key reads its row back: with no rows at all, the proxy has none to give, which is
+                // the 422 a deleted boundary row gets from a real database.
+                let gone = again.body["detail"][0]["msg"].as_str().is_some_and(|m| m.contains("no longer exists"));
+                let row_gone = call.rows.is_empty() && again.status == StatusCode::UNPROCESSABLE_ENTITY && gone;
+                assert!(
+                    again.status == StatusCode::OK || row_gone,
+                    "the server's own `{link}` {uri} was refused ({}): {}",
+                    again.status,
+                    again.body
+                );
             }
         }
     }
