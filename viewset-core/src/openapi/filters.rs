@@ -167,6 +167,7 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
     let config = V::CONFIG;
     let mut params = pagination_parameters::<V>();
     params.push(fields_parameter::<V>());
+    params.extend(super::embedded::expand_parameter::<V>());
     let formats = string().enum_values(Some(crate::pagination::ListFormat::VALUES)).default(Some("json".into()));
     let description = "`csv`: this page's records as CSV (as `Accept: text/csv`); `json` (default): the page as JSON.";
     params.push(query("format", formats.into(), description));

@@ -4,6 +4,7 @@
 //! callers), built from the ViewSets' configuration and the models' derived schemas.
 
 mod conditional;
+mod embedded;
 mod field_schema;
 mod filters;
 mod operations;

@@ -6,6 +6,7 @@ use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type}
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
 use super::conditional::{self, with_etag};
+use super::embedded::{expand_parameter, with_embedded};
 use super::filters::{fields_parameter, list_parameters};
 use super::responses::{with_common_errors, with_security};
 use super::shapes::{component, envelope, validation_error};
@@ -86,7 +87,7 @@ fn body(schema: RefOr<Schema>) -> Option<utoipa::openapi::request_body::RequestB
 
 /// The list's 200: the JSON page, or (`Accept: text/csv`, `?format=csv`) the same page's records as CSV.
 fn list_response<V: Hooks>() -> utoipa::openapi::Response {
-    let page = envelope(V::Pagination::RESPONSE_FIELDS, sparse(V::list_item_schema()));
+    let page = envelope(V::Pagination::RESPONSE_FIELDS, sparse(with_embedded::<V>(V::list_item_schema())));
     let csv = ObjectBuilder::new().schema_type(Type::String).description(Some(
         "RFC 4180 CSV of this page's records: a header row of the fields the JSON records carry (in their order), \
          then one row per record; `null` is empty, nested values are JSON text.",
@@ -122,7 +123,8 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
         .parameter(fields_parameter::<V>())
-        .response("200", with_etag(response("The record.", sparse(V::detail_schema()))))
+        .parameters(expand_parameter::<V>().map(|p| vec![p]))
+        .response("200", with_etag(response("The record.", sparse(with_embedded::<V>(V::detail_schema())))))
         .response("400", invalid_id())
         .response("404", not_found())
         .response("422", response("Invalid query parameter.", component("InputValidationError")));

@@ -81,6 +81,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
         plain: plain.cloned().collect(),
         text: search_fields.clone(),
         lookup: lookup_valid.then(|| lookup_field.clone()),
+        relations: if failed { expandable.clone() } else { Vec::new() },
         all_fields_literal,
     };
     if failed {

@@ -104,6 +104,9 @@ pub struct FieldChecks {
     /// The `lookup_field` (written or the default), when it is a field name: it must exist, and the generated
     /// routes read it only through its check (`LOOKUP_ALIAS` in `expand`), never by naming the field.
     pub lookup: Option<LitStr>,
+    /// `expandable` names whose `Relation` variant must exist, when the ViewSet itself is not generated (other
+    /// mistakes): the generated configuration names them otherwise, and they are checked once.
+    pub relations: Vec<LitStr>,
     /// The literal `"__all__"` of `ordering_fields`, to warn at.
     pub all_fields_literal: Option<LitStr>,
 }

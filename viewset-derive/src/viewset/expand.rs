@@ -200,6 +200,14 @@ fn config_const(config: &Config) -> TokenStream {
 /// literal, so a name that is no relation of the model is rustc's "no variant" error there.
 fn expandable_entry(model: &syn::Path, name: &LitStr) -> TokenStream {
     let vs = private();
+    let relation = relation_path(model, name);
+    quote! {
+        #vs::Expandable { name: #name, relation: || #vs::RelationTrait::def(&#relation) }
+    }
+}
+
+/// `<model's module>::Relation::<CamelCase name>` at the span of `name`.
+fn relation_path(model: &syn::Path, name: &LitStr) -> TokenStream {
     let camel: String = name
         .value()
         .split('_')
@@ -211,15 +219,12 @@ fn expandable_entry(model: &syn::Path, name: &LitStr) -> TokenStream {
     let variant = syn::Ident::new(&camel, name.span());
     let mut module = model.clone();
     module.segments.pop();
-    let relation = if module.segments.is_empty() {
+    if module.segments.is_empty() {
         quote_spanned!(name.span()=> Relation::#variant)
     } else {
         let module = module.segments.pairs().map(|pair| pair.value().ident.clone());
         let leading = model.leading_colon;
         quote_spanned!(name.span()=> #leading #(#module)::* ::Relation::#variant)
-    };
-    quote! {
-        #vs::Expandable { name: #name, relation: || #vs::RelationTrait::def(&#relation) }
     }
 }
 
@@ -283,6 +288,10 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
         let gate = quote!(#vs::Gate<#model_ty, { #vs::name_hash(#lit) }, { #known }>);
         respan(quote!(#vs::assert_text_type::<<#gate as #vs::Resolved>::Type>();), lit.span())
     });
+    let relations = fields.relations.iter().map(|lit| {
+        let relation = relation_path(&fields.model, lit);
+        quote!(let _ = #relation;)
+    });
     let all_warning = fields.all_fields_literal.as_ref().map(|lit| {
         let span = lit.span();
         let name = syn::Ident::new("ordering_fields_all", span);
@@ -315,6 +324,7 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
             #lookup_use
             #(#plain)*
             #(#text)*
+            #(#relations)*
             #all_warning
         }
     }
