@@ -14,7 +14,10 @@ use crate::names::{
 
 /// Checks the parsed attributes, recording every mistake in `parent`. On a mistake, returns the field names that
 /// are still worth checking (when the model is known), so that rustc's field errors show in the same build.
-pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> Result<Config, Option<FieldChecks>> {
+pub fn check(
+    attrs: ViewSetAttrs,
+    parent: &mut darling::error::Accumulator,
+) -> Result<Config, Option<Box<FieldChecks>>> {
     let mut errors = darling::Error::accumulator();
     if attrs.model.is_none() {
         errors.push(
@@ -85,7 +88,7 @@ pub fn check(attrs: ViewSetAttrs, parent: &mut darling::error::Accumulator) -> R
         all_fields_literal,
     };
     if failed {
-        return Err(Some(fields));
+        return Err(Some(Box::new(fields)));
     }
     let model_name = model_name(&model);
     let read = attrs.read_schema_class.clone();

@@ -19,7 +19,7 @@ pub fn derive(input: &syn::DeriveInput) -> TokenStream {
     };
     let fields = match &checked {
         Some(Ok(config)) => Some(&config.fields),
-        Some(Err(fields)) => fields.as_ref(),
+        Some(Err(fields)) => fields.as_deref(),
         None => None,
     };
     let fields = fields.map(|f| {
