@@ -163,6 +163,11 @@ async fn check_filters(app: &TestApp, doc: &Value, path: &str, token: Option<&st
             }
             // `fields` names model fields (its pattern); every model has an `id`.
             None if name == "fields" => "id".to_string(),
+            // `expand`: the first name its pattern `^(a|b)...` allows.
+            None if name == "expand" => {
+                let pattern = param["schema"]["pattern"].as_str().expect("a pattern");
+                pattern[2..].split([')', '|']).next().expect("a name").to_string()
+            }
             // A filter group (`or`): its documented example.
             None if name == "or" => param["schema"]["examples"][0].as_str().expect("an example").to_string(),
             // An enumeration (`count`): its first value.

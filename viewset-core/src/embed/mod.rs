@@ -36,10 +36,12 @@
 //! #[viewset(model = author::Entity, prefix = "/authors")]
 //! pub struct AuthorViewSet;
 //!
-//! let mut api = Api::new();
-//! api.include::<PostViewSet>().unwrap().include::<AuthorViewSet>().unwrap();
-//! let router = api.into_router(); // `GET /posts/?expand=author` embeds through AuthorViewSet
-//! assert_eq!(PostViewSet::CONFIG.expandable[0].name, "author");
+//! fn main() {
+//!     let mut api = Api::new();
+//!     api.include::<PostViewSet>().unwrap().include::<AuthorViewSet>().unwrap();
+//!     let router = api.into_router(); // `GET /posts/?expand=author` embeds through AuthorViewSet
+//!     assert_eq!(PostViewSet::CONFIG.expandable[0].name, "author");
+//! }
 //! ```
 
 mod load;
