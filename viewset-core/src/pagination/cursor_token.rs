@@ -65,7 +65,10 @@ impl CursorToken {
     /// value (the primary key) with `by_key` set.
     pub fn encode_bounded(self) -> String {
         let inline = self.encode();
-        if inline.len() <= MAX_INLINE_BYTES || self.by_key {
+        // A token without a key to carry (a null last value; only a token the server did not make has one) stays
+        // as it is.
+        let keyless = self.values.last().is_none_or(serde_json::Value::is_null);
+        if inline.len() <= MAX_INLINE_BYTES || self.by_key || keyless {
             return inline;
         }
         let key = self.values.last().cloned().into_iter().collect();
