@@ -120,10 +120,13 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let detail = crate::registration::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));
     let invalid_id = || response("Invalid identifier.", component("Error"));
-    let retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
+    let mut retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
-        .parameter(fields_parameter::<V>())
-        .parameters(expand_parameter::<V>().map(|p| vec![p]))
+        .parameter(fields_parameter::<V>());
+    if let Some(expand) = expand_parameter::<V>() {
+        retrieve = retrieve.parameter(expand);
+    }
+    let retrieve = retrieve
         .response("200", with_etag(response("The record.", sparse(with_embedded::<V>(V::detail_schema())))))
         .response("400", invalid_id())
         .response("404", not_found())
