@@ -127,8 +127,8 @@ impl<T: Serialize> Serialize for Items<T> {
         let mut seq = serializer.serialize_seq(Some(self.items.len()))?;
         for (i, item) in self.items.iter().enumerate() {
             let mut value = visible(item, &self.hidden);
-            if let (Some(embedded), serde_json::Value::Object(map)) = (self.embedded.get(i), &mut value) {
-                map.extend(embedded.iter().map(|(name, value)| (name.to_string(), value.clone())));
+            if let Some(embedded) = self.embedded.get(i) {
+                crate::embed::attach(&mut value, embedded.clone());
             }
             seq.serialize_element(&value)?;
         }

@@ -28,10 +28,14 @@ pub(crate) struct Batch<'a> {
     pub nested: &'a Expand,
 }
 
+/// The column of `E` named `name` in the database.
+fn column_named<E: EntityTrait>(name: &str) -> Option<E::Column> {
+    E::Column::iter().find(|c| c.as_str() == name)
+}
+
 /// The JSON value of the field of `E` stored in database column `column` (`Null` when there is none).
 fn field_of<E: EntityTrait>(row: &Json, column: &str) -> Json {
-    let column = E::Column::iter().find(|c| c.as_str() == column);
-    column.and_then(|c| row.get(field_name::<E>(c)).cloned()).unwrap_or(Json::Null)
+    column_named::<E>(column).and_then(|c| row.get(field_name::<E>(c)).cloned()).unwrap_or(Json::Null)
 }
 
 /// The embedded values of each of `rows` (in order): for every relation of `expand`, its name and the related
@@ -115,7 +119,7 @@ pub(crate) fn load<'a, R: Hooks>(
         if access::admit::<R>(&mut own, Operation::List).is_err() {
             return Ok(Vec::new());
         }
-        let column = <R::Entity as EntityTrait>::Column::iter().find(|c| c.as_str() == batch.column);
+        let column = column_named::<R::Entity>(batch.column);
         let missing = || sea_orm::DbErr::Custom(format!("no column `{}` to embed by", batch.column));
         let column = column.ok_or_else(|| ApiError::Database(missing()))?;
         let column_type = column.def().get_column_type().clone();
@@ -143,9 +147,7 @@ pub(crate) fn load<'a, R: Hooks>(
             .map(|(row, embedded)| {
                 let key = serde_json::to_value(&row).ok().and_then(|m| m.get(field).cloned()).unwrap_or_default();
                 let mut record = visible(&R::ListItem::from_model(row), &left_out);
-                if let Json::Object(map) = &mut record {
-                    map.extend(embedded.into_iter().map(|(name, value)| (name.to_string(), value)));
-                }
+                super::attach(&mut record, embedded);
                 (key.to_string(), record)
             })
             .collect())

@@ -64,6 +64,19 @@ pub struct Expandable {
     pub relation: fn() -> RelationDef,
 }
 
+/// Adds `embedded` (relation name, value) to `record`, a JSON object (anything else is left as it is).
+///
+/// ```
+/// let mut record = serde_json::json!({"id": 1});
+/// viewset_core::embed::attach(&mut record, vec![("author", serde_json::Value::Null)]);
+/// assert_eq!(record, serde_json::json!({"id": 1, "author": null}));
+/// ```
+pub fn attach(record: &mut serde_json::Value, embedded: Vec<(&'static str, serde_json::Value)>) {
+    if let serde_json::Value::Object(map) = record {
+        map.extend(embedded.into_iter().map(|(name, value)| (name.to_string(), value)));
+    }
+}
+
 /// The deepest `?expand=` path: `a.b.c`.
 pub const MAX_EXPAND_DEPTH: usize = 3;
 

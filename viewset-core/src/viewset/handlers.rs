@@ -52,9 +52,7 @@ pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<R
     }
     let mut embedded = crate::embed::embed_rows::<V>(std::slice::from_ref(&model), &request.expand, &request).await?;
     let mut value = access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &request.left_out());
-    if let serde_json::Value::Object(map) = &mut value {
-        map.extend(embedded.pop().unwrap_or_default().into_iter().map(|(name, value)| (name.to_string(), value)));
-    }
+    crate::embed::attach(&mut value, embedded.pop().unwrap_or_default());
     Ok(etag::tagged_json(StatusCode::OK, &value))
 }
 
