@@ -69,8 +69,12 @@ pub fn run(data: &[u8]) {
                 // the 422 a deleted boundary row gets from a real database.
                 let gone = again.body["detail"][0]["msg"].as_str().is_some_and(|m| m.contains("no longer exists"));
                 let row_gone = call.rows.is_empty() && again.status == StatusCode::UNPROCESSABLE_ENTITY && gone;
+                // A request within a cursor's length of the URI limit keeps its own parameters in the link, which
+                // then carries the shortest cursor (by key) and may still be over the limit: its 414, only then.
+                let limit = viewset_core::limits::Limits::default().max_uri_bytes;
+                let over = again.status == StatusCode::URI_TOO_LONG && uri.len() > limit && shortest_cursor(uri);
                 assert!(
-                    again.status == StatusCode::OK || row_gone,
+                    again.status == StatusCode::OK || row_gone || over,
                     "the server's own `{link}` {uri} was refused ({}): {}",
                     again.status,
                     again.body
@@ -95,6 +99,15 @@ fn check(call: &Call, answer: &Answer) {
         }
         other => panic!("{} answered {other}: {}", call.uri, answer.body),
     }
+}
+
+/// Whether the link's cursor is in its shortest form: by key, or a single value.
+fn shortest_cursor(uri: &str) -> bool {
+    let Some((_, cursor)) = uri.rsplit_once("cursor=") else { return false };
+    let payload = cursor.split('.').next().unwrap_or_default();
+    let Ok(bytes) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload) else { return false };
+    let Ok(token) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return false };
+    token["k"] == true || token["v"].as_array().is_some_and(|v| v.len() <= 1)
 }
 
 /// Three rows, so a first page of two has a `next` link.

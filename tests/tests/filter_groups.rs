@@ -45,7 +45,7 @@ async fn bad_groups_are_422s(app: TestApp) {
     let deep = "or=(and(or(and(views.1))))";
     let many = format!("or=({})", (0..21).map(|i| format!("views.{i}")).collect::<Vec<_>>().join(","));
     let cases = [
-        ("or=(body.x)", "unknown_field", "`body` in `or` is not a filter"),
+        ("or=(body.x)", "unknown_field", "`body` in `or`: not a filter"),
         ("or=(published__gt.1)", "unsupported_lookup", "`published__gt` in `or`"),
         ("or=(views__near.1)", "unsupported_lookup", "unsupported lookup `near`"),
         ("or=(views__gt.abc)", "value_error", "`views__gt` in `or`"),

@@ -106,7 +106,9 @@ pub mod prelude {
     pub use crate::limits::Limits;
     pub use crate::pagination::{CursorPagination, LimitOffsetPagination, PageNumberPagination};
     pub use crate::password::{hash_password, verify_password};
-    pub use crate::query::{DjangoFilterBackend, Filters, OrderingFilter, SearchFilter, ServiceFilterBackend};
+    pub use crate::query::{
+        DjangoFilterBackend, Filters, FullTextSearchFilter, OrderingFilter, SearchFilter, ServiceFilterBackend,
+    };
     pub use crate::registration::{Api, include_viewset};
     pub use crate::request::{RequestContext, ServiceState};
     pub use crate::session::SessionSigner;
@@ -126,7 +128,7 @@ pub mod __private {
     pub use crate::error::{ApiError, FieldErrors, InputError};
     pub use crate::openapi::FieldSchema;
     pub use crate::pagination::{CountMode, LimitOffsetPagination};
-    pub use crate::query::{FilterBackend, ListQuery, is_reserved_query_name};
+    pub use crate::query::{FilterBackend, FullText, ListQuery, RelatedField, column_type_of, is_reserved_query_name};
     pub use crate::registration::discovery::resolve_module;
     pub use crate::registration::paths::{action as action_route, base as route_base};
     pub use crate::registration::routes::{method_not_allowed, respond};
@@ -138,7 +140,7 @@ pub mod __private {
     pub use crate::viewset::{Config, Direction, Hooks, OrderingFields, ViewSet};
     pub use axum;
     pub use inventory;
-    pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, RelationTrait, Set, Value};
+    pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Related, RelationTrait, Set, Value};
     pub use serde;
     pub use utoipa;
 }

@@ -78,7 +78,17 @@ impl Limits {
 }
 
 /// URI and header sizes before the request runs, then the timeout around it.
-async fn enforce(State(limits): State<Limits>, request: Request, next: Next) -> Response {
+/// The `max_uri_bytes` in force, as a request extension (read into [`crate::RequestContext::max_uri_bytes`]).
+///
+/// ```
+/// let limit = viewset_core::limits::UriLimit(8192);
+/// assert_eq!(limit.0, viewset_core::limits::Limits::default().max_uri_bytes);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct UriLimit(pub usize);
+
+async fn enforce(State(limits): State<Limits>, mut request: Request, next: Next) -> Response {
+    request.extensions_mut().insert(UriLimit(limits.max_uri_bytes));
     let uri_len = request.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
     if uri_len > limits.max_uri_bytes {
         let detail = format!("The request URI is {uri_len} bytes; at most {} are accepted.", limits.max_uri_bytes);

@@ -90,6 +90,9 @@ pub struct RequestContext {
     pub expand: Expand,
     /// The ViewSets serving embedded records (installed by [`crate::Api::into_router`]; `None` without an `Api`).
     pub embedders: Option<Arc<Embedders>>,
+    /// The longest request URI the server accepts, when [`crate::limits::Limits`] is applied: links the server
+    /// writes (a cursor page's `next`) stay within it.
+    pub max_uri_bytes: Option<usize>,
 }
 
 impl RequestContext {
@@ -141,6 +144,7 @@ impl RequestContext {
             omitted_fields: Vec::new(),
             expand: Expand::default(),
             embedders: None,
+            max_uri_bytes: None,
         }
     }
 }
@@ -170,6 +174,7 @@ where
             omitted_fields: Vec::new(),
             expand: Expand::default(),
             embedders: parts.extensions.get::<Arc<Embedders>>().cloned(),
+            max_uri_bytes: parts.extensions.get::<crate::limits::UriLimit>().map(|limit| limit.0),
         })
     }
 }

@@ -28,6 +28,14 @@ pub const SERVICE_FILTER: &[&str] = &["ServiceFilterBackend", "DjangoFilterBacke
 pub const SEARCH_FILTER: &str = "SearchFilter";
 /// See [`SERVICE_FILTER`].
 pub const ORDERING_FILTER: &str = "OrderingFilter";
+/// A lowercase name as fields, SQL tables and text search configurations are written: `[a-z_][a-z0-9_]*`.
+pub fn is_lowercase_name(value: &str) -> bool {
+    value.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// See [`SERVICE_FILTER`].
+pub const FULLTEXT_FILTER: &str = "FullTextSearchFilter";
 /// The paginator that never counts (so `count_mode` has no effect with it), recognised by its last path segment.
 pub const CURSOR_PAGINATION: &str = "CursorPagination";
 

@@ -12,11 +12,13 @@ use crate::entities::{author, post};
 #[viewset(
     model = post::Entity,
     prefix = "/api/posts",
-    filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
-    filterable_fields = ["published", "views", "author_id", "rating", "title", "created_at"],
+    filter_backends = [ServiceFilterBackend, SearchFilter, FullTextSearchFilter, OrderingFilter],
+    filterable_fields = ["published", "views", "author_id", "rating", "title", "created_at", "author__name", "author__email"],
     search_fields = ["title", "body"],
-    ordering_fields = ["id", "title", "views", "created_at"],
+    fulltext(fields = ["title", "body"], sqlite_table = "posts_fts"),
+    ordering_fields = ["id", "title", "views", "created_at", "author__name"],
     ordering = "-id",
+    relations(author = author::Entity),
     permission_classes = [IsAuthenticatedOrReadOnly],
     expandable = ["author"],
 )]

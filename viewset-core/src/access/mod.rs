@@ -79,6 +79,15 @@ pub fn admit<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Re
     admit_with::<V>(request, operation, V::permission_classes)
 }
 
+/// `request` as a list request of `R`'s own, for records of `R` reached from another ViewSet (an embedded relation,
+/// a related-field filter): no query parameters of its own, `R`'s permissions for `list` and `R`'s hidden fields.
+/// `None` when `R` does not admit the caller.
+pub(crate) fn admit_related<R: Hooks>(request: &RequestContext) -> Option<RequestContext> {
+    let mut own = request.clone();
+    own.query = crate::query::QueryParams::default();
+    admit::<R>(&mut own, Operation::List).ok().map(|()| own)
+}
+
 /// Whether `V`'s `permission_classes` admit an anonymous caller to `operation`, at the request level (no row is
 /// read, no object permission asked). The OpenAPI document's security and Studio's schema health ask it here.
 ///

@@ -3,17 +3,17 @@
 use std::collections::HashMap;
 
 use futures_util::future::BoxFuture;
-use sea_orm::{ColumnTrait, EntityTrait, IdenStatic, Iterable, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value as Json;
 
 use super::tree::Expand;
 use super::{MAX_EMBEDDED_ROWS, tree::Item};
-use crate::access::{self, Operation, permission, visible};
+use crate::access::{self, permission, visible};
 use crate::error::ApiError;
-use crate::query::columns::field_name;
+use crate::query::columns::{column_named, field_name};
 use crate::query::ordering::{apply_order, effective_order};
 use crate::query::value::from_json;
-use crate::query::{Filters, ListQuery, QueryParams};
+use crate::query::{Filters, ListQuery};
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::viewset::{Hooks, ModelOf, ViewSet};
@@ -26,11 +26,6 @@ pub(crate) struct Batch<'a> {
     pub keys: Vec<Json>,
     /// Relations to embed in the loaded records.
     pub nested: &'a Expand,
-}
-
-/// The column of `E` named `name` in the database.
-fn column_named<E: EntityTrait>(name: &str) -> Option<E::Column> {
-    E::Column::iter().find(|c| c.as_str() == name)
 }
 
 /// The JSON value of the field of `E` stored in database column `column` (`Null` when there is none).
@@ -114,11 +109,7 @@ pub(crate) fn load<'a, R: Hooks>(
     batch: Batch<'a>,
 ) -> BoxFuture<'a, Result<Vec<(String, Json)>, ApiError>> {
     Box::pin(async move {
-        let mut own = request.clone();
-        own.query = QueryParams::default();
-        if access::admit::<R>(&mut own, Operation::List).is_err() {
-            return Ok(Vec::new());
-        }
+        let Some(own) = access::admit_related::<R>(request) else { return Ok(Vec::new()) };
         let column = column_named::<R::Entity>(batch.column);
         let missing = || sea_orm::DbErr::Custom(format!("no column `{}` to embed by", batch.column));
         let column = column.ok_or_else(|| ApiError::Database(missing()))?;

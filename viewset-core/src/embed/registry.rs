@@ -1,6 +1,8 @@
 //! Which ViewSet serves embedded records of a table: the first registered for it.
 
 use futures_util::future::BoxFuture;
+use sea_orm::sea_query::{DynIden, TableRef};
+use sea_orm::{Identity, RelationDef, RelationType};
 
 use super::Expandable;
 use super::load::{Batch, load};
@@ -14,6 +16,12 @@ type LoadFn = for<'a> fn(
     Batch<'a>,
 ) -> BoxFuture<'a, Result<Vec<(String, serde_json::Value)>, ApiError>>;
 
+/// `R`'s scoped query for a related path, as the caller may run it (`None`: not admitted to its list).
+type ScopeFn = for<'a> fn(
+    &crate::RequestContext,
+    &crate::query::related::Ask<'a>,
+) -> Result<Option<sea_orm::sea_query::SelectStatement>, ApiError>;
+
 /// A ViewSet as the server of embedded records of its table.
 #[derive(Clone, Copy)]
 pub struct Embedder {
@@ -24,6 +32,8 @@ pub struct Embedder {
     /// Its own `expandable` (what `expand=a.b` may name after `a`).
     pub expandable: &'static [Expandable],
     pub(crate) load: LoadFn,
+    /// Its scoped query for a related-field filter or ordering term ([`crate::query::RelatedField`]).
+    pub(crate) scope: ScopeFn,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -40,6 +50,50 @@ impl Embedder {
             table: sea_orm::EntityName::table_name(&V::Entity::default()),
             expandable: V::CONFIG.expandable,
             load: load::<V>,
+            scope: crate::query::related::scope::<V>,
+        }
+    }
+}
+
+/// A relation followed from its model: its two tables and single columns, and the ViewSet serving the related table.
+/// Shared by `?expand=` and related-field filters, each wording its own 422s.
+pub(crate) struct Hop {
+    pub from_table: DynIden,
+    pub from_col: DynIden,
+    pub to_table: DynIden,
+    pub to_col: DynIden,
+    /// Has-many (the related side holds the key).
+    pub many: bool,
+    pub target: Embedder,
+}
+
+/// Why a relation cannot be followed here.
+pub(crate) enum HopError {
+    /// No registered ViewSet serves this table.
+    Unserved(String),
+    /// A relation over several columns.
+    Composite,
+}
+
+impl Hop {
+    /// `def` as followed through `embedders`.
+    pub(crate) fn of(def: &RelationDef, embedders: Option<&Embedders>) -> Result<Hop, HopError> {
+        let table = |t: &TableRef| match t {
+            TableRef::Table(name, _) => Some(name.1.clone()),
+            _ => None,
+        };
+        let single = |i: &Identity| match i {
+            Identity::Unary(column) => Some(column.clone()),
+            _ => None,
+        };
+        let to_table = table(&def.to_tbl);
+        let name = to_table.as_ref().map(ToString::to_string).unwrap_or_default();
+        let target = *embedders.and_then(|e| e.for_table(&name)).ok_or(HopError::Unserved(name))?;
+        match (table(&def.from_tbl), to_table, single(&def.from_col), single(&def.to_col)) {
+            (Some(from_table), Some(to_table), Some(from_col), Some(to_col)) => {
+                Ok(Hop { from_table, from_col, to_table, to_col, many: def.rel_type == RelationType::HasMany, target })
+            }
+            _ => Err(HopError::Composite),
         }
     }
 }

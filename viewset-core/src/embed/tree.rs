@@ -1,10 +1,7 @@
 //! `?expand=author,comments.author`: parsed and resolved against the declared `expandable` relations and the
 //! registered ViewSets before any row is read, so a wrong name is a 422 and costs no query.
 
-use sea_orm::sea_query::TableRef;
-use sea_orm::{RelationDef, RelationType};
-
-use super::registry::{Embedder, Embedders};
+use super::registry::{Embedder, Embedders, Hop, HopError};
 use super::{Expandable, MAX_EXPAND_DEPTH};
 use crate::error::ApiError;
 use crate::request::RequestContext;
@@ -114,36 +111,26 @@ impl Expand {
 
 /// The relation of `entry` with the ViewSet that serves its table.
 fn resolve(entry: &Expandable, embedders: Option<&Embedders>) -> Result<Item, ApiError> {
-    let def: RelationDef = (entry.relation)();
-    let table = match &def.to_tbl {
-        TableRef::Table(name, _) => name.1.to_string(),
-        _ => String::new(),
-    };
-    let unavailable = || {
-        let msg = format!(
-            "`{}` cannot be expanded here: no ViewSet serving `{table}` is registered with this API",
-            entry.name
-        );
+    let hop = Hop::of(&(entry.relation)(), embedders).map_err(|error| {
+        let msg = match error {
+            HopError::Unserved(table) => {
+                format!(
+                    "`{}` cannot be expanded here: no ViewSet serving `{table}` is registered with this API",
+                    entry.name
+                )
+            }
+            HopError::Composite => {
+                format!("`{}` cannot be expanded: relations over composite keys are not supported", entry.name)
+            }
+        };
         invalid(msg, "expand_unavailable")
-    };
-    let target = *embedders.and_then(|e| e.for_table(&table)).ok_or_else(unavailable)?;
-    let (Some(from), Some(to)) = (single(&def.from_col), single(&def.to_col)) else {
-        let msg = format!("`{}` cannot be expanded: relations over composite keys are not supported", entry.name);
-        return Err(invalid(msg, "expand_unavailable"));
-    };
+    })?;
     Ok(Item {
         name: entry.name,
-        many: def.rel_type == RelationType::HasMany,
-        from,
-        to,
-        target,
+        many: hop.many,
+        from: hop.from_col.to_string(),
+        to: hop.to_col.to_string(),
+        target: hop.target,
         nested: Expand::default(),
     })
-}
-
-fn single(identity: &sea_orm::Identity) -> Option<String> {
-    match identity {
-        sea_orm::Identity::Unary(column) => Some(column.to_string()),
-        _ => None,
-    }
 }

@@ -185,8 +185,11 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
         if config.tenant_field == Some(field) {
             continue;
         }
-        let Some(column) = crate::query::columns::column::<V::Entity>(field) else { continue };
-        let column_type = column.def().get_column_type().clone();
+        let column_type = match config.related_fields.iter().find(|rf| rf.path == field) {
+            Some(rf) => (rf.column_type)(rf.field),
+            None => crate::query::columns::column::<V::Entity>(field).map(|c| c.def().get_column_type().clone()),
+        };
+        let Some(column_type) = column_type else { continue };
         let filterable = lookups && config.filterable_fields.contains(&field);
         for lookup in FilterLookup::ALL {
             if !lookup.applies_to(&column_type) || (lookup != FilterLookup::Exact && !filterable) {
@@ -196,7 +199,11 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
                 FilterLookup::Exact => field.to_string(),
                 other => format!("{field}__{}", other.name()),
             };
-            let mut param = query(&name, lookup_schema(&column_type, lookup), &lookup_description(field, lookup));
+            let mut description = lookup_description(field, lookup);
+            if let Some((relation, _)) = field.split_once("__") {
+                description.push_str(&format!(" Through `{relation}`: only related records you may list match."));
+            }
+            let mut param = query(&name, lookup_schema(&column_type, lookup), &description);
             if lookup == FilterLookup::In {
                 // `field__in=1,2,3`: one parameter, its items joined by commas.
                 param.style = Some(ParameterStyle::Form);
@@ -221,6 +228,14 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
     if has("SearchFilter") && !config.search_fields.is_empty() {
         let fields = config.search_fields.join(", ");
         params.push(query("search", string().into(), &format!("Case-insensitive substring over {fields}.")));
+    }
+    if let Some(fulltext) = config.fulltext.filter(|_| has("FullTextSearchFilter")) {
+        let description = format!(
+            "Full-text search over {} (web-search syntax: words, \"quoted phrases\", -excluded, or); best match \
+             first unless `ordering` is given. PostgreSQL, or SQLite with the application's FTS5 table (else a 422).",
+            fulltext.fields.join(", ")
+        );
+        params.push(query(crate::query::FULLTEXT_PARAM, string().into(), &description));
     }
     if has("OrderingFilter") && config.ordering_fields.exists() {
         let allowed = match config.ordering_fields {

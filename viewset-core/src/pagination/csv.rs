@@ -2,7 +2,8 @@
 //! rows, fields (hidden ones and those `?fields=` leaves out are absent), order and policy — written as RFC 4180
 //! CSV: a header row, then one row per record, `CRLF` line ends, a field quoted when it holds `,`, `"`, CR or LF
 //! (quotes doubled). The row cap is the page: CSV carries exactly the rows the JSON page would (`limit`,
-//! `max_limit`), without the envelope; a client pages with the same parameters. Values: text as is, numbers and
+//! `max_limit`), without the envelope; a client pages with the same parameters. The default list streams its rows
+//! ([`super::csv_stream`]); this module's conversion of the JSON page serves the others. Values: text as is, numbers and
 //! booleans as JSON writes them, `null` empty, nested values as JSON text.
 
 use axum::http::header::{ACCEPT, CONTENT_TYPE};
@@ -146,11 +147,16 @@ pub fn csv_of_page(page: &[u8], empty_header: &[&str]) -> Result<String, ApiErro
     };
     let mut out = String::with_capacity(64 * (records.len() + 1));
     write_csv_record(&mut out, header.iter().map(String::as_str));
-    for record in records {
-        let cells: Vec<String> = header.iter().map(|key| cell(record.get(key))).collect();
-        write_csv_record(&mut out, cells.iter().map(String::as_str));
-    }
+    write_rows(&mut out, &header, records);
     Ok(out)
+}
+
+/// One CSV row per record: the values under `keys`, in that order.
+pub(crate) fn write_rows(out: &mut String, keys: &[String], records: &[Value]) {
+    for record in records {
+        let cells: Vec<String> = keys.iter().map(|key| cell(record.get(key))).collect();
+        write_csv_record(out, cells.iter().map(String::as_str));
+    }
 }
 
 fn no_records() -> ApiError {

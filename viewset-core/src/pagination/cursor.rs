@@ -44,6 +44,16 @@ impl Paginator for CursorPagination {
     }
 
     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
+        let mut page = page;
+        page.order.retain(|t| !t.computed.as_ref().is_some_and(|c| c.droppable));
+        if let Some(computed) = page.order.iter().find_map(|t| t.computed.as_ref()) {
+            // A cursor carries the boundary row's own values; a value computed in SQL is not one of them.
+            let msg = format!(
+                "ordering by `{}` cannot be paged with a cursor: order by this model's own fields",
+                computed.name
+            );
+            return Err(ApiError::input(["query", "ordering"], msg, "ordering_unavailable"));
+        }
         let signature = ordering_signature(&page.order);
         let token = match request.query.one("cursor")?.filter(|c| !c.is_empty()) {
             None => None,
@@ -142,11 +152,19 @@ async fn boundary_by_key<V: ViewSet>(
 fn link(request: &RequestContext, token: CursorToken) -> String {
     let is_cursor = |pair: &&str| form_urlencoded::parse(pair.as_bytes()).next().is_some_and(|(k, _)| k == "cursor");
     let raw = request.uri.query().unwrap_or("");
-    let mut pairs: Vec<&str> = raw.split('&').filter(|pair| !pair.is_empty() && !is_cursor(pair)).collect();
-    let encoded = token.encode_bounded();
-    let cursor = form_urlencoded::Serializer::new(String::new()).append_pair("cursor", &encoded).finish();
-    pairs.push(&cursor);
-    format!("{}?{}", request.uri.path(), pairs.join("&"))
+    let pairs: Vec<&str> = raw.split('&').filter(|pair| !pair.is_empty() && !is_cursor(pair)).collect();
+    let with = |encoded: &str| {
+        let cursor = form_urlencoded::Serializer::new(String::new()).append_pair("cursor", encoded).finish();
+        let rest = pairs.iter().map(|pair| format!("{pair}&")).collect::<String>();
+        format!("{}?{rest}{cursor}", request.uri.path())
+    };
+    let link = with(&token.clone().encode_bounded());
+    // A link longer than the server accepts carries the shortest cursor, the boundary row's key. (A request within a
+    // cursor's length of the limit can still get a longer link: its own parameters are kept as sent.)
+    match request.max_uri_bytes {
+        Some(max) if link.len() > max => with(&token.encode_by_key()),
+        _ => link,
+    }
 }
 
 /// A cursor value back to a typed value of the column (`None` for JSON null).

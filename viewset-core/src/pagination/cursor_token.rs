@@ -65,11 +65,15 @@ impl CursorToken {
     /// value (the primary key) with `by_key` set.
     pub fn encode_bounded(self) -> String {
         let inline = self.encode();
-        // A token without a key to carry (a null last value; only a token the server did not make has one) stays
-        // as it is.
+        if inline.len() <= MAX_INLINE_BYTES { inline } else { self.encode_by_key() }
+    }
+
+    /// The token by key (only the last value, the primary key, with `by_key` set): the shortest form. A token without
+    /// a key to carry (a null last value; only a token the server did not make has one) stays as it is.
+    pub fn encode_by_key(self) -> String {
         let keyless = self.values.last().is_none_or(serde_json::Value::is_null);
-        if inline.len() <= MAX_INLINE_BYTES || self.by_key || keyless {
-            return inline;
+        if self.by_key || keyless {
+            return self.encode();
         }
         let key = self.values.last().cloned().into_iter().collect();
         CursorToken { values: key, by_key: true, ..self }.encode()

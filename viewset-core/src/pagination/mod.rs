@@ -3,6 +3,7 @@
 
 mod count;
 pub(crate) mod csv;
+mod csv_stream;
 mod cursor;
 mod cursor_token;
 mod limit_offset;
@@ -25,6 +26,8 @@ use crate::viewset::{Config, ModelOf, ViewSet};
 
 pub use count::{CountMode, Counted, EXACT_BELOW, fetch_with_count};
 pub use csv::{CSV_CONTENT_TYPE, ListFormat, csv_of_page, write_csv_record};
+pub use csv_stream::CSV_CHUNK_ROWS;
+pub(crate) use csv_stream::{stream_csv, streams};
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
 pub use page_body::PageBody;

@@ -17,6 +17,11 @@ pub fn column<E: EntityTrait>(name: &str) -> Option<E::Column> {
     E::Column::iter().zip(field_names::<E>()).find(|(_, field)| **field == name).map(|(column, _)| column)
 }
 
+/// The column of `E` named `name` in the database.
+pub(crate) fn column_named<E: EntityTrait>(name: &str) -> Option<E::Column> {
+    E::Column::iter().find(|c| c.as_str() == name)
+}
+
 /// The model field name of `column`.
 pub fn field_name<E: EntityTrait>(column: E::Column) -> &'static str {
     E::Column::iter()

@@ -17,6 +17,7 @@ use super::groups::{FilterGroup, group_condition};
 use super::limits::QueryLimits;
 use super::list_query::ListQuery;
 use super::lookups::FilterLookup;
+use super::related::RelatedField;
 use super::text_match::{Wildcards, text_match};
 use super::value::{check_text, is_integer, is_null_word, parse_bool, parse_value};
 use crate::error::ApiError;
@@ -42,7 +43,7 @@ pub type Filters = BTreeMap<String, String>;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a filter backend",
     label = "not a filter backend",
-    note = "filter_backends takes types implementing `viewset_core::query::FilterBackend`: ServiceFilterBackend, SearchFilter, OrderingFilter"
+    note = "filter_backends takes types implementing `viewset_core::query::FilterBackend`: ServiceFilterBackend, SearchFilter, FullTextSearchFilter, OrderingFilter"
 )]
 pub trait FilterBackend {
     /// Adds this backend's conditions or ordering to the query.
@@ -68,12 +69,20 @@ impl FilterBackend for ServiceFilterBackend {
         let backend = request.db.get_database_backend();
         let limits = *request.query.limits();
         // Every parameter naming an allowed field is read, so each may appear once (a repeated filter is a 422).
-        let read = request.query.read_once(|key| {
-            let field = FilterLookup::split(key).0;
-            allowed.contains(&field) && request.may_query(field)
+        let related = V::CONFIG.related_fields;
+        let read = request.query.read_once(|key| match RelatedField::find(related, key) {
+            Some((path, _)) => allowed.contains(&path.path),
+            None => {
+                let field = FilterLookup::split(key).0;
+                allowed.contains(&field) && request.may_query(field)
+            }
         })?;
         let mut conditions = Vec::with_capacity(read.len());
         for (key, raw) in read {
+            if let Some((path, lookup)) = RelatedField::find(related, key) {
+                conditions.push(super::related::filter::<V::Entity>(path, lookup, raw, key, request)?);
+                continue;
+            }
             let (field, lookup) = FilterLookup::split(key);
             let col = column::<V::Entity>(field)
                 .ok_or_else(|| ApiError::input(["query", key], format!("Unknown field `{field}`"), "unknown_field"))?;

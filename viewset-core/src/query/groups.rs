@@ -15,12 +15,14 @@
 //! double quotes (`title__in."a,b"`). At most [`QueryLimits::max_group_depth`] levels of nesting (the top group
 //! is level 1) and [`QueryLimits::max_group_terms`] terms. Every mistake is a 422 located at `["query", "or"]`.
 
+use sea_orm::sea_query::Expr;
 use sea_orm::{Condition, DbBackend};
 
 use super::columns::column;
 use super::filter::condition;
 use super::limits::QueryLimits;
 use super::lookups::FilterLookup;
+use super::related::RelatedField;
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::viewset::ViewSet;
@@ -92,22 +94,15 @@ pub(crate) fn group_condition<V: ViewSet>(
         FilterGroup::All(items) => combine(Condition::all(), items),
         FilterGroup::Any(items) => combine(Condition::any(), items),
         FilterGroup::Term(key, value) => {
-            let (field, lookup) = FilterLookup::split(key);
             let allowed = V::CONFIG.filterable_fields.iter().filter(|f| request.may_query(f));
             let allowed: Vec<&str> = allowed.copied().collect();
-            let col = column::<V::Entity>(field).filter(|_| allowed.contains(&field)).ok_or_else(|| {
-                let msg =
-                    format!("`{key}` in `or` is not a filter of this endpoint (filterable: {})", allowed.join(", "));
-                group_error(msg, "unknown_field")
-            })?;
-            let Some(lookup) = lookup else {
-                let suffix = key.split_once("__").map_or("", |(_, suffix)| suffix);
-                return Err(group_error(
-                    format!("`{key}` in `or`: unsupported lookup `{suffix}`"),
-                    "unsupported_lookup",
-                ));
+            let related =
+                RelatedField::find(V::CONFIG.related_fields, key).filter(|(rf, _)| allowed.contains(&rf.path));
+            let built = match related {
+                Some((rf, lookup)) => super::related::filter::<V::Entity>(rf, lookup, value, "or", request),
+                None => term_condition::<V>(key, value, &allowed, backend, limits),
             };
-            match condition(col, lookup, value, "or", backend, limits) {
+            match built {
                 Ok(expr) => Ok(Condition::all().add(expr)),
                 Err(ApiError::Input(mut errors)) => {
                     for error in &mut errors {
@@ -119,6 +114,26 @@ pub(crate) fn group_condition<V: ViewSet>(
             }
         }
     }
+}
+
+/// A term on a field of `V` itself.
+fn term_condition<V: ViewSet>(
+    key: &str,
+    value: &str,
+    allowed: &[&str],
+    backend: DbBackend,
+    limits: &QueryLimits,
+) -> Result<Expr, ApiError> {
+    let (field, lookup) = FilterLookup::split(key);
+    let col = column::<V::Entity>(field).filter(|_| allowed.contains(&field)).ok_or_else(|| {
+        let msg = format!("not a filter of this endpoint (filterable: {})", allowed.join(", "));
+        group_error(msg, "unknown_field")
+    })?;
+    let Some(lookup) = lookup else {
+        let suffix = key.split_once("__").map_or("", |(_, suffix)| suffix);
+        return Err(group_error(format!("unsupported lookup `{suffix}`"), "unsupported_lookup"));
+    };
+    condition(col, lookup, value, "or", backend, limits)
 }
 
 struct Parser<'a> {

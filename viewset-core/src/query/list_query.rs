@@ -20,15 +20,56 @@ pub enum OrderingState {
 /// One ordering term: a column and a direction. NULLs sort first ascending and last descending on every database.
 #[derive(Debug)]
 pub struct OrderTerm<E: EntityTrait> {
-    /// The column.
+    /// The column (for a computed term, the column it is computed from).
     pub column: E::Column,
     /// The direction.
     pub direction: Direction,
+    /// A value computed in SQL to order by instead of the column: a related field (`author__name`).
+    pub computed: Option<Computed>,
+}
+
+/// The computed sort key of an [`OrderTerm`]: its name in `?ordering=` and its SQL expression.
+#[derive(Debug, Clone)]
+pub struct Computed {
+    /// `author__name`.
+    pub name: &'static str,
+    /// The expression sorted by (may be NULL).
+    pub expr: sea_orm::sea_query::Expr,
+    /// Whether a keyset (cursor) page may leave the term out: a search rank orders the same rows differently, but a
+    /// client's related ordering may not be ignored (such a page is a 422).
+    pub droppable: bool,
+}
+
+impl<E: EntityTrait> OrderTerm<E> {
+    /// A term ordering by `column`.
+    ///
+    /// ```
+    /// # mod cake { use sea_orm::entity::prelude::*;
+    /// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel)] #[sea_orm(table_name = "cake")]
+    /// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32 }
+    /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+    /// #   impl ActiveModelBehavior for ActiveModel {} }
+    /// use viewset_core::query::OrderTerm;
+    /// use viewset_core::viewset::Direction;
+    /// let term = OrderTerm::<cake::Entity>::new(cake::Column::Id, Direction::Desc);
+    /// assert_eq!(term.key(), "id");
+    /// ```
+    pub fn new(column: E::Column, direction: Direction) -> Self {
+        OrderTerm { column, direction, computed: None }
+    }
+
+    /// What the term orders by: the computed term's name, or the column's database name.
+    pub fn key(&self) -> &str {
+        match &self.computed {
+            Some(computed) => computed.name,
+            None => sea_orm::IdenStatic::as_str(&self.column),
+        }
+    }
 }
 
 impl<E: EntityTrait> Clone for OrderTerm<E> {
     fn clone(&self) -> Self {
-        OrderTerm { column: self.column, direction: self.direction }
+        OrderTerm { column: self.column, direction: self.direction, computed: self.computed.clone() }
     }
 }
 

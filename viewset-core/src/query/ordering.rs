@@ -5,8 +5,8 @@ use sea_orm::sea_query::NullOrdering;
 use sea_orm::{ColumnTrait, EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
 
 use crate::error::ApiError;
-use crate::query::OrderTerm;
 use crate::query::columns::column;
+use crate::query::{Computed, OrderTerm};
 use crate::query::{FilterBackend, ListQuery, OrderingState};
 use crate::request::RequestContext;
 use crate::viewset::{Direction, ViewSet};
@@ -38,14 +38,13 @@ impl FilterBackend for OrderingFilter {
                 Some(name) => (name, Direction::Desc),
                 None => (term, Direction::Asc),
             };
-            if !V::CONFIG.ordering_fields.allows(name) || !request.may_query(name) {
+            if !V::CONFIG.ordering_fields.allows(name) {
                 continue;
             }
-            if let Some(column) = column::<V::Entity>(name) {
-                // A column already ordered by decides nothing more: the first term for it wins.
-                let name = sea_orm::IdenStatic::as_str(&column);
-                if !query.order.iter().any(|t| sea_orm::IdenStatic::as_str(&t.column) == name) {
-                    query.order.push(OrderTerm { column, direction });
+            if let Some(term) = order_term::<V>(name, direction, request) {
+                // A key already ordered by decides nothing more: the first term for it wins.
+                if !query.order.iter().any(|t| t.key() == term.key()) {
+                    query.order.push(term);
                 }
                 applied = true;
             }
@@ -63,19 +62,30 @@ pub fn effective_order<V: ViewSet>(
 ) -> Vec<OrderTerm<V::Entity>> {
     let mut terms = query.order.clone();
     if query.ordering == OrderingState::NotRequested {
-        let defaults = V::CONFIG.ordering.iter().filter(|(name, _)| request.may_query(name));
-        terms.extend(defaults.filter_map(|(name, direction)| {
-            column::<V::Entity>(name).map(|column| OrderTerm { column, direction: *direction })
-        }));
+        terms.extend(
+            V::CONFIG.ordering.iter().filter_map(|(name, direction)| order_term::<V>(name, *direction, request)),
+        );
     }
     for key in <V::Entity as EntityTrait>::PrimaryKey::iter() {
         let column = key.into_column();
-        let name = sea_orm::IdenStatic::as_str(&column);
-        if !terms.iter().any(|t| sea_orm::IdenStatic::as_str(&t.column) == name) {
-            terms.push(OrderTerm { column, direction: Direction::Asc });
+        if !terms.iter().any(|t| t.key() == sea_orm::IdenStatic::as_str(&column)) {
+            terms.push(OrderTerm::new(column, Direction::Asc));
         }
     }
     terms
+}
+
+/// The term ordering by the field or related path `name`, when this caller may order by it.
+fn order_term<V: ViewSet>(name: &str, direction: Direction, request: &RequestContext) -> Option<OrderTerm<V::Entity>> {
+    if let Some(rf) = V::CONFIG.related_fields.iter().find(|rf| rf.path == name) {
+        let (column, expr) = super::related::order::<V::Entity>(rf, request)?;
+        return Some(OrderTerm {
+            column,
+            direction,
+            computed: Some(Computed { name: rf.path, expr, droppable: false }),
+        });
+    }
+    column::<V::Entity>(name).filter(|_| request.may_query(name)).map(|column| OrderTerm::new(column, direction))
 }
 
 /// Applies `terms` to `select`; `reversed` flips every direction (keyset pages walked backwards).
@@ -89,7 +99,9 @@ pub fn apply_order<E: EntityTrait>(mut select: Select<E>, terms: &[OrderTerm<E>]
             Direction::Asc => (Order::Asc, NullOrdering::First),
             Direction::Desc => (Order::Desc, NullOrdering::Last),
         };
-        select = if term.column.def().is_null() {
+        select = if let Some(computed) = &term.computed {
+            select.order_by_with_nulls(computed.expr.clone(), order, nulls)
+        } else if term.column.def().is_null() {
             select.order_by_with_nulls(term.column, order, nulls)
         } else {
             select.order_by(term.column, order)

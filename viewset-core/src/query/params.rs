@@ -23,6 +23,7 @@ pub const RESERVED_QUERY_NAMES: &[&str] = &[
     "count",
     "format",
     "or",
+    "q",
 ];
 
 /// Whether `name` is in [`RESERVED_QUERY_NAMES`] (a `const fn`: the derive checks `filterable_fields` with it at

@@ -11,7 +11,7 @@ use crate::access::fields::reject_restricted_keys;
 use crate::access::{Lookup, Operation, admit};
 use crate::error::ApiError;
 use crate::pagination::csv::into_csv;
-use crate::pagination::{ListFormat, Paginator};
+use crate::pagination::{ListFormat, Paginator, stream_csv, streams};
 use crate::query::columns::column_names;
 use crate::query::{Filters, is_reserved_query_name};
 use crate::request::{RequestContext, ServiceState};
@@ -151,6 +151,9 @@ async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
                     let left_out = request.left_out();
                     let mut header = column_names::<V::Entity>();
                     header.retain(|field| !left_out.contains(field));
+                    if streams::<V>() {
+                        return stream_csv::<V>(request, filters, header).await;
+                    }
                     into_csv(V::list(request, window.limit, window.offset, filters).await?, &header).await
                 }
             }

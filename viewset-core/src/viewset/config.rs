@@ -71,7 +71,7 @@ impl Direction {
 ///     ai_exposed: Config::DEFAULT_AI_EXPOSED, stream_enabled: Config::DEFAULT_STREAM_ENABLED,
 ///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], module: "app::api" };
+///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -116,6 +116,14 @@ pub struct Config {
     pub count_mode: CountMode,
     /// `expandable`: the relations `?expand=` may embed ([`crate::embed`]).
     pub expandable: &'static [crate::embed::Expandable],
+    /// The related paths of `filterable_fields` and `ordering_fields` (`author__name`), each once
+    /// ([`crate::query::RelatedField`]).
+    pub related_fields: &'static [crate::query::RelatedField],
+    /// `fulltext(...)`: what `FullTextSearchFilter` searches ([`crate::query::FullText`]).
+    pub fulltext: Option<crate::query::FullText>,
+    /// `custom_hooks`: the application writes `impl Hooks` (and may override `list`, so a CSV list converts its
+    /// JSON page instead of streaming rows).
+    pub custom_hooks: bool,
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }

@@ -40,7 +40,8 @@ pub async fn list<V: Hooks>(
 ) -> Result<Response, ApiError> {
     let query = access::scoped_list::<V>(&request, &filters)?;
     let order = effective_order::<V>(&query, &request);
-    let page = PageQuery { select: query.select, order, limit, offset };
+    let select = crate::query::narrow::<V>(query.select, &request, &order);
+    let page = PageQuery { select, order, limit, offset };
     Ok(V::Pagination::paginate::<V>(page, &request).await?.into_response())
 }
 

@@ -51,6 +51,10 @@ pub struct ViewSetAttrs {
     pub staff_only_fields: StrList,
     /// Relations (`Relation` variants of the model's module, snake_case) a client may embed with `?expand=`.
     pub expandable: StrList,
+    /// Relations related paths (`"author__name"`) go through: `relations(author = author::Entity)`.
+    pub relations: super::related::RelationMap,
+    /// `fulltext(fields = [...], language = "...", sqlite_table = "...")`: what `FullTextSearchFilter` searches.
+    pub fulltext: Option<super::fulltext::FullTextAttr>,
     /// The application implements `viewset_core::Hooks` itself (to override handlers or `get_queryset`).
     pub custom_hooks: Flag,
 }

@@ -9,7 +9,8 @@ use syn::{Expr, LitStr};
 use super::attrs::ViewSetAttrs;
 use super::config::{Bodies, Config, DefaultLimit, FieldChecks};
 use crate::names::{
-    ALL_FIELDS, CURSOR_PAGINATION, DEFAULT_LOOKUP_FIELD, ORDERING_FILTER, SEARCH_FILTER, SERVICE_FILTER,
+    ALL_FIELDS, CURSOR_PAGINATION, DEFAULT_LOOKUP_FIELD, FULLTEXT_FILTER, ORDERING_FILTER, SEARCH_FILTER,
+    SERVICE_FILTER,
 };
 
 /// Checks the parsed attributes, recording every mistake in `parent`. On a mistake, returns the field names that
@@ -71,6 +72,9 @@ pub fn check(
     let ordering = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
     let count_mode = check_count_mode(&attrs, &mut errors);
     let expandable = check_expandable(&attrs, &mut errors);
+    let allowlists = filterable_fields.iter().chain(ordering_fields.iter().flatten());
+    let related = super::related::resolve(allowlists, &attrs.relations, &mut errors);
+    let fulltext = super::fulltext::check(&attrs.fulltext, check_field_name, &mut errors);
     check_backends(&attrs, &mut errors);
     check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
@@ -79,12 +83,15 @@ pub fn check(
     let Some(model) = attrs.model.clone() else { return Err(None) };
     let plain = filterable_fields.iter().chain(ordering_fields.iter().flatten());
     let plain = plain.chain(ordering.iter().map(|(field, _)| field)).chain(&staff_only_fields).chain(&tenant_field);
+    let plain = plain.filter(|name| !name.value().contains("__")); // related paths: checked through their relation
     let fields = FieldChecks {
         model: model.clone(),
         plain: plain.cloned().collect(),
-        text: search_fields.clone(),
+        text: search_fields.iter().chain(fulltext.iter().flat_map(|f| &f.fields)).cloned().collect(),
         lookup: lookup_valid.then(|| lookup_field.clone()),
         relations: if failed { expandable.clone() } else { Vec::new() },
+        related: related.clone(),
+        related_links: failed,
         all_fields_literal,
     };
     if failed {
@@ -119,6 +126,8 @@ pub fn check(
         staff_only_fields,
         count_mode,
         expandable,
+        related,
+        fulltext,
         pagination: attrs.pagination_class,
         bodies: Bodies {
             create: attrs.create_serializer_class.or(attrs.create_schema_class),
@@ -201,8 +210,7 @@ fn check_limits(
 /// A field name must be a plain Rust identifier (the checks emitted later name it as a field of the model).
 fn check_field_name(name: &LitStr, errors: &mut darling::error::Accumulator) -> bool {
     let value = name.value();
-    let valid = value.chars().next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
-        && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    let valid = crate::names::is_lowercase_name(&value);
     if !valid {
         errors.push(
             darling::Error::custom(format!(
@@ -260,11 +268,15 @@ fn check_backends(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator
             errors.push(darling::Error::custom("a filter backend is a type, e.g. `SearchFilter`").with_span(b));
         }
     }
-    let rules: [(&[LitStr], &[&str], &str, &str); 3] = [
+    let fulltext = attrs.fulltext.as_ref().map_or(&[][..], |f| &f.fields.0[..]);
+    let rules: [(&[LitStr], &[&str], &str, &str); 4] = [
+        (fulltext, &[FULLTEXT_FILTER], "fulltext", FULLTEXT_FILTER),
         (&attrs.filterable_fields.0, SERVICE_FILTER, "filterable_fields", "ServiceFilterBackend"),
         (&attrs.search_fields.0, &[SEARCH_FILTER], "search_fields", SEARCH_FILTER),
         (&attrs.ordering_fields.0, &[ORDERING_FILTER], "ordering_fields", ORDERING_FILTER),
     ];
+    let fulltext_backend = backends.iter().find(|b| last_segment(b).as_deref() == Some(FULLTEXT_FILTER));
+    super::fulltext::check_backend(fulltext_backend, &attrs.fulltext, errors);
     for (fields, names, attr, backend) in rules {
         if let Some(first) = fields.first()
             && !backend_named(backends, names)

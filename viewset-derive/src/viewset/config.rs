@@ -53,6 +53,10 @@ pub struct Config {
     pub staff_only_fields: Vec<LitStr>,
     /// `expandable`: snake_case names of the model's `Relation` variants, each checked by rustc at its literal.
     pub expandable: Vec<LitStr>,
+    /// The related paths of `filterable_fields` and `ordering_fields`, each once, resolved through `relations`.
+    pub related: Vec<super::related::RelatedPath>,
+    /// `fulltext(...)`, checked.
+    pub fulltext: Option<super::fulltext::FullText>,
     /// `count_mode`, checked to be a `CountMode` variant (`Exact`, `Estimated`, `None`); `None`: core's
     /// `Config::DEFAULT_COUNT_MODE`.
     pub count_mode: Option<syn::Ident>,
@@ -107,6 +111,10 @@ pub struct FieldChecks {
     /// `expandable` names whose `Relation` variant must exist, when the ViewSet itself is not generated (other
     /// mistakes): the generated configuration names them otherwise, and they are checked once.
     pub relations: Vec<LitStr>,
+    /// Related paths whose field must exist on the related model.
+    pub related: Vec<super::related::RelatedPath>,
+    /// Whether the `Related` impl of each related path is checked here (the ViewSet itself is not generated).
+    pub related_links: bool,
     /// The literal `"__all__"` of `ordering_fields`, to warn at.
     pub all_fields_literal: Option<LitStr>,
 }

@@ -166,6 +166,9 @@ fn config_const(config: &Config) -> TokenStream {
         None => quote!(#vs::Config::DEFAULT_COUNT_MODE),
     };
     let expandable = config.expandable.iter().map(|name| expandable_entry(&config.model, name));
+    let related = super::related::entries(&config.model, &config.related);
+    let fulltext = super::fulltext::entry(&config.fulltext);
+    let custom_hooks = config.custom_hooks.is_some();
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
         quote!((#field, #vs::Direction::#direction))
@@ -191,6 +194,9 @@ fn config_const(config: &Config) -> TokenStream {
             filter_backends: &[#(#backend_names),*],
             count_mode: #count_mode,
             expandable: &[#(#expandable),*],
+            related_fields: #related,
+            fulltext: #fulltext,
+            custom_hooks: #custom_hooks,
             module: ::core::module_path!(),
         }
     }
@@ -292,6 +298,7 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
         let relation = relation_path(&fields.model, lit);
         quote!(let _ = #relation;)
     });
+    let related = super::related::checks(&fields.model, &fields.related, fields.related_links);
     let all_warning = fields.all_fields_literal.as_ref().map(|lit| {
         let span = lit.span();
         let name = syn::Ident::new("ordering_fields_all", span);
@@ -325,6 +332,7 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
             #(#plain)*
             #(#text)*
             #(#relations)*
+            #related
             #all_warning
         }
     }

@@ -4,6 +4,8 @@ mod attrs;
 mod check;
 mod config;
 mod expand;
+mod fulltext;
+mod related;
 
 use proc_macro2::TokenStream;
 

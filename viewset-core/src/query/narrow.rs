@@ -1,0 +1,107 @@
+//! Narrowing a list's `SELECT` to the fields its response shows: a column the response leaves out (a hidden field,
+//! or one `?fields=` does not name) is not read; a typed constant stands in for it, so the row still decodes into
+//! the model. Only where the read type allows it: the list representation is the model itself (a
+//! `list_serializer_class` may read any field), and every left-out column has a type with a stand-in (text, numbers,
+//! booleans, dates and times, JSON, bytes; an enum or a decimal keeps the whole row). The primary key, the
+//! ordering's columns and the columns embedded relations start from are always read.
+
+use std::any::TypeId;
+
+use sea_orm::sea_query::{ColumnType, Expr, SimpleExpr};
+use sea_orm::{ColumnTrait, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QuerySelect, Select, Value};
+
+use super::OrderTerm;
+use super::columns::field_name;
+use crate::request::RequestContext;
+use crate::viewset::{ModelOf, ViewSet};
+
+/// `select` reading only what the list response of `request` needs (unchanged when it cannot be narrowed).
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String, pub body: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// # async fn run() {
+/// use sea_orm::{EntityTrait, QueryTrait};
+/// use viewset_core::prelude::*;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity, prefix = "/posts")]
+/// pub struct PostViewSet;
+///
+/// let db = sea_orm::Database::connect("sqlite::memory:").await.unwrap();
+/// let mut request = RequestContext::new(db, Operation::List);
+/// request.omitted_fields = vec!["body"];
+/// let select = viewset_core::query::narrow::<PostViewSet>(post::Entity::find(), &request, &[]);
+/// let sql = select.build(sea_orm::DbBackend::Sqlite).to_string();
+/// assert!(!sql.contains(r#""posts"."body""#) && sql.contains(r#""posts"."title""#), "{sql}");
+/// # }
+/// ```
+pub fn narrow<V: ViewSet>(
+    select: Select<V::Entity>,
+    request: &RequestContext,
+    order: &[OrderTerm<V::Entity>],
+) -> Select<V::Entity>
+where
+    ModelOf<V>: 'static,
+{
+    let left_out = request.left_out();
+    if left_out.is_empty() || TypeId::of::<V::ListItem>() != TypeId::of::<ModelOf<V>>() {
+        return select;
+    }
+    let needed = |column: &<V::Entity as EntityTrait>::Column| {
+        let name = column.as_str();
+        !left_out.contains(&field_name::<V::Entity>(*column))
+            || <V::Entity as EntityTrait>::PrimaryKey::iter().any(|k| k.into_column().as_str() == name)
+            || order.iter().any(|t| t.column.as_str() == name)
+            || request.expand.items.iter().any(|item| item.from == name)
+    };
+    let mut stand_ins = Vec::new();
+    for column in <V::Entity as EntityTrait>::Column::iter().filter(|c| !needed(c)) {
+        let def = column.def();
+        let Some(value) = stand_in(def.get_column_type(), def.is_null()) else { return select };
+        stand_ins.push((column, value));
+    }
+    if stand_ins.is_empty() {
+        return select;
+    }
+    let mut narrowed = select.select_only();
+    for column in <V::Entity as EntityTrait>::Column::iter() {
+        narrowed = match stand_ins.iter().position(|(c, _)| c.as_str() == column.as_str()) {
+            Some(i) => narrowed.expr_as(SimpleExpr::from(Expr::val(stand_ins[i].1.clone())), column.as_str()),
+            None => narrowed.column(column),
+        };
+    }
+    narrowed
+}
+
+/// A typed constant of the column's type (a typed NULL when nullable), or `None` for a type without one.
+fn stand_in(ty: &ColumnType, nullable: bool) -> Option<Value> {
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+    let epoch = DateTime::<Utc>::UNIX_EPOCH;
+    let value = match ty {
+        ColumnType::Char(_) | ColumnType::String(_) | ColumnType::Text => Value::String(Some(String::new())),
+        ColumnType::TinyInteger => Value::TinyInt(Some(0)),
+        ColumnType::SmallInteger => Value::SmallInt(Some(0)),
+        ColumnType::Integer => Value::Int(Some(0)),
+        ColumnType::BigInteger => Value::BigInt(Some(0)),
+        ColumnType::TinyUnsigned => Value::TinyUnsigned(Some(0)),
+        ColumnType::SmallUnsigned => Value::SmallUnsigned(Some(0)),
+        ColumnType::Unsigned => Value::Unsigned(Some(0)),
+        ColumnType::BigUnsigned => Value::BigUnsigned(Some(0)),
+        ColumnType::Float => Value::Float(Some(0.0)),
+        ColumnType::Double => Value::Double(Some(0.0)),
+        ColumnType::Boolean => Value::Bool(Some(false)),
+        ColumnType::Date => Value::ChronoDate(Some(NaiveDate::default())),
+        ColumnType::Time => Value::ChronoTime(Some(NaiveTime::default())),
+        ColumnType::DateTime | ColumnType::Timestamp => Value::ChronoDateTime(Some(NaiveDateTime::default())),
+        ColumnType::TimestampWithTimeZone => Value::ChronoDateTimeUtc(Some(epoch)),
+        ColumnType::Json | ColumnType::JsonBinary => Value::Json(Some(Box::new(serde_json::Value::Null))),
+        ColumnType::Binary(_) | ColumnType::VarBinary(_) | ColumnType::Blob => Value::Bytes(Some(Vec::new())),
+        _ => return None,
+    };
+    Some(if nullable { value.as_null() } else { value })
+}
