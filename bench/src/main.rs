@@ -1,11 +1,13 @@
 //! `viewset-bench`: the benchmark suite of issue 8. Run it with `bash bench/run.sh` (see BENCHMARKS.md).
 //!
-//! One binary, four roles:
+//! One binary, several roles:
 //! - `serve <viewset|seaorm|sqlx> --db URL --bind ADDR`: one of the Rust servers under test;
 //! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results;
 //! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
 //! - `report`: the Markdown section rendered again from `bench/results/latest.json`;
 //! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios;
+//! - `reads`: `?expand=author` against a client's N+1 requests, and `?count=none|estimated` against `exact` on
+//!   1,000,000 rows, as ratios;
 //! - `fanout`: N stream subscribers, one write, time until the last one receives it;
 //! - `soak`: the blog's release binary under a mixed load with stream subscribers for minutes (`bench/soak.sh`).
 //!
@@ -16,6 +18,7 @@ mod fanout;
 mod handwritten;
 mod harness;
 mod pages;
+mod reads;
 mod soak;
 mod viewset_server;
 
@@ -31,6 +34,7 @@ usage:
   viewset-bench compile [--out FILE] [--target-dir DIR]
   viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
+  viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
   viewset-bench fanout [--subscribers 10,100,1000,5000]
   viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
                      [--max-connections N] [--rate REQUESTS_PER_SECOND]";
@@ -44,6 +48,7 @@ fn main() -> ExitCode {
         Some("report") => harness::rerender(&args[1..]),
         Some("fanout") => fanout::Options::parse(&args[1..]).and_then(fanout::run),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
+        Some("reads") => reads::Options::parse(&args[1..]).and_then(reads::run),
         Some("soak") => soak::Options::parse(&args[1..]).and_then(soak::run),
         _ => Err(USAGE.to_string()),
     };

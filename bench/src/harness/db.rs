@@ -45,7 +45,7 @@ const ROW_VALUES: &str = "\
     'Post ' || i || ' on ' || (ARRAY['rust','axum','tokio','serde','sqlx','postgres','python','django'])[1 + i % 8], \
     'Notes number ' || i || ': ' || (ARRAY['fast','slow','typed','dynamic','tested','simple'])[1 + i % 6] || ' code', \
     i % 2 = 0, \
-    (i * 7919) % 10000, \
+    ((i::bigint * 7919) % 10000)::int, \
     CASE WHEN i % 3 = 0 THEN NULL ELSE (i % 50) / 10.0 END, \
     1 + i % 5, \
     TIMESTAMPTZ '2025-01-01 00:00:00+00' + i * INTERVAL '1 minute'";

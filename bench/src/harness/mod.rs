@@ -101,7 +101,8 @@ pub fn run(options: Options) -> Result<(), String> {
     runtime.block_on(run_async(options))
 }
 
-fn loadavg() -> String {
+/// The load averages of `/proc/loadavg` (1, 5, 15 minutes).
+pub(crate) fn loadavg() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .unwrap_or_default()
         .split_whitespace()
