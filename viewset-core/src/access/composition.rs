@@ -24,6 +24,9 @@ impl<A: Permission, B: Permission> Permission for And<A, B> {
     fn has_object_permission(&self, request: &RequestContext, object: &dyn Any) -> bool {
         self.0.has_object_permission(request, object) && self.1.has_object_permission(request, object)
     }
+    fn checks_objects(&self) -> bool {
+        self.0.checks_objects() || self.1.checks_objects()
+    }
 }
 
 impl<A: Permission, B: Permission> Permission for Or<A, B> {
@@ -35,6 +38,9 @@ impl<A: Permission, B: Permission> Permission for Or<A, B> {
         (self.0.has_permission(request) && self.0.has_object_permission(request, object))
             || (self.1.has_permission(request) && self.1.has_object_permission(request, object))
     }
+    fn checks_objects(&self) -> bool {
+        self.0.checks_objects() || self.1.checks_objects()
+    }
 }
 
 impl<A: Permission> Permission for Not<A> {
@@ -44,6 +50,9 @@ impl<A: Permission> Permission for Not<A> {
     /// Negation applies to the request check only: object checks of a negated permission always pass.
     fn has_object_permission(&self, _: &RequestContext, _: &dyn Any) -> bool {
         true
+    }
+    fn checks_objects(&self) -> bool {
+        false
     }
 }
 

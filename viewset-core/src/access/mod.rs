@@ -10,6 +10,7 @@
 //! | the rows of a list: `get_queryset`, the filter backends, then the row policies again | [`scoped_list`] |
 //! | one record as the caller may see it, after object permissions | [`fetch_visible`] (by `{pk}`, or [`fetch_visible_with`] an action's list) or [`fetch_where`] |
 //! | the same, locked for a conditional write inside a transaction | [`begin_locking`], then [`fetch_visible_locked`] |
+//! | a PATCH in one `UPDATE … RETURNING` through the same scope, when nothing needs the old row | [`updates_in_one_statement`], then [`update_in_scope`] |
 //! | the fields a caller may see and write | set by [`admit`]: [`RequestContext::hidden_fields`], [`RequestContext::restricted_fields`] |
 //!
 //! The building blocks live in this module too: the [`Principal`] the application attaches, [`Permission`]s and
@@ -43,6 +44,7 @@ mod operation;
 pub(crate) mod permission;
 mod policy;
 mod principal;
+mod write;
 
 use sea_orm::{
     ColumnTrait, Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select, SqliteTransactionMode,
@@ -60,6 +62,7 @@ pub use permission::{
 };
 pub use policy::{RowPolicy, required_condition, stamp_tenant};
 pub use principal::Principal;
+pub use write::{update_in_scope, updates_in_one_statement};
 
 use crate::error::ApiError;
 use crate::query::columns::column;

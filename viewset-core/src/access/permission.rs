@@ -29,6 +29,23 @@ pub trait Permission: Send + Sync {
     fn message(&self) -> &str {
         "You do not have permission to perform this action."
     }
+    /// Whether [`has_object_permission`](Self::has_object_permission) can deny a record. `true` unless a
+    /// permission says otherwise; return `false` when you do not override it, so PATCH can write in one
+    /// `UPDATE … RETURNING` instead of reading the record first for you to look at.
+    ///
+    /// ```
+    /// use viewset_core::{IsAuthenticated, Permission, RequestContext};
+    /// use viewset_core::access::PermissionExt;
+    /// struct OnlyStaff;
+    /// impl Permission for OnlyStaff {
+    ///     fn has_permission(&self, request: &RequestContext) -> bool { request.principal.is_staff }
+    ///     fn checks_objects(&self) -> bool { false }
+    /// }
+    /// assert!(!OnlyStaff.or(IsAuthenticated).checks_objects());
+    /// ```
+    fn checks_objects(&self) -> bool {
+        true
+    }
 }
 
 /// Allows every request.
@@ -37,6 +54,9 @@ pub struct AllowAny;
 impl Permission for AllowAny {
     fn has_permission(&self, _: &RequestContext) -> bool {
         true
+    }
+    fn checks_objects(&self) -> bool {
+        false
     }
 }
 
@@ -50,6 +70,9 @@ impl Permission for IsAuthenticated {
     fn message(&self) -> &str {
         "Authentication credentials were not provided."
     }
+    fn checks_objects(&self) -> bool {
+        false
+    }
 }
 
 /// Requires a staff identity.
@@ -58,6 +81,9 @@ pub struct IsAdminUser;
 impl Permission for IsAdminUser {
     fn has_permission(&self, request: &RequestContext) -> bool {
         request.principal.is_authenticated() && request.principal.is_staff
+    }
+    fn checks_objects(&self) -> bool {
+        false
     }
 }
 
@@ -70,6 +96,9 @@ impl Permission for IsAuthenticatedOrReadOnly {
     }
     fn message(&self) -> &str {
         "Authentication credentials were not provided."
+    }
+    fn checks_objects(&self) -> bool {
+        false
     }
 }
 
@@ -98,6 +127,9 @@ impl Permission for OperationPermission {
     }
     fn message(&self) -> &str {
         "This operation is not allowed on this resource."
+    }
+    fn checks_objects(&self) -> bool {
+        false
     }
 }
 

@@ -71,7 +71,7 @@ impl Direction {
 ///     ai_exposed: Config::DEFAULT_AI_EXPOSED, stream_enabled: Config::DEFAULT_STREAM_ENABLED,
 ///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, module: "app::api" };
+///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -124,6 +124,10 @@ pub struct Config {
     /// `custom_hooks`: the application writes `impl Hooks` (and may override `list`, so a CSV list converts its
     /// JSON page instead of streaming rows).
     pub custom_hooks: bool,
+    /// `save_hooks`: the model's `ActiveModelBehavior` hooks must run on PATCH, so it reads the row and saves it
+    /// through the `ActiveModel`. Without it (and without object permissions, `custom_hooks` or `If-Match`) PATCH is
+    /// one `UPDATE … RETURNING` ([`crate::access::update_in_scope`]).
+    pub save_hooks: bool,
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }

@@ -78,7 +78,8 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
 /// Default `update`: `If-Match` is checked against the record as this caller sees it (412), then only the sent
 /// fields are written; omitted fields keep their values. With `If-Match` the read, the comparison and the write
 /// happen in one transaction with the row locked ([`access::fetch_visible_locked`]): of two writers sending the
-/// same tag, one succeeds and the other gets 412.
+/// same tag, one succeeds and the other gets 412. When nothing needs the old row
+/// ([`access::updates_in_one_statement`]) the write is one `UPDATE … RETURNING` through the same scope.
 pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestContext) -> Result<Response, ApiError> {
     let (model, changed) = if etag::is_conditional(&request.headers) {
         let txn = access::begin_locking::<V>(&request).await?;
@@ -87,6 +88,8 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
         let written = write_update::<V, _>(&txn, model, data).await?;
         Box::pin(txn.commit()).await.map_err(db_err::<V>)?;
         written
+    } else if !data.is_empty() && access::updates_in_one_statement::<V>(&request.db) {
+        (access::update_in_scope::<V>(&request, &pk, data).await?, true)
     } else {
         let model = access::fetch_visible::<V>(&request, &pk).await?;
         write_update::<V, _>(&request.db, model, data).await?

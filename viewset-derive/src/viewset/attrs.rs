@@ -57,6 +57,8 @@ pub struct ViewSetAttrs {
     pub fulltext: Option<super::fulltext::FullTextAttr>,
     /// The application implements `viewset_core::Hooks` itself (to override handlers or `get_queryset`).
     pub custom_hooks: Flag,
+    /// The model's `ActiveModelBehavior` has save hooks: PATCH reads the row and saves it through the `ActiveModel`.
+    pub save_hooks: Flag,
 }
 
 /// Parses `#[viewset(...)]`, recording every mistake in `errors`. A mistaken item (unknown key, no-effect key,

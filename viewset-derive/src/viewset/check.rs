@@ -136,6 +136,7 @@ pub fn check(
             detail: attrs.retrieve_serializer_class.or(read),
         },
         custom_hooks: attrs.custom_hooks.is_present().then(|| attrs.custom_hooks.span()),
+        save_hooks: attrs.save_hooks.is_present(),
         fields,
         ident: attrs.ident,
     })

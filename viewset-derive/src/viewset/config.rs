@@ -66,6 +66,8 @@ pub struct Config {
     pub bodies: Bodies,
     /// The span of the `custom_hooks` flag when given: the application writes `impl Hooks` itself.
     pub custom_hooks: Option<Span>,
+    /// `save_hooks`: PATCH saves through the `ActiveModel` so `ActiveModelBehavior` runs.
+    pub save_hooks: bool,
     /// The field names rustc checks.
     pub fields: FieldChecks,
 }

@@ -169,6 +169,7 @@ fn config_const(config: &Config) -> TokenStream {
     let related = super::related::entries(&config.model, &config.related);
     let fulltext = super::fulltext::entry(&config.fulltext);
     let custom_hooks = config.custom_hooks.is_some();
+    let save_hooks = config.save_hooks;
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
         quote!((#field, #vs::Direction::#direction))
@@ -197,6 +198,7 @@ fn config_const(config: &Config) -> TokenStream {
             related_fields: #related,
             fulltext: #fulltext,
             custom_hooks: #custom_hooks,
+            save_hooks: #save_hooks,
             module: ::core::module_path!(),
         }
     }
