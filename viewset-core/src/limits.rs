@@ -63,13 +63,17 @@ impl Limits {
     /// routes, fallback and other layers.
     pub fn apply<S: Clone + Send + Sync + 'static>(self, router: Router<S>) -> Router<S> {
         use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-        router
-            .layer(DefaultBodyLimit::max(self.max_body_bytes))
-            .layer(tower_http::limit::RequestBodyLimitLayer::new(self.max_body_bytes))
-            .layer(middleware::from_fn_with_state(self, enforce))
-            .layer(middleware::map_response_with_state(self, json_errors))
-            .layer(PropagateRequestIdLayer::x_request_id())
-            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+        // One `Router::layer` with the whole stack, outermost first: each `Router::layer` boxes every route once
+        // more, and a request clones the boxed chain below each level (quadratic in the number of levels).
+        router.layer(
+            tower::ServiceBuilder::new()
+                .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+                .layer(PropagateRequestIdLayer::x_request_id())
+                .layer(middleware::map_response_with_state(self, json_errors))
+                .layer(middleware::from_fn_with_state(self, enforce))
+                .layer(tower_http::limit::RequestBodyLimitLayer::new(self.max_body_bytes))
+                .layer(DefaultBodyLimit::max(self.max_body_bytes)),
+        )
     }
 
     fn refuse(&self, status: StatusCode, limit: &'static str, detail: String) -> Response {

@@ -37,6 +37,7 @@
 //! }
 //! ```
 
+mod cached;
 mod composition;
 pub(crate) mod fields;
 mod lookup;
@@ -162,12 +163,25 @@ pub async fn fetch_visible_with<V: Hooks>(
     pk: &Lookup,
     permissions: PermissionList,
 ) -> Result<ModelOf<V>, ApiError> {
-    fetch_where::<V>(request, lookup_condition::<V>(pk)?, permissions).await
+    let model = find_by_lookup::<V>(request, pk).await?.ok_or(ApiError::NotFound)?;
+    permissions(&mut |p| permission::check_object(p, request, &model))?;
+    Ok(model)
 }
 
 /// The record at `pk` through [`scoped_query`] (404 outside it), without object permissions.
 pub async fn fetch_scoped<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<ModelOf<V>, ApiError> {
-    find_scoped::<V>(request, lookup_condition::<V>(pk)?).await?.ok_or(ApiError::NotFound)
+    find_by_lookup::<V>(request, pk).await?.ok_or(ApiError::NotFound)
+}
+
+/// The record at `pk` through [`scoped_query`]; when the scope is the default `get_queryset` and no required row
+/// policy applies, with the lookup statement built once per ViewSet ([`cached`]).
+async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<Option<ModelOf<V>>, ApiError> {
+    if V::CONFIG.custom_hooks || required_condition::<V>(request)?.is_some() {
+        return find_scoped::<V>(request, lookup_condition::<V>(pk)?).await;
+    }
+    let statement = cached::lookup_statement::<V>(request.db.get_database_backend(), pk)?;
+    let read = <ModelOf<V> as sea_orm::FromQueryResult>::find_by_statement(statement);
+    Box::pin(read.one(&request.db)).await.map_err(db_err::<V>)
 }
 
 /// The one record meeting `condition` through [`scoped_query`] (404 outside it), after the object permissions of

@@ -1,0 +1,78 @@
+//! Retrieve reads through a lookup statement built once per ViewSet (`access::cached`) when the scope adds nothing:
+//! each key still answers its own record, the SQL is the same text every time, and a required row policy that
+//! applies to this caller still scopes the read (404), while one that does not apply leaves the cached read.
+//! On SQLite and PostgreSQL.
+
+use std::sync::{Arc, Mutex};
+
+use reqwest::{Method, StatusCode};
+use viewset_core::prelude::*;
+use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::identities::blog::BOB;
+use viewset_tests::on_every_database;
+
+use blog::entities::post;
+
+/// Anonymous callers see published posts only.
+struct PublishedToAnonymous;
+impl RowPolicy for PublishedToAnonymous {
+    fn condition(&self, request: &RequestContext) -> Result<Option<sea_orm::Condition>, ApiError> {
+        use sea_orm::ColumnTrait;
+        let anonymous = !request.principal.is_authenticated();
+        Ok(anonymous.then(|| sea_orm::Condition::all().add(post::Column::Published.eq(true))))
+    }
+}
+
+#[derive(ModelViewSet)]
+#[viewset(model = post::Entity, prefix = "/plain/posts")]
+struct PlainPosts;
+
+#[derive(ModelViewSet)]
+#[viewset(model = post::Entity, prefix = "/scoped/posts", policy = [PublishedToAnonymous])]
+struct ScopedPosts;
+
+type Statements = Arc<Mutex<Vec<String>>>;
+
+async fn recorded(backend: Backend) -> (TestApp, Statements) {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let statements: Statements = Arc::default();
+    let mut recorded = db.clone();
+    let sink = statements.clone();
+    recorded.set_metric_callback(move |info| sink.lock().unwrap().push(info.statement.to_string()));
+    let router = include_viewset::<ScopedPosts, _>(include_viewset::<PlainPosts, _>(axum::Router::new()));
+    let app = router.with_state(ServiceState::new(recorded)).layer(blog::auth::layer());
+    (TestApp::serve(app, db, database).await, statements)
+}
+
+on_every_database!(recorded => each_key_reads_its_record_through_one_statement);
+
+async fn each_key_reads_its_record_through_one_statement((app, statements): (TestApp, Statements)) {
+    let mut texts = Vec::new();
+    for id in [1, 2, 3, 1] {
+        statements.lock().unwrap().clear();
+        let (status, body) = app.send(Method::GET, &format!("/plain/posts/{id}"), None, None).await;
+        assert_eq!((status, body["id"].as_i64()), (StatusCode::OK, Some(id)), "{body}");
+        let sql = statements.lock().unwrap().clone();
+        assert_eq!(sql.len(), 1, "{sql:?}");
+        texts.push(sql[0].clone());
+    }
+    // The statement with its values inlined: the key differs, the rest is the same.
+    assert_eq!(texts[0], texts[3]);
+    assert_ne!(texts[0], texts[1]);
+    let without_key = |s: &str, id: i64| s.replace(&format!("= {id} "), "= ? ");
+    assert_eq!(without_key(&texts[0], 1), without_key(&texts[1], 2), "{texts:?}");
+    let (status, _) = app.send(Method::GET, "/plain/posts/404", None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    // The policy applies to anonymous callers: the draft is outside their scope, every time.
+    for _ in 0..2 {
+        let (status, body) = app.send(Method::GET, "/scoped/posts/3", None, None).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    }
+    let (status, body) = app.send(Method::GET, "/scoped/posts/1", None, None).await;
+    assert_eq!((status, body["id"].as_i64()), (StatusCode::OK, Some(1)), "{body}");
+    // It does not apply to a signed-in caller, who reads the draft.
+    let (status, body) = app.send(Method::GET, "/scoped/posts/3", BOB, None).await;
+    assert_eq!((status, body["id"].as_i64()), (StatusCode::OK, Some(3)), "{body}");
+    let (status, _) = app.send(Method::GET, "/scoped/posts/3", None, None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "the cached read of a signed-in caller does not leak to others");
+}
