@@ -32,10 +32,10 @@ pub(super) fn lookup_statement<V: Hooks>(backend: DbBackend, pk: &Lookup) -> Res
         let values = std::iter::once(pk.value.clone()).chain(found.rest.iter().cloned());
         Statement::from_sql_and_values(backend, &*found.sql, values)
     };
-    if let Some(found) = cache.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
-        if let Some(found) = found.iter().find(|c| c.backend == backend) {
-            return Ok(with_key(found));
-        }
+    if let Some(found) = cache.read().unwrap_or_else(PoisonError::into_inner).get(&key)
+        && let Some(found) = found.iter().find(|c| c.backend == backend)
+    {
+        return Ok(with_key(found));
     }
     let statement = V::Entity::find().filter(lookup_condition::<V>(pk)?).limit(1).build(backend);
     let values = statement.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();

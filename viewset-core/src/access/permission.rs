@@ -34,8 +34,8 @@ pub trait Permission: Send + Sync {
     /// `UPDATE … RETURNING` instead of reading the record first for you to look at.
     ///
     /// ```
-    /// use viewset_core::{IsAuthenticated, Permission, RequestContext};
-    /// use viewset_core::access::PermissionExt;
+    /// use viewset_core::RequestContext;
+    /// use viewset_core::access::{IsAuthenticated, Permission, PermissionExt};
     /// struct OnlyStaff;
     /// impl Permission for OnlyStaff {
     ///     fn has_permission(&self, request: &RequestContext) -> bool { request.principal.is_staff }
