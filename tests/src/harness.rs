@@ -12,6 +12,19 @@ use reqwest::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection};
 use serde_json::Value;
 
+/// The SQL a connection ran, in order, each statement with its values written in (see [`recording`]).
+pub type Statements = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
+
+/// A clone of `db` whose every statement is appended to the returned [`Statements`] (through sea-orm's metric
+/// callback), for tests that check the SQL a request sends.
+pub fn recording(db: &DatabaseConnection) -> (DatabaseConnection, Statements) {
+    let statements = Statements::default();
+    let mut recorded = db.clone();
+    let sink = statements.clone();
+    recorded.set_metric_callback(move |info| sink.lock().unwrap().push(info.statement.to_string()));
+    (recorded, statements)
+}
+
 /// Which database a test runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {

@@ -3,25 +3,14 @@
 //! applies to this caller still scopes the read (404), while one that does not apply leaves the cached read.
 //! On SQLite and PostgreSQL.
 
-use std::sync::{Arc, Mutex};
-
 use reqwest::{Method, StatusCode};
 use viewset_core::prelude::*;
-use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::fixtures::paged::PublishedToAnonymous;
+use viewset_tests::harness::{Backend, Statements, TestApp, TestDb, recording};
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::on_every_database;
 
 use blog::entities::post;
-
-/// Anonymous callers see published posts only.
-struct PublishedToAnonymous;
-impl RowPolicy for PublishedToAnonymous {
-    fn condition(&self, request: &RequestContext) -> Result<Option<sea_orm::Condition>, ApiError> {
-        use sea_orm::ColumnTrait;
-        let anonymous = !request.principal.is_authenticated();
-        Ok(anonymous.then(|| sea_orm::Condition::all().add(post::Column::Published.eq(true))))
-    }
-}
 
 #[derive(ModelViewSet)]
 #[viewset(model = post::Entity, prefix = "/plain/posts")]
@@ -31,14 +20,9 @@ struct PlainPosts;
 #[viewset(model = post::Entity, prefix = "/scoped/posts", policy = [PublishedToAnonymous])]
 struct ScopedPosts;
 
-type Statements = Arc<Mutex<Vec<String>>>;
-
 async fn recorded(backend: Backend) -> (TestApp, Statements) {
     let (database, db) = TestDb::seeded_blog(backend).await;
-    let statements: Statements = Arc::default();
-    let mut recorded = db.clone();
-    let sink = statements.clone();
-    recorded.set_metric_callback(move |info| sink.lock().unwrap().push(info.statement.to_string()));
+    let (recorded, statements) = recording(&db);
     let router = include_viewset::<ScopedPosts, _>(include_viewset::<PlainPosts, _>(axum::Router::new()));
     let app = router.with_state(ServiceState::new(recorded)).layer(blog::auth::layer());
     (TestApp::serve(app, db, database).await, statements)

@@ -3,12 +3,11 @@
 //! body is a 422 for a visible record and a 404 for an invisible one, an object permission or `save_hooks` keeps
 //! the read. Every statement the server sends is recorded. On SQLite and PostgreSQL.
 
-use std::sync::{Arc, Mutex};
-
 use reqwest::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, DbBackend};
 use viewset_core::prelude::*;
-use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::fixtures::paged::PublishedToAnonymous;
+use viewset_tests::harness::{Backend, Statements, TestApp, TestDb, recording};
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::on_every_database;
 
@@ -42,16 +41,6 @@ mod note {
 
 use blog::entities::post;
 
-/// Anonymous callers see (and may write) published posts only.
-struct PublishedToAnonymous;
-impl RowPolicy for PublishedToAnonymous {
-    fn condition(&self, request: &RequestContext) -> Result<Option<sea_orm::Condition>, ApiError> {
-        use sea_orm::ColumnTrait;
-        Ok((!request.principal.is_authenticated())
-            .then(|| sea_orm::Condition::all().add(post::Column::Published.eq(true))))
-    }
-}
-
 /// Drafts may not be written: an object permission, so PATCH reads the post first.
 struct NoDrafts;
 impl Permission for NoDrafts {
@@ -79,8 +68,6 @@ struct HookedNotes;
 #[viewset(model = note::Entity, prefix = "/plain/notes")]
 struct PlainNotes;
 
-type Statements = Arc<Mutex<Vec<String>>>;
-
 async fn recorded(backend: Backend) -> (TestApp, Statements) {
     let (database, db) = TestDb::seeded_blog(backend).await;
     let key = match db.get_database_backend() {
@@ -89,10 +76,7 @@ async fn recorded(backend: Backend) -> (TestApp, Statements) {
     };
     db.execute_unprepared(&format!("CREATE TABLE notes (id {key}, title TEXT NOT NULL)")).await.expect("notes");
     db.execute_unprepared("INSERT INTO notes (title) VALUES ('first')").await.expect("a note");
-    let statements: Statements = Arc::default();
-    let mut recorded = db.clone();
-    let sink = statements.clone();
-    recorded.set_metric_callback(move |info| sink.lock().unwrap().push(info.statement.sql.clone()));
+    let (recorded, statements) = recording(&db);
     let router = include_viewset::<ScopedPosts, _>(axum::Router::new());
     let router = include_viewset::<CheckedPosts, _>(router);
     let router = include_viewset::<HookedNotes, _>(router);

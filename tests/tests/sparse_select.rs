@@ -2,22 +2,15 @@
 //! constant stands in for it), while the primary key, the ordering's columns and the columns embedded relations start
 //! from still are; every answer equals the whole record cut to the named fields. On SQLite and PostgreSQL.
 
-use std::sync::{Arc, Mutex};
-
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
-use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::harness::{Backend, Statements, TestApp, TestDb, recording};
 use viewset_tests::identities::blog::{ALICE, BOB};
 use viewset_tests::on_every_database;
 
-type Statements = Arc<Mutex<Vec<String>>>;
-
 async fn recorded_blog(backend: Backend) -> (TestApp, Statements) {
     let (database, db) = TestDb::seeded_blog(backend).await;
-    let statements: Statements = Arc::default();
-    let mut recorded = db.clone();
-    let sink = statements.clone();
-    recorded.set_metric_callback(move |info| sink.lock().unwrap().push(info.statement.sql.clone()));
+    let (recorded, statements) = recording(&db);
     (TestApp::serve(blog::app(recorded), db, database).await, statements)
 }
 

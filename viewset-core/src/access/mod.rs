@@ -48,7 +48,7 @@ mod principal;
 mod write;
 
 use sea_orm::{
-    ColumnTrait, Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select, SqliteTransactionMode,
+    ColumnTrait, Condition, DatabaseTransaction, QueryFilter, QuerySelect, QueryTrait, Select, SqliteTransactionMode,
     TransactionOptions, TransactionTrait,
 };
 
@@ -145,10 +145,14 @@ pub fn scoped_list<V: Hooks>(request: &RequestContext, filters: &Filters) -> Res
 }
 
 fn with_required<V: Hooks>(select: Select<V::Entity>, request: &RequestContext) -> Result<Select<V::Entity>, ApiError> {
-    Ok(match required_condition::<V>(request)? {
+    Ok(narrowed::<V>(select, required_condition::<V>(request)?))
+}
+
+fn narrowed<V: Hooks>(select: Select<V::Entity>, required: Option<Condition>) -> Select<V::Entity> {
+    match required {
         Some(required) => select.filter(required),
         None => select,
-    })
+    }
 }
 
 /// The record at `pk` as the caller may see it: through [`scoped_query`] (404 outside it), then `V`'s object
@@ -176,10 +180,17 @@ pub async fn fetch_scoped<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Re
 /// The record at `pk` through [`scoped_query`]; when the scope is the default `get_queryset` and no required row
 /// policy applies, with the lookup statement built once per ViewSet ([`cached`]).
 async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<Option<ModelOf<V>>, ApiError> {
-    if V::CONFIG.custom_hooks || required_condition::<V>(request)?.is_some() {
+    if V::CONFIG.custom_hooks {
         return find_scoped::<V>(request, lookup_condition::<V>(pk)?).await;
     }
-    let statement = cached::lookup_statement::<V>(request.db.get_database_backend(), pk)?;
+    let statement = match required_condition::<V>(request)? {
+        None => cached::lookup_statement::<V>(request.db.get_database_backend(), pk)?,
+        // `scoped_query` with the condition already worked out.
+        Some(required) => {
+            let scope = narrowed::<V>(V::get_queryset(request, &Filters::new())?, Some(required));
+            scope.filter(lookup_condition::<V>(pk)?).limit(1).build(request.db.get_database_backend())
+        }
+    };
     let read = <ModelOf<V> as sea_orm::FromQueryResult>::find_by_statement(statement);
     Box::pin(read.one(&request.db)).await.map_err(db_err::<V>)
 }
