@@ -49,6 +49,65 @@ pub async fn connect_with(options: ConnectOptions) -> Result<DatabaseConnection,
     Database::connect(options).await
 }
 
+/// The rows of `statement` decoded as `M`, sent through the pool's own driver connection.
+///
+/// sea-orm's `DatabaseConnection` runs every query through one `async fn` that dispatches over all the backends
+/// it was built with; that future is several KB and every await level above it moved it again (a fifth of a
+/// retrieve's instructions were `memcpy`). The driver connection's own future is a fraction of that, and boxed
+/// it is never moved. Its metric callback and statement logging run as before (they live in the driver
+/// connection); only sea-orm's optional `tracing-spans` span around the query is not opened. Other connection
+/// kinds (a mock, a proxy) go through `DatabaseConnection` as usual.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ConnectionTrait, Statement};
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// let statement = Statement::from_string(db.get_database_backend(), "SELECT 1 AS one UNION SELECT 2");
+/// let rows: Vec<sea_orm::JsonValue> = viewset_core::database::query_all(&db, statement).await?;
+/// assert_eq!(rows.len(), 2);
+/// # Ok(()) }
+/// ```
+pub async fn query_all<M: sea_orm::FromQueryResult>(
+    db: &DatabaseConnection,
+    statement: sea_orm::Statement,
+) -> Result<Vec<M>, DbErr> {
+    use sea_orm::DatabaseConnectionType as Driver;
+    let rows = match &db.inner {
+        #[cfg(feature = "postgres")]
+        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_all(statement)).await?,
+        #[cfg(feature = "sqlite")]
+        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_all(statement)).await?,
+        _ => Box::pin(sea_orm::ConnectionTrait::query_all_raw(db, statement)).await?,
+    };
+    rows.iter().map(|row| M::from_query_result(row, "")).collect()
+}
+
+/// The first row of `statement` decoded as `M`, through the driver connection as [`query_all`] explains.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ConnectionTrait, Statement};
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// let statement = Statement::from_string(db.get_database_backend(), "SELECT 7 AS seven");
+/// let row: Option<sea_orm::JsonValue> = viewset_core::database::query_one(&db, statement).await?;
+/// assert_eq!(row.unwrap()["seven"], 7);
+/// # Ok(()) }
+/// ```
+pub async fn query_one<M: sea_orm::FromQueryResult>(
+    db: &DatabaseConnection,
+    statement: sea_orm::Statement,
+) -> Result<Option<M>, DbErr> {
+    use sea_orm::DatabaseConnectionType as Driver;
+    let row = match &db.inner {
+        #[cfg(feature = "postgres")]
+        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_one(statement)).await?,
+        #[cfg(feature = "sqlite")]
+        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_one(statement)).await?,
+        _ => Box::pin(sea_orm::ConnectionTrait::query_one_raw(db, statement)).await?,
+    };
+    row.map(|row| M::from_query_result(&row, "")).transpose()
+}
+
 tokio::task_local! {
     static STATEMENTS: std::cell::RefCell<Vec<RecordedStatement>>;
 }
@@ -133,10 +192,10 @@ pub(crate) struct Recording {
 
 impl Recording {
     /// Records `statement` under `role` when a [`record_statements`] scope is active.
-    pub(crate) fn start<S: sea_orm::QueryTrait>(role: &'static str, statement: &S, db: &DatabaseConnection) -> Self {
+    pub(crate) fn start(role: &'static str, statement: impl FnOnce() -> sea_orm::Statement) -> Self {
         let index = STATEMENTS
             .try_with(|recorded| {
-                let statement = statement.build(db.get_database_backend());
+                let statement = statement();
                 let sql = statement.to_string();
                 let mut recorded = recorded.borrow_mut();
                 recorded.push(RecordedStatement { role, sql, elapsed_ms: None, statement });

@@ -63,7 +63,7 @@ pub use permission::{
 };
 pub use policy::{RowPolicy, required_condition, stamp_tenant};
 pub use principal::Principal;
-pub use write::{update_in_scope, updates_in_one_statement};
+pub use write::{insert_returning, update_in_scope, updates_in_one_statement};
 
 use crate::error::ApiError;
 use crate::query::columns::column;
@@ -191,8 +191,7 @@ async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Resu
             scope.filter(lookup_condition::<V>(pk)?).limit(1).build(request.db.get_database_backend())
         }
     };
-    let read = <ModelOf<V> as sea_orm::FromQueryResult>::find_by_statement(statement);
-    Box::pin(read.one(&request.db)).await.map_err(db_err::<V>)
+    crate::database::query_one(&request.db, statement).await.map_err(db_err::<V>)
 }
 
 /// The one record meeting `condition` through [`scoped_query`] (404 outside it), after the object permissions of

@@ -1,7 +1,10 @@
-//! A PATCH in one statement: `UPDATE … WHERE <lookup> AND <required row policies> RETURNING *`, when nothing
-//! between the read and the write of the usual path could look at the old row.
+//! Writes through the driver connection: a PATCH in one statement (`UPDATE … WHERE <lookup> AND <required row
+//! policies> RETURNING *`) when nothing between the read and the write of the usual path could look at the old row,
+//! and a create as one `INSERT … RETURNING *` with the model's save hooks.
 
-use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Iterable, PrimaryKeyToColumn, QueryFilter};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Iterable, PrimaryKeyToColumn, QueryFilter, QueryTrait,
+};
 
 use super::{Lookup, fetch_scoped, lookup_condition, permission::Permission, required_condition};
 use crate::error::ApiError;
@@ -76,8 +79,13 @@ pub async fn update_in_scope<V: Hooks>(
     if let Some(required) = required_condition::<V>(request)? {
         update = update.filter(required);
     }
-    let written = Box::pin(update.exec_with_returning(&request.db)).await.map_err(db_err::<V>)?;
-    written.into_iter().next().ok_or(ApiError::NotFound)
+    // sea-orm's `exec_with_returning` statement, read through the driver connection.
+    let backend = request.db.get_database_backend();
+    let columns = <V::Entity as EntityTrait>::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
+    let mut query = update.into_query();
+    query.returning(sea_orm::sea_query::Query::returning().exprs(columns));
+    let written = crate::database::query_one(&request.db, backend.build(&query)).await.map_err(db_err::<V>)?;
+    written.ok_or(ApiError::NotFound)
 }
 
 /// The `ActiveModel` of a validated, storable body: only the sent columns are set.
@@ -87,4 +95,44 @@ fn sendable<V: Hooks>(data: V::Update) -> Result<<V::Entity as EntityTrait>::Act
     data.apply(&mut active);
     check_storable_body(&active)?;
     Ok(active)
+}
+
+/// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
+/// `after_save` — with the statement read through the driver connection ([`crate::database::query_one`]). A
+/// database without `RETURNING` takes sea-orm's own path (insert, then read the key back).
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// # #[derive(Clone, Debug, PartialEq, DeriveEntityModel)] #[sea_orm(table_name = "posts")]
+/// # pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// # #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// # impl ActiveModelBehavior for ActiveModel {} }
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ActiveValue::Set, ConnectionTrait};
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// db.execute_unprepared("CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT NOT NULL)").await?;
+/// let active = post::ActiveModel { title: Set("hello".into()), ..Default::default() };
+/// let stored = viewset_core::access::insert_returning(&db, active).await?;
+/// assert_eq!((stored.id, stored.title.as_str()), (1, "hello"));
+/// # Ok(()) }
+/// ```
+pub async fn insert_returning<A>(
+    db: &sea_orm::DatabaseConnection,
+    active: A,
+) -> Result<<A::Entity as EntityTrait>::Model, sea_orm::DbErr>
+where
+    A: ActiveModelTrait + sea_orm::ActiveModelBehavior + Send,
+    <A::Entity as EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
+{
+    if !db.support_returning() {
+        return Box::pin(active.insert(db)).await;
+    }
+    let active = Box::pin(A::before_save(active, db, true)).await?;
+    let backend = db.get_database_backend();
+    let columns = <A::Entity as EntityTrait>::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
+    let mut query = <A::Entity as EntityTrait>::insert(active).into_query();
+    query.returning(sea_orm::sea_query::Query::returning().exprs(columns));
+    let stored = crate::database::query_one(db, backend.build(&query)).await?;
+    let stored = stored.ok_or_else(|| sea_orm::DbErr::RecordNotFound("Failed to find inserted item".into()))?;
+    Box::pin(A::after_save(stored, db, true)).await
 }

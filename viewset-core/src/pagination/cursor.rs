@@ -72,10 +72,7 @@ impl Paginator for CursorPagination {
             select = select.filter(after::<V::Entity>(&page.order, &token.values, backwards)?);
         }
         let select = apply_order(select, &page.order, backwards).limit(page.limit + 1);
-        let recording = crate::database::Recording::start("page", &select, &request.db);
-        let rows = select.all(&request.db).await.map_err(crate::viewset::handlers::db_err::<V>);
-        recording.finish();
-        let mut rows: Vec<ModelOf<V>> = rows?;
+        let mut rows: Vec<ModelOf<V>> = super::select_rows::<V>(select, &request.db).await?;
         let more = rows.len() as u64 > page.limit;
         rows.truncate(page.limit as usize);
         if backwards {

@@ -12,7 +12,7 @@ mod page_number;
 
 use std::future::Future;
 
-use sea_orm::{EntityTrait, PaginatorTrait, QuerySelect, Select};
+use sea_orm::{EntityTrait, QuerySelect, QueryTrait, Select};
 use serde::Serialize;
 
 use crate::access::fields::Items;
@@ -113,9 +113,18 @@ pub async fn fetch_rows<V: ViewSet>(
     db: &sea_orm::DatabaseConnection,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let select = apply_order(page.select, &page.order, false).offset(page.offset).limit(page.limit);
-    let recording = crate::database::Recording::start("page", &select, db);
-    // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
-    let rows = Box::pin(select.all(db)).await.map_err(crate::viewset::handlers::db_err::<V>);
+    select_rows::<V>(select, db).await
+}
+
+/// The rows of `select`, recorded as the `page` statement ([`crate::database::record_statements`]) and read
+/// through the driver connection ([`crate::database::query_all`]).
+pub(crate) async fn select_rows<V: ViewSet>(
+    select: Select<V::Entity>,
+    db: &sea_orm::DatabaseConnection,
+) -> Result<Vec<ModelOf<V>>, ApiError> {
+    let statement = select.build(db.get_database_backend());
+    let recording = crate::database::Recording::start("page", || statement.clone());
+    let rows = crate::database::query_all(db, statement).await.map_err(crate::viewset::handlers::db_err::<V>);
     recording.finish();
     rows
 }
@@ -137,10 +146,26 @@ pub async fn count_rows<V: ViewSet>(
     select: Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<u64, ApiError> {
-    let recording = crate::database::Recording::start("count", &select, db);
-    let count = Box::pin(select.count(db)).await.map_err(crate::viewset::handlers::db_err::<V>);
+    let backend = db.get_database_backend();
+    let recording = crate::database::Recording::start("count", || select.build(backend));
+    // sea-orm's `PaginatorTrait::count` statement, read through the driver connection.
+    let mut inner = select.into_query();
+    let query = sea_orm::sea_query::Query::select()
+        .expr(sea_orm::sea_query::Expr::cust("COUNT(*) AS num_items"))
+        .from_subquery(inner.clear_order_by().to_owned(), "sub_query")
+        .to_owned();
+    let count = crate::database::query_one::<Count>(db, backend.build(&query)).await;
     recording.finish();
-    count
+    Ok(count.map_err(crate::viewset::handlers::db_err::<V>)?.map_or(0, |c| c.0))
+}
+
+/// The row of a count statement.
+struct Count(u64);
+
+impl sea_orm::FromQueryResult for Count {
+    fn from_query_result(row: &sea_orm::QueryResult, pre: &str) -> Result<Self, sea_orm::DbErr> {
+        Ok(Count(row.try_get::<i64>(pre, "num_items")?.max(0) as u64))
+    }
 }
 
 /// Rows as the list representation, without the fields hidden from this caller, with the relations `?expand=`
