@@ -17,8 +17,9 @@ use crate::request::RequestContext;
 /// What one view may see of one event.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Outcome {
-    /// Visible: the record as this view shows it (`Null` for a delete).
-    Visible(serde_json::Value),
+    /// Visible: the frame's data as this view shows it (the record through the read representation; no record for
+    /// a delete), serialized once and shared by the view's subscribers.
+    Visible(Arc<str>),
     /// Not in this view.
     Hidden,
     /// The check failed (logged by whoever ran it); the event is skipped.
@@ -142,10 +143,10 @@ mod tests {
         let runs = AtomicUsize::new(0);
         let compute = || async {
             runs.fetch_add(1, Ordering::SeqCst);
-            Outcome::Visible(serde_json::json!({"id": 1}))
+            Outcome::Visible(Arc::from(r#"{"id":1}"#))
         };
         for member in [&a1, &a2, &bob, &other_viewset] {
-            assert_eq!(views.outcome(member, 7, compute).await, Outcome::Visible(serde_json::json!({"id": 1})));
+            assert_eq!(views.outcome(member, 7, compute).await, Outcome::Visible(Arc::from(r#"{"id":1}"#)));
         }
         // alice's two streams share one run; bob and the other ViewSet each run their own.
         assert_eq!(runs.load(Ordering::SeqCst), 3);

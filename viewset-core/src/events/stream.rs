@@ -192,26 +192,30 @@ impl<V: Hooks> Subscriber<V> {
         }
     }
 
-    /// Sends `event` if this subscriber may see it; `false` when the client is gone.
+    /// Sends `event` if this subscriber may see it; `false` when the client is gone. The frame's data is built
+    /// and serialized once per view (`shared_views`): with 10,000 subscribers of one view, the event costs one
+    /// visibility query and one serialization, and each subscriber only copies the text into its frame.
     async fn handle(&mut self, sequenced: &Sequenced) -> bool {
         let event = &sequenced.event;
         if event.table != table::<V>() {
             return true;
         }
         let key = event.pk.to_string();
-        let mut data = json!({"action": event.action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
-        let mut action = event.action;
+        let frame = |record: Option<serde_json::Value>| -> Outcome {
+            let mut data = json!({"action": event.action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
+            if let Some(record) = record {
+                data["record"] = record;
+            }
+            Outcome::Visible(data.to_string().into())
+        };
         let request = &self.request;
-        match event.action {
+        let views = self.bus.views();
+        let (action, data) = match event.action {
             Action::Created | Action::Updated => {
-                let outcome = self
-                    .bus
-                    .views()
+                let outcome = views
                     .outcome(&self.membership, sequenced.seq, || async {
                         match visible_record::<V>(request, &event.pk).await {
-                            Ok(Some(model)) => {
-                                Outcome::Visible(visible(&V::Detail::from_model(model), &request.left_out()))
-                            }
+                            Ok(Some(model)) => frame(Some(visible(&V::Detail::from_model(model), &request.left_out()))),
                             Ok(None) => Outcome::Hidden,
                             Err(err) => {
                                 tracing::warn!(error = %err, "stream visibility check failed; event skipped");
@@ -221,43 +225,41 @@ impl<V: Hooks> Subscriber<V> {
                     })
                     .await;
                 match outcome {
-                    Outcome::Visible(record) => {
-                        data["record"] = record;
+                    Outcome::Visible(data) => {
                         self.seen.insert(key);
+                        (event.action, data)
                     }
                     Outcome::Hidden if self.seen.remove(&key) => {
-                        action = Action::Deleted;
-                        data["action"] = json!("deleted");
-                        data["reason"] = json!("out_of_scope");
+                        let data = json!({"action": "deleted", "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk, "reason": "out_of_scope"});
+                        (Action::Deleted, data.to_string().into())
                     }
                     Outcome::Hidden | Outcome::Failed => return true,
                 }
             }
             Action::Deleted => {
-                let visible = match &event.snapshot {
+                let outcome = match &event.snapshot {
                     Some(snapshot) => {
-                        let outcome = self
-                            .bus
-                            .views()
+                        views
                             .outcome(&self.membership, sequenced.seq, || async {
                                 match could_see_deleted::<V>(request, snapshot).await {
-                                    Ok(true) => Outcome::Visible(serde_json::Value::Null),
+                                    Ok(true) => frame(None),
                                     _ => Outcome::Hidden,
                                 }
                             })
-                            .await;
-                        outcome != Outcome::Hidden
+                            .await
                     }
-                    None => self.seen.contains(&key),
+                    None if self.seen.contains(&key) => frame(None),
+                    None => Outcome::Hidden,
                 };
                 self.seen.remove(&key);
-                if !visible {
-                    return true;
+                match outcome {
+                    Outcome::Visible(data) => (Action::Deleted, data),
+                    Outcome::Hidden | Outcome::Failed => return true,
                 }
             }
-        }
+        };
         let id = format!("{}-{}", self.bus.instance(), sequenced.seq);
-        self.send(Event::default().id(id).event(action.as_str()).data(data.to_string())).await
+        self.send(Event::default().id(id).event(action.as_str()).data(&*data)).await
     }
 }
 
