@@ -1,12 +1,16 @@
-//! `viewset-bench fanout`: N stream subscribers (`GET /api/posts/stream`) on one in-process blog over SQLite, one
-//! write, and the time until the first and the last subscriber receive its `created` frame (issue 6). Clients and
-//! server share the process and the loopback, so the figures include both sides. Run twice per count: with
-//! identical requests (one view: the subscribers share each event's visibility check) and with a distinct header
-//! per subscriber (as many views as subscribers: one check each, the worst case).
+//! `viewset-bench fanout`: N stream subscribers (`GET /api/posts/stream`) of one blog server over SQLite, one
+//! write, and the time from sending it until each subscriber has received its `created` frame (issue 19: 10,000
+//! subscribers, p99 ≤ 200 ms). The server runs in this process; the subscribers run in a second process
+//! (`viewset-bench fanout-client`, started here), so each side has its own descriptor limit and the figures are
+//! the server's fan-out plus the loopback, not one process parsing its own frames. The client is a plain TCP
+//! reader (one small task per subscriber, no HTTP client library), so its own cost stays small on the shared
+//! cores. Run twice per count: identical requests (one view: the subscribers share each event's visibility
+//! check and frame) and a distinct header per subscriber (as many views as subscribers, the worst case).
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 use tokio::sync::Barrier;
 
 /// Options of `fanout`.
@@ -15,19 +19,14 @@ pub struct Options {
 }
 
 impl Options {
-    /// `--subscribers 100,1000,5000`.
+    /// `--subscribers 100,1000,10000`.
     pub fn parse(args: &[String]) -> Result<Options, String> {
-        let mut options = Options { counts: vec![10, 100, 1000, 5000] };
+        let mut options = Options { counts: vec![10, 100, 1000, 5000, 10000] };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let value = it.next().ok_or(format!("`{arg}` needs a value"))?;
             match arg.as_str() {
-                "--subscribers" => {
-                    options.counts = value
-                        .split(',')
-                        .map(|n| n.trim().parse().map_err(|_| "--subscribers takes numbers"))
-                        .collect::<Result<_, _>>()?
-                }
+                "--subscribers" => options.counts = numbers(value)?,
                 other => return Err(format!("unknown option `{other}`")),
             }
         }
@@ -35,80 +34,162 @@ impl Options {
     }
 }
 
-/// Runs the measurement.
+fn numbers(value: &str) -> Result<Vec<usize>, String> {
+    value.split(',').map(|n| n.trim().parse().map_err(|_| "--subscribers takes numbers".to_string())).collect()
+}
+
+/// Runs the measurement: for each count and view mode a fresh database, server and client process.
 pub fn run(options: Options) -> Result<(), String> {
-    tokio::runtime::Runtime::new().map_err(|e| e.to_string())?.block_on(async {
-        println!("| subscribers | views | first received (ms) | last received (ms) | all received |");
-        println!("|---|---|---|---|---|");
+    raise_descriptor_limit();
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        println!("| subscribers | views | first (ms) | p50 (ms) | p99 (ms) | last (ms) | received |");
+        println!("|---|---|---|---|---|---|---|");
         for n in options.counts {
             for distinct in [false, true] {
-                let (first, last, got) = once(n, distinct).await?;
+                let line = once(n, distinct).await?;
                 let views = if distinct { n } else { 1 };
-                println!("| {n} | {views} | {first:.1} | {last:.1} | {got}/{n} |");
+                println!("| {n} | {views} | {line} |");
             }
         }
         Ok(())
     })
 }
 
-async fn once(n: usize, distinct: bool) -> Result<(f64, f64, usize), String> {
+async fn once(n: usize, distinct: bool) -> Result<String, String> {
     let file = std::env::temp_dir().join(format!("viewset-fanout-{}-{n}-{distinct}.db", std::process::id()));
     let url = format!("sqlite://{}?mode=rwc", file.display());
     let db = blog::connect_and_migrate(&url).await.map_err(|e| e.to_string())?;
     blog::seed::seed_if_empty(&db).await.map_err(|e| e.to_string())?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
-    let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
+    // A backlog large enough for thousands of connections opened at once.
+    let socket = tokio::net::TcpSocket::new_v4().map_err(|e| e.to_string())?;
+    socket.bind("127.0.0.1:0".parse().expect("address")).map_err(|e| e.to_string())?;
+    let listener = socket.listen(4096).map_err(|e| e.to_string())?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?.to_string();
     let server = tokio::spawn(async move { axum::serve(listener, blog::app(db)).await.ok() });
-    let client = reqwest::Client::builder().pool_max_idle_per_host(0).build().map_err(|e| e.to_string())?;
-    let ready = Arc::new(Barrier::new(n + 1));
-    let mut subscribers = Vec::with_capacity(n);
-    for i in 0..n {
-        let (client, base, ready) = (client.clone(), base.clone(), ready.clone());
-        subscribers.push(tokio::spawn(async move {
-            let mut request = client.get(format!("{base}/api/posts/stream"));
-            if distinct {
-                request = request.header("x-fanout-client", i.to_string());
-            }
-            let mut response = request.send().await.ok()?;
-            let mut seen = String::new();
-            let mut waited = false;
-            loop {
-                let chunk = tokio::time::timeout(Duration::from_secs(60), response.chunk()).await.ok()?.ok()??;
-                seen.push_str(&String::from_utf8_lossy(&chunk));
-                if !waited && seen.contains("event: ready") {
-                    waited = true;
-                    ready.wait().await;
-                }
-                if seen.contains("event: created") {
-                    return Some(Instant::now());
-                }
-            }
-        }));
-    }
-    ready.wait().await;
-    let start = Instant::now();
-    let created = client
-        .post(format!("{base}/api/posts/"))
-        .bearer_auth("bob-token")
-        .header("content-type", "application/json")
-        .body(r#"{"title": "fan-out", "body": "b", "author_id": 1}"#)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    if created.status() != reqwest::StatusCode::CREATED {
-        return Err(format!("create answered {}", created.status()));
-    }
-    let mut times = Vec::with_capacity(n);
-    for subscriber in subscribers {
-        if let Ok(Some(at)) = subscriber.await {
-            times.push(at.duration_since(start).as_secs_f64() * 1000.0);
-        }
-    }
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut command = tokio::process::Command::new(exe);
+    command.args(["fanout-client", &address, &n.to_string(), if distinct { "distinct" } else { "same" }]);
+    let output = command.output().await.map_err(|e| format!("client process: {e}"))?;
     server.abort();
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
     }
-    let first = times.iter().copied().fold(f64::INFINITY, f64::min);
-    let last = times.iter().copied().fold(0.0, f64::max);
-    Ok((first, last, times.len()))
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    match stdout.lines().find_map(|l| l.strip_prefix("RESULT ")) {
+        Some(line) if output.status.success() => Ok(line.to_string()),
+        _ => Err(format!("client failed: {stdout}{}", String::from_utf8_lossy(&output.stderr))),
+    }
+}
+
+/// `viewset-bench fanout-client ADDRESS N same|distinct`: opens N streams, waits until each has its `ready`
+/// frame, creates a post, and prints `RESULT first | p50 | p99 | last | received/N` (milliseconds from sending
+/// the create until a subscriber has read its `created` frame).
+pub fn client(args: &[String]) -> Result<(), String> {
+    let [address, n, mode] = args else { return Err("fanout-client ADDRESS N same|distinct".into()) };
+    let n: usize = n.parse().map_err(|_| "N is a number")?;
+    let distinct = mode == "distinct";
+    raise_descriptor_limit();
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let ready = std::sync::Arc::new(Barrier::new(n + 1));
+        let opening = std::sync::Arc::new(tokio::sync::Semaphore::new(256));
+        let mut subscribers = Vec::with_capacity(n);
+        for i in 0..n {
+            let (address, ready, opening) = (address.clone(), ready.clone(), opening.clone());
+            subscribers.push(tokio::spawn(async move {
+                let permit = opening.acquire_owned().await.ok();
+                let header = if distinct { format!("x-fanout-client: {i}\r\n") } else { String::new() };
+                let request = format!(
+                    "GET /api/posts/stream HTTP/1.1\r\nhost: bench\r\naccept: text/event-stream\r\n{header}\r\n"
+                );
+                let opened = subscribe(&address, &request).await;
+                drop(permit);
+                let mut stream = match opened {
+                    Ok(stream) => Some(stream),
+                    Err(err) => {
+                        eprintln!("subscriber {i}: {err}");
+                        None
+                    }
+                };
+                ready.wait().await;
+                let stream = stream.as_mut()?;
+                until(stream, b"event: created", Duration::from_secs(30)).await.ok().map(|()| Instant::now())
+            }));
+        }
+        ready.wait().await;
+        let start = Instant::now();
+        create(address).await?;
+        let mut times = Vec::with_capacity(n);
+        for subscriber in subscribers {
+            if let Ok(Some(at)) = subscriber.await {
+                times.push(at.duration_since(start).as_secs_f64() * 1000.0);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let at = |q: f64| times.get(((times.len() as f64 * q).ceil() as usize).saturating_sub(1)).copied();
+        let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
+        let (first, p50, p99, last) = (times.first().copied(), at(0.5), at(0.99), times.last().copied());
+        println!("RESULT {} | {} | {} | {} | {}/{n}", ms(first), ms(p50), ms(p99), ms(last), times.len());
+        Ok(())
+    })
+}
+
+/// A connection whose stream has sent its `ready` frame.
+async fn subscribe(address: &str, request: &str) -> Result<TcpStream, String> {
+    let mut stream = TcpStream::connect(address).await.map_err(|e| e.to_string())?;
+    stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
+    until(&mut stream, b"event: ready", Duration::from_secs(60)).await?;
+    Ok(stream)
+}
+
+/// Reads until `needle` has arrived (frames are small; a needle split across two reads is still found).
+async fn until(stream: &mut TcpStream, needle: &[u8], limit: Duration) -> Result<(), String> {
+    let mut seen: Vec<u8> = Vec::new();
+    let mut buffer = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        let read = tokio::time::timeout_at(deadline, stream.read(&mut buffer)).await;
+        let n = read.map_err(|_| "timed out".to_string())?.map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("connection closed".into());
+        }
+        // Keep only a needle's length of the past: enough to find one split across reads.
+        let keep = seen.len().saturating_sub(needle.len());
+        seen.drain(..keep);
+        seen.extend_from_slice(&buffer[..n]);
+        if seen.windows(needle.len()).any(|w| w == needle) {
+            return Ok(());
+        }
+    }
+}
+
+/// Creates one post as bob; `Connection: close` so the answer's end is the end of the stream.
+async fn create(address: &str) -> Result<(), String> {
+    let body = r#"{"title": "fan-out", "body": "b", "author_id": 1}"#;
+    let request = format!(
+        "POST /api/posts/ HTTP/1.1\r\nhost: bench\r\nauthorization: Bearer bob-token\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(address).await.map_err(|e| e.to_string())?;
+    stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.map_err(|e| e.to_string())?;
+    let status = String::from_utf8_lossy(&answer[..answer.len().min(12)]).to_string();
+    if status != "HTTP/1.1 201" {
+        return Err(format!("create answered {status}"));
+    }
+    Ok(())
+}
+
+/// Raises this process's open-file limit to its hard limit (10,000 subscribers need 10,000 sockets per side).
+fn raise_descriptor_limit() {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to an rlimit.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }

@@ -8,7 +8,8 @@
 //! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios;
 //! - `reads`: `?expand=author` against a client's N+1 requests, and `?count=none|estimated` against `exact` on
 //!   1,000,000 rows, as ratios;
-//! - `fanout`: N stream subscribers, one write, time until the last one receives it;
+//! - `fanout`: N stream subscribers, one write, time until each receives it (`fanout-client`: the subscribers'
+//!   process it starts);
 //! - `soak`: the blog's release binary under a mixed load with stream subscribers for minutes (`bench/soak.sh`).
 //!
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
@@ -35,7 +36,7 @@ usage:
   viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
-  viewset-bench fanout [--subscribers 10,100,1000,5000]
+  viewset-bench fanout [--subscribers 10,100,1000,5000,10000]
   viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
                      [--max-connections N] [--rate REQUESTS_PER_SECOND]";
 
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         Some("compile") => compile::Options::parse(&args[1..]).and_then(compile::run),
         Some("report") => harness::rerender(&args[1..]),
         Some("fanout") => fanout::Options::parse(&args[1..]).and_then(fanout::run),
+        Some("fanout-client") => fanout::client(&args[1..]),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
         Some("reads") => reads::Options::parse(&args[1..]).and_then(reads::run),
         Some("soak") => soak::Options::parse(&args[1..]).and_then(soak::run),
