@@ -9,7 +9,7 @@ use serde_json::json;
 use viewset_core::ServiceState;
 use viewset_core::events::EventBus;
 use viewset_tests::every_database::require_postgres;
-use viewset_tests::harness::{Backend, QUIET, SseClient, TestApp, TestDb, WAIT};
+use viewset_tests::harness::{Backend, QUIET, SseClient, Statements, TestApp, TestDb, WAIT, recording};
 use viewset_tests::identities::blog::{ALICE, BOB};
 use viewset_tests::identities::tenants as tenant;
 use viewset_tests::on_every_database;
@@ -27,6 +27,16 @@ on_every_database!(TestApp::tenants =>
 );
 
 on_every_database!(TestApp::seeded_query_app => update_out_of_scope_arrives_as_deleted);
+
+on_every_database!(recorded_tenants => equal_streams_share_one_visibility_read);
+
+/// The tenants example over a connection that records every statement.
+async fn recorded_tenants(backend: Backend) -> (TestApp, Statements) {
+    let database = TestDb::create(backend).await;
+    let db = tenants::connect_and_migrate(&database.url).await.expect("migrate the tenants example");
+    let (recorded, statements) = recording(&db);
+    (TestApp::serve(tenants::app(recorded), db, database).await, statements)
+}
 
 async fn frames_in_order_with_ready_first(app: TestApp) {
     let mut stream = SseClient::connect(&app, "/api/posts/stream", None, None).await;
@@ -180,6 +190,28 @@ async fn read_frames(
             frames.push((frame.event.clone(), frame.data["pk"].clone(), frame.data["record"]["archived"].clone()));
         }
     }
+}
+
+/// Streams with equal requests share each event's visibility read, though every request carries its own
+/// `x-request-id` (the limits layer sets one): three streams of one user, one read of the created project.
+async fn equal_streams_share_one_visibility_read((app, statements): (TestApp, Statements)) {
+    let mut streams = Vec::new();
+    for _ in 0..3 {
+        let mut stream = SseClient::connect(&app, "/api/projects/stream", tenant::BOB, None).await;
+        stream.next(WAIT).await.expect("ready");
+        streams.push(stream);
+    }
+    statements.lock().unwrap().clear();
+    let (status, project) =
+        app.send(Method::POST, "/api/projects/", tenant::ALICE, Some(r#"{"name": "Rocket"}"#)).await;
+    assert_eq!(status, StatusCode::CREATED, "{project}");
+    for stream in &mut streams {
+        assert_eq!(stream.next(WAIT).await.expect("created").data["pk"], project["id"]);
+    }
+    // The create itself is one `INSERT … RETURNING`; every `SELECT` of a project is a visibility read.
+    let statements = statements.lock().unwrap();
+    let reads = statements.iter().filter(|s| s.starts_with("SELECT") && s.contains("projects")).count();
+    assert_eq!(reads, 1, "{statements:#?}");
 }
 
 /// A post unpublished by an update leaves the anonymous view: an anonymous subscriber that saw it is told it is

@@ -2,9 +2,10 @@
 //!
 //! What a subscriber may see of an event depends only on its request: the principal, the method, the URI and the
 //! headers (every hook — `get_queryset`, the row policies, object permissions, hidden fields — reads nothing else).
-//! Subscribers whose requests are equal (ignoring `Last-Event-ID`, which only says where a stream resumes) form a
-//! group; for each event the first member of a group to handle it runs the visibility query and the others reuse
-//! its outcome. A subscriber alone in its group computes its own outcome and stores nothing.
+//! Subscribers whose requests are equal form a group, ignoring the two headers that differ per connection and say
+//! nothing of what it may see: `Last-Event-ID` (where a stream resumes) and `x-request-id` (the limits layer gives
+//! every request its own; a hook must not decide visibility by it). For each event the first member of a group to
+//! handle it runs the visibility query and the others reuse its outcome. A subscriber alone in its group computes its own outcome and stores nothing.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -104,12 +105,15 @@ impl Drop for Membership {
     }
 }
 
-/// Everything in a request that hooks can read, except `Last-Event-ID`: equal keys mean equal views.
+/// Headers that differ per connection and decide nothing a view shows.
+const PER_CONNECTION: [&str; 2] = ["last-event-id", "x-request-id"];
+
+/// Everything in a request that hooks can read, except [`PER_CONNECTION`]: equal keys mean equal views.
 fn view_key(request: &RequestContext) -> Arc<str> {
     let mut headers: Vec<(&str, &[u8])> = request
         .headers
         .iter()
-        .filter(|(name, _)| *name != "last-event-id")
+        .filter(|(name, _)| !PER_CONNECTION.contains(&name.as_str()))
         .map(|(name, value)| (name.as_str(), value.as_bytes()))
         .collect();
     headers.sort();
@@ -130,6 +134,10 @@ mod tests {
         if let Some(id) = resume {
             request.headers.insert("last-event-id", id.parse().expect("header"));
         }
+        // Every request has its own id (the limits layer sets one); it must not split a view.
+        static IDS: AtomicUsize = AtomicUsize::new(0);
+        let request_id = IDS.fetch_add(1, Ordering::SeqCst).to_string();
+        request.headers.insert("x-request-id", request_id.parse().expect("header"));
         request
     }
 
