@@ -113,19 +113,29 @@ pub fn client(args: &[String]) -> Result<(), String> {
                     }
                 };
                 ready.wait().await;
-                let stream = stream.as_mut()?;
-                until(stream, b"event: created", Duration::from_secs(30)).await.ok().map(|()| Instant::now())
+                let at = match stream.as_mut() {
+                    Some(stream) => {
+                        until(stream, b"event: created", Duration::from_secs(30)).await.ok().map(|()| Instant::now())
+                    }
+                    None => None,
+                };
+                // The stream stays open until every subscriber has its frame: a client leaving early would make the
+                // server tear its connection down in the middle of the fan-out being measured.
+                (at, stream)
             }));
         }
         ready.wait().await;
         let start = Instant::now();
         create(address).await?;
         let mut times = Vec::with_capacity(n);
+        let mut open = Vec::with_capacity(n);
         for subscriber in subscribers {
-            if let Ok(Some(at)) = subscriber.await {
-                times.push(at.duration_since(start).as_secs_f64() * 1000.0);
+            if let Ok((at, stream)) = subscriber.await {
+                times.extend(at.map(|at| at.duration_since(start).as_secs_f64() * 1000.0));
+                open.push(stream);
             }
         }
+        drop(open);
         times.sort_by(f64::total_cmp);
         let at = |q: f64| times.get(((times.len() as f64 * q).ceil() as usize).saturating_sub(1)).copied();
         let ms = |v: Option<f64>| v.map_or("–".to_string(), |v| format!("{v:.1}"));
