@@ -71,15 +71,19 @@ pub async fn query_all<M: sea_orm::FromQueryResult>(
     db: &DatabaseConnection,
     statement: sea_orm::Statement,
 ) -> Result<Vec<M>, DbErr> {
+    rows(db, statement).await?.iter().map(|row| M::from_query_result(row, "")).collect()
+}
+
+/// [`query_all`] before decoding; not generic, so it is compiled once rather than per model.
+async fn rows(db: &DatabaseConnection, statement: sea_orm::Statement) -> Result<Vec<sea_orm::QueryResult>, DbErr> {
     use sea_orm::DatabaseConnectionType as Driver;
-    let rows = match &db.inner {
+    match &db.inner {
         #[cfg(feature = "postgres")]
-        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_all(statement)).await?,
+        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_all(statement)).await,
         #[cfg(feature = "sqlite")]
-        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_all(statement)).await?,
-        _ => Box::pin(sea_orm::ConnectionTrait::query_all_raw(db, statement)).await?,
-    };
-    rows.iter().map(|row| M::from_query_result(row, "")).collect()
+        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_all(statement)).await,
+        _ => Box::pin(sea_orm::ConnectionTrait::query_all_raw(db, statement)).await,
+    }
 }
 
 /// The first row of `statement` decoded as `M`, through the driver connection as [`query_all`] explains.
@@ -97,15 +101,19 @@ pub async fn query_one<M: sea_orm::FromQueryResult>(
     db: &DatabaseConnection,
     statement: sea_orm::Statement,
 ) -> Result<Option<M>, DbErr> {
+    row(db, statement).await?.map(|row| M::from_query_result(&row, "")).transpose()
+}
+
+/// [`query_one`] before decoding; not generic, so it is compiled once rather than per model.
+async fn row(db: &DatabaseConnection, statement: sea_orm::Statement) -> Result<Option<sea_orm::QueryResult>, DbErr> {
     use sea_orm::DatabaseConnectionType as Driver;
-    let row = match &db.inner {
+    match &db.inner {
         #[cfg(feature = "postgres")]
-        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_one(statement)).await?,
+        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_one(statement)).await,
         #[cfg(feature = "sqlite")]
-        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_one(statement)).await?,
-        _ => Box::pin(sea_orm::ConnectionTrait::query_one_raw(db, statement)).await?,
-    };
-    row.map(|row| M::from_query_result(&row, "")).transpose()
+        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_one(statement)).await,
+        _ => Box::pin(sea_orm::ConnectionTrait::query_one_raw(db, statement)).await,
+    }
 }
 
 tokio::task_local! {
