@@ -81,9 +81,8 @@ pub async fn update_in_scope<V: Hooks>(
     }
     // sea-orm's `exec_with_returning` statement, read through the driver connection.
     let backend = request.db.get_database_backend();
-    let columns = <V::Entity as EntityTrait>::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
     let mut query = update.into_query();
-    query.returning(sea_orm::sea_query::Query::returning().exprs(columns));
+    query.returning(every_column::<V::Entity>(backend));
     let written = crate::database::query_one(&request.db, backend.build(&query)).await.map_err(db_err::<V>)?;
     written.ok_or(ApiError::NotFound)
 }
@@ -129,10 +128,16 @@ where
     }
     let active = Box::pin(A::before_save(active, db, true)).await?;
     let backend = db.get_database_backend();
-    let columns = <A::Entity as EntityTrait>::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
     let mut query = <A::Entity as EntityTrait>::insert(active).into_query();
-    query.returning(sea_orm::sea_query::Query::returning().exprs(columns));
+    query.returning(every_column::<A::Entity>(backend));
     let stored = crate::database::query_one(db, backend.build(&query)).await?;
     let stored = stored.ok_or_else(|| sea_orm::DbErr::RecordNotFound("Failed to find inserted item".into()))?;
     Box::pin(A::after_save(stored, db, true)).await
+}
+
+/// `RETURNING` every column of `E`, each as sea-orm's own `exec_with_returning` selects it (so the row decodes as the
+/// model).
+fn every_column<E: EntityTrait>(backend: sea_orm::DbBackend) -> sea_orm::sea_query::ReturningClause {
+    let columns = E::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
+    sea_orm::sea_query::Query::returning().exprs(columns)
 }

@@ -5,7 +5,8 @@
 //! Subscribers whose requests are equal form a group, ignoring the two headers that differ per connection and say
 //! nothing of what it may see: `Last-Event-ID` (where a stream resumes) and `x-request-id` (the limits layer gives
 //! every request its own; a hook must not decide visibility by it). For each event the first member of a group to
-//! handle it runs the visibility query and the others reuse its outcome. A subscriber alone in its group computes its own outcome and stores nothing.
+//! handle it runs the visibility query and the others reuse its outcome. A subscriber alone in its group computes
+//! its own outcome and stores nothing.
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -201,8 +201,10 @@ impl<V: Hooks> Subscriber<V> {
             return true;
         }
         let key = event.pk.to_string();
-        let frame = |record: Option<serde_json::Value>| -> Outcome {
-            let mut data = json!({"action": event.action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
+        // A frame's data: what happened to which record; `record` (as this view shows it) or `reason` is added.
+        let base = |action: Action| json!({"action": action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
+        let frame = |record: Option<serde_json::Value>| {
+            let mut data = base(event.action);
             if let Some(record) = record {
                 data["record"] = record;
             }
@@ -230,7 +232,8 @@ impl<V: Hooks> Subscriber<V> {
                         (event.action, data)
                     }
                     Outcome::Hidden if self.seen.remove(&key) => {
-                        let data = json!({"action": "deleted", "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk, "reason": "out_of_scope"});
+                        let mut data = base(Action::Deleted);
+                        data["reason"] = json!("out_of_scope");
                         (Action::Deleted, data.to_string().into())
                     }
                     Outcome::Hidden | Outcome::Failed => return true,
