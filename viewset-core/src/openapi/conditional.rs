@@ -17,7 +17,7 @@ fn string() -> ObjectBuilder {
 pub(super) fn with_etag(mut response: Response) -> Response {
     let etag = HeaderBuilder::new()
         .schema(Some(string()))
-        .description(Some("Strong tag of this representation as this caller receives it (SHA-256 of the body)."))
+        .description(Some("Strong tag of this representation as this caller receives it (BLAKE3 hash of the body)."))
         .build();
     response.headers.insert("ETag".into(), utoipa::openapi::RefOr::T(etag));
     response
