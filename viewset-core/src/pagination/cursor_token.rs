@@ -35,20 +35,25 @@ pub struct CursorToken {
 /// The largest encoded cursor that carries its values; a longer one carries the primary key instead.
 pub const MAX_INLINE_BYTES: usize = 512;
 
-fn key() -> &'static [u8; 32] {
-    static KEY: OnceLock<[u8; 32]> = OnceLock::new();
-    KEY.get_or_init(|| match std::env::var("SERVICE_SECRET_KEY") {
-        Ok(secret) if !secret.is_empty() => Sha256::digest(secret.as_bytes()).into(),
-        _ => {
-            let mut key = [0u8; 32];
-            getrandom::fill(&mut key).expect("the operating system provides random bytes");
-            key
-        }
+/// The HMAC state after the key (its inner and outer padded blocks already hashed), made once per process: each
+/// cursor then costs only the hashing of its own payload.
+fn keyed() -> &'static Hmac<Sha256> {
+    static KEYED: OnceLock<Hmac<Sha256>> = OnceLock::new();
+    KEYED.get_or_init(|| {
+        let key: [u8; 32] = match std::env::var("SERVICE_SECRET_KEY") {
+            Ok(secret) if !secret.is_empty() => Sha256::digest(secret.as_bytes()).into(),
+            _ => {
+                let mut key = [0u8; 32];
+                getrandom::fill(&mut key).expect("the operating system provides random bytes");
+                key
+            }
+        };
+        <Hmac<Sha256> as KeyInit>::new_from_slice(&key).expect("HMAC accepts any key length")
     })
 }
 
 fn tag(payload: &[u8]) -> Hmac<Sha256> {
-    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(key()).expect("HMAC accepts any key length");
+    let mut mac = keyed().clone();
     mac.update(payload);
     mac
 }
