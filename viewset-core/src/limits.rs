@@ -19,15 +19,18 @@
 //! # }
 //! ```
 
+use std::convert::Infallible;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{StatusCode, header};
-use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use futures_util::future::BoxFuture;
 use serde_json::json;
+use tracing::Instrument;
 
 use crate::error::ApiError;
 
@@ -60,20 +63,22 @@ impl Limits {
     /// JSON (`{"detail", "code"}`). Every request gets an `x-request-id` (the client's, or a new UUID; echoed in the
     /// response, recorded on the `request` tracing span around the handler); a 5xx is logged with it and carries
     /// it in its body (`"request_id"`), so a user's report leads to the log line. Apply it last (outermost), after
-    /// routes, fallback and other layers.
-    pub fn apply<S: Clone + Send + Sync + 'static>(self, router: Router<S>) -> Router<S> {
+    /// routes, fallback and other layers: the whole of `router` is served behind the limits as the fallback of
+    /// the router returned, so a route added or merged into that router afterwards is not limited, and is matched
+    /// before any route of `router`.
+    pub fn apply(self, router: Router) -> Router {
         use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
-        // One `Router::layer` with the whole stack, outermost first: each `Router::layer` boxes every route once
-        // more, and a request clones the boxed chain below each level (quadratic in the number of levels).
-        router.layer(
-            tower::ServiceBuilder::new()
-                .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-                .layer(PropagateRequestIdLayer::x_request_id())
-                .layer(middleware::map_response_with_state(self, json_errors))
-                .layer(middleware::from_fn_with_state(self, enforce))
-                .layer(tower_http::limit::RequestBodyLimitLayer::new(self.max_body_bytes))
-                .layer(DefaultBodyLimit::max(self.max_body_bytes)),
-        )
+        // The stack wraps the router once, outside its routing, rather than through `Router::layer`: that boxes
+        // every route once more, and a request clones the boxed chain below each level (quadratic in the number
+        // of levels), while a `Router` clones as one reference count.
+        let limited = tower::ServiceBuilder::new()
+            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
+            .layer(PropagateRequestIdLayer::x_request_id())
+            .layer(LimitsLayer(self))
+            .layer(tower_http::limit::RequestBodyLimitLayer::new(self.max_body_bytes))
+            .layer(DefaultBodyLimit::max(self.max_body_bytes))
+            .service(router);
+        Router::new().fallback_service(limited)
     }
 
     fn refuse(&self, status: StatusCode, limit: &'static str, detail: String) -> Response {
@@ -81,7 +86,6 @@ impl Limits {
     }
 }
 
-/// URI and header sizes before the request runs, then the timeout around it.
 /// The `max_uri_bytes` in force, as a request extension (read into [`crate::RequestContext::max_uri_bytes`]).
 ///
 /// ```
@@ -91,30 +95,83 @@ impl Limits {
 #[derive(Debug, Clone, Copy)]
 pub struct UriLimit(pub usize);
 
-async fn enforce(State(limits): State<Limits>, mut request: Request, next: Next) -> Response {
-    request.extensions_mut().insert(UriLimit(limits.max_uri_bytes));
-    let uri_len = request.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
-    if uri_len > limits.max_uri_bytes {
-        let detail = format!("The request URI is {uri_len} bytes; at most {} are accepted.", limits.max_uri_bytes);
-        return limits.refuse(StatusCode::URI_TOO_LONG, "max_uri_bytes", detail);
+/// URI and header sizes before the request runs, the timeout and the `request` span around it, then the JSON form
+/// of error answers: one service rather than two `axum::middleware` layers, which each cloned the boxed route below
+/// them and boxed another future on every request.
+#[derive(Clone, Copy)]
+struct LimitsLayer(Limits);
+
+impl<S> tower::Layer<S> for LimitsLayer {
+    type Service = LimitsService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        LimitsService { limits: self.0, inner }
     }
-    let header_len: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len()).sum();
-    if header_len > limits.max_header_bytes {
-        let detail =
-            format!("The request headers are {header_len} bytes; at most {} are accepted.", limits.max_header_bytes);
-        return limits.refuse(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "max_header_bytes", detail);
+}
+
+/// The service of [`LimitsLayer`].
+#[derive(Clone)]
+struct LimitsService<S> {
+    limits: Limits,
+    inner: S,
+}
+
+impl<S, B> tower::Service<Request> for LimitsService<S>
+where
+    S: tower::Service<Request, Response = axum::http::Response<B>, Error = Infallible> + Send + 'static,
+    S::Future: Send + 'static,
+    B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
     }
-    let id = request.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
-    let span = tracing::info_span!("request", request_id = %id);
-    let run = tracing::Instrument::instrument(next.run(request), span);
-    let response = match tokio::time::timeout(limits.request_timeout, run).await {
-        Ok(response) => response,
-        Err(_) => {
-            let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
-            limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        let limits = self.limits;
+        if let Some(refused) = limits.refusal(&request) {
+            return Box::pin(std::future::ready(Ok(refused)));
         }
-    };
-    if response.status().is_server_error() { with_request_id(response, &id).await } else { response }
+        request.extensions_mut().insert(UriLimit(limits.max_uri_bytes));
+        let id = request.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let span = tracing::info_span!("request", request_id = %id);
+        let run = span.in_scope(|| self.inner.call(request)).instrument(span);
+        Box::pin(async move {
+            let response = match tokio::time::timeout(limits.request_timeout, run).await {
+                Ok(Ok(response)) => response.map(Body::new),
+                Ok(Err(never)) => match never {},
+                Err(_) => {
+                    let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
+                    limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
+                }
+            };
+            let response =
+                if response.status().is_server_error() { with_request_id(response, &id).await } else { response };
+            Ok(json_errors(limits, response).await)
+        })
+    }
+}
+
+impl Limits {
+    /// The answer to a request whose URI or headers are over the limits, before it runs.
+    fn refusal(&self, request: &Request) -> Option<Response> {
+        let uri_len = request.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
+        if uri_len > self.max_uri_bytes {
+            let detail = format!("The request URI is {uri_len} bytes; at most {} are accepted.", self.max_uri_bytes);
+            return Some(self.refuse(StatusCode::URI_TOO_LONG, "max_uri_bytes", detail));
+        }
+        let header_len: usize = request.headers().iter().map(|(name, value)| name.as_str().len() + value.len()).sum();
+        if header_len > self.max_header_bytes {
+            let detail =
+                format!("The request headers are {header_len} bytes; at most {} are accepted.", self.max_header_bytes);
+            return Some(self.refuse(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "max_header_bytes", detail));
+        }
+        None
+    }
 }
 
 /// The request-id header `Limits::apply` sets and echoes.
@@ -136,7 +193,7 @@ async fn with_request_id(response: Response, id: &str) -> Response {
 }
 
 /// Error responses that are not JSON (axum's rejections and 405s, tower-http's 413) become JSON.
-async fn json_errors(State(limits): State<Limits>, response: Response) -> Response {
+async fn json_errors(limits: Limits, response: Response) -> Response {
     let status = response.status();
     let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     if !(status.is_client_error() || status.is_server_error()) || content_type.contains("json") {
