@@ -1,50 +1,119 @@
-//! The SQL of a detail lookup, built once per ViewSet and database backend: when the scope is the default
-//! `get_queryset` with no required row policy for this request, the statement is
-//! `SELECT <every column> FROM <table> WHERE <lookup column> = $1 LIMIT $2` whatever the key, so building it
-//! through sea-query on every request (a fifth of a retrieve's instructions) is work done once.
+//! Statements built once per ViewSet, database backend and shape, when the scope is the default `get_queryset`
+//! with no required row policy for this request: a detail lookup is
+//! `SELECT <every column> FROM <table> WHERE <lookup column> = $1 LIMIT $2` whatever the key, and a PATCH is
+//! `UPDATE <table> SET <the sent columns> WHERE <lookup column> = $n RETURNING <every column>` whatever the values,
+//! and a create `INSERT INTO <table> (<the set columns>) VALUES (…) RETURNING <every column>`. Building them through
+//! sea-query on every request (a fifth of a retrieve's instructions, 15k instructions of a PATCH) is work done
+//! once. The first statement of each shape is built through sea-query as before, and cached only
+//! when its values are exactly those this module would bind, so a cached statement is always the one sea-query
+//! builds.
 
 use std::any::TypeId;
 use std::collections::HashMap;
+use std::mem::Discriminant;
 use std::sync::{Arc, OnceLock, PoisonError, RwLock};
 
-use sea_orm::{DbBackend, EntityTrait, QueryFilter, QuerySelect, QueryTrait, Statement, Value};
+use sea_orm::{ActiveModelTrait, ActiveValue, DbBackend, EntityTrait, Iterable, QueryFilter, QuerySelect, QueryTrait};
+use sea_orm::{Statement, Value};
 
 use super::{Lookup, lookup_condition};
 use crate::error::ApiError;
 use crate::viewset::Hooks;
 
-/// A lookup's SQL and the values after the key (the `LIMIT`).
+/// Which statement of a ViewSet (or, for an insert, of an entity): the detail lookup, or a PATCH or an insert of
+/// the columns whose bits are set.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Shape {
+    Lookup,
+    Update(u64),
+    Insert(u64),
+}
+
+/// A statement's SQL and the values bound after the caller's own (the lookup's `LIMIT`).
 struct Cached {
-    backend: DbBackend,
     sql: Arc<str>,
     rest: Vec<Value>,
 }
 
-type Cache = RwLock<HashMap<TypeId, Vec<Cached>>>;
+type Cache = RwLock<HashMap<(TypeId, Discriminant<DbBackend>, Shape), Cached>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// The statement of `shape` for the type `of` with `values` bound first: the cached SQL, or `build()`'s statement,
+/// cached when its values start with `values` (anything else, such as a value sea-query inlines, is not cached).
+fn statement<E>(
+    of: TypeId,
+    backend: DbBackend,
+    shape: Shape,
+    values: Vec<Value>,
+    build: impl FnOnce() -> Result<Statement, E>,
+) -> Result<Statement, E> {
+    let key = (of, std::mem::discriminant(&backend), shape);
+    if let Some(found) = cache().read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        let values = values.into_iter().chain(found.rest.iter().cloned());
+        return Ok(Statement::from_sql_and_values(backend, &*found.sql, values));
+    }
+    let statement = build()?;
+    let built = statement.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();
+    if let Some(rest) = built.strip_prefix(values.as_slice()) {
+        let cached = Cached { sql: Arc::from(statement.sql.as_str()), rest: rest.to_vec() };
+        cache().write().unwrap_or_else(PoisonError::into_inner).insert(key, cached);
+    }
+    Ok(statement)
+}
 
 /// The statement reading the record at `pk` of `V` on `backend` (unscoped: call it only when the scope adds
 /// nothing, see [`super::fetch_visible`]).
 pub(super) fn lookup_statement<V: Hooks>(backend: DbBackend, pk: &Lookup) -> Result<Statement, ApiError> {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    let key = TypeId::of::<V>();
-    let with_key = |found: &Cached| {
-        let values = std::iter::once(pk.value.clone()).chain(found.rest.iter().cloned());
-        Statement::from_sql_and_values(backend, &*found.sql, values)
+    statement(TypeId::of::<V>(), backend, Shape::Lookup, vec![pk.value.clone()], || {
+        Ok(V::Entity::find().filter(lookup_condition::<V>(pk)?).limit(1).build(backend))
+    })
+}
+
+/// The `UPDATE … RETURNING` writing the set columns of `active` to the record at `pk` (unscoped: call it only when
+/// no required row policy applies, see [`super::update_in_scope`]); `build` makes it through sea-query.
+pub(super) fn update_statement<V: Hooks>(
+    backend: DbBackend,
+    active: &<V::Entity as EntityTrait>::ActiveModel,
+    pk: &Lookup,
+    build: impl FnOnce() -> Result<Statement, ApiError>,
+) -> Result<Statement, ApiError> {
+    let Some((mask, mut values)) = set_columns(active, |value| matches!(value, ActiveValue::Set(_))) else {
+        return build();
     };
-    if let Some(found) = cache.read().unwrap_or_else(PoisonError::into_inner).get(&key)
-        && let Some(found) = found.iter().find(|c| c.backend == backend)
-    {
-        return Ok(with_key(found));
+    values.push(pk.value.clone());
+    statement(TypeId::of::<V>(), backend, Shape::Update(mask), values, build)
+}
+
+/// The `INSERT … RETURNING` of `active` (its set and unchanged columns, as sea-orm's `Insert::one` writes them);
+/// `build` makes it through sea-query.
+pub(super) fn insert_statement<A: ActiveModelTrait, E>(
+    backend: DbBackend,
+    active: &A,
+    build: impl FnOnce() -> Result<Statement, E>,
+) -> Result<Statement, E> {
+    let Some((mask, values)) = set_columns(active, |value| !matches!(value, ActiveValue::NotSet)) else {
+        return build();
+    };
+    statement(TypeId::of::<A::Entity>(), backend, Shape::Insert(mask), values, build)
+}
+
+/// The columns of `active` that `written` keeps, as a bit per column (`None` past 64 columns), and their values.
+fn set_columns<A: ActiveModelTrait>(
+    active: &A,
+    written: impl Fn(&ActiveValue<Value>) -> bool,
+) -> Option<(u64, Vec<Value>)> {
+    let mut mask = 0u64;
+    let mut values = Vec::new();
+    for (bit, column) in <A::Entity as EntityTrait>::Column::iter().enumerate() {
+        let value = active.get(column);
+        if written(&value) {
+            mask |= 1u64.checked_shl(u32::try_from(bit).ok()?).filter(|_| bit < 64)?;
+            values.extend(value.into_value());
+        }
     }
-    let statement = V::Entity::find().filter(lookup_condition::<V>(pk)?).limit(1).build(backend);
-    let values = statement.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();
-    // Cache only the shape this module expects: the key first, then the limit.
-    if let [first, rest @ ..] = values
-        && *first == pk.value
-    {
-        let built = Cached { backend, sql: Arc::from(statement.sql.as_str()), rest: rest.to_vec() };
-        cache.write().unwrap_or_else(PoisonError::into_inner).entry(key).or_default().push(built);
-    }
-    Ok(statement)
+    Some((mask, values))
 }

@@ -4,6 +4,7 @@
 
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, Iterable, PrimaryKeyToColumn, QueryFilter, QueryTrait,
+    Statement,
 };
 
 use super::{Lookup, fetch_scoped, lookup_condition, permission::Permission, required_condition};
@@ -75,15 +76,23 @@ pub async fn update_in_scope<V: Hooks>(
             return Err(invalid);
         }
     };
-    let mut update = V::Entity::update_many().set(active).filter(lookup_condition::<V>(pk)?);
-    if let Some(required) = required_condition::<V>(request)? {
-        update = update.filter(required);
-    }
-    // sea-orm's `exec_with_returning` statement, read through the driver connection.
     let backend = request.db.get_database_backend();
-    let mut query = update.into_query();
-    query.returning(every_column::<V::Entity>(backend));
-    let written = crate::database::query_one(&request.db, backend.build(&query)).await.map_err(db_err::<V>)?;
+    let required = required_condition::<V>(request)?;
+    // sea-orm's `exec_with_returning` statement, read through the driver connection.
+    let build = |active: <V::Entity as EntityTrait>::ActiveModel, required| -> Result<Statement, ApiError> {
+        let mut update = V::Entity::update_many().set(active).filter(lookup_condition::<V>(pk)?);
+        if let Some(required) = required {
+            update = update.filter(required);
+        }
+        let mut query = update.into_query();
+        query.returning(every_column::<V::Entity>(backend));
+        Ok(backend.build(&query))
+    };
+    let statement = match required {
+        None => super::cached::update_statement::<V>(backend, &active, pk, || build(active.clone(), None))?,
+        Some(required) => build(active, Some(required))?,
+    };
+    let written = crate::database::query_one(&request.db, statement).await.map_err(db_err::<V>)?;
     written.ok_or(ApiError::NotFound)
 }
 
@@ -97,7 +106,8 @@ fn sendable<V: Hooks>(data: V::Update) -> Result<<V::Entity as EntityTrait>::Act
 }
 
 /// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
-/// `after_save` — with the statement read through the driver connection ([`crate::database::query_one`]). A
+/// `after_save` — with the statement built once per set of columns and read through the driver connection
+/// ([`crate::database::query_one`]). A
 /// database without `RETURNING` takes sea-orm's own path (insert, then read the key back).
 ///
 /// ```
@@ -128,9 +138,12 @@ where
     }
     let active = Box::pin(A::before_save(active, db, true)).await?;
     let backend = db.get_database_backend();
-    let mut query = <A::Entity as EntityTrait>::insert(active).into_query();
-    query.returning(every_column::<A::Entity>(backend));
-    let stored = crate::database::query_one(db, backend.build(&query)).await?;
+    let statement = super::cached::insert_statement(backend, &active, || {
+        let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
+        query.returning(every_column::<A::Entity>(backend));
+        Ok::<_, sea_orm::DbErr>(backend.build(&query))
+    })?;
+    let stored = crate::database::query_one(db, statement).await?;
     let stored = stored.ok_or_else(|| sea_orm::DbErr::RecordNotFound("Failed to find inserted item".into()))?;
     Box::pin(A::after_save(stored, db, true)).await
 }
