@@ -79,10 +79,10 @@ async fn rows(db: &DatabaseConnection, statement: sea_orm::Statement) -> Result<
     use sea_orm::DatabaseConnectionType as Driver;
     match &db.inner {
         #[cfg(feature = "postgres")]
-        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_all(statement)).await,
+        Driver::SqlxPostgresPoolConnection(conn) => boxed(|| conn.query_all(statement)).await,
         #[cfg(feature = "sqlite")]
-        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_all(statement)).await,
-        _ => Box::pin(sea_orm::ConnectionTrait::query_all_raw(db, statement)).await,
+        Driver::SqlxSqlitePoolConnection(conn) => boxed(|| conn.query_all(statement)).await,
+        _ => boxed(|| sea_orm::ConnectionTrait::query_all_raw(db, statement)).await,
     }
 }
 
@@ -109,11 +109,22 @@ async fn row(db: &DatabaseConnection, statement: sea_orm::Statement) -> Result<O
     use sea_orm::DatabaseConnectionType as Driver;
     match &db.inner {
         #[cfg(feature = "postgres")]
-        Driver::SqlxPostgresPoolConnection(conn) => Box::pin(conn.query_one(statement)).await,
+        Driver::SqlxPostgresPoolConnection(conn) => boxed(|| conn.query_one(statement)).await,
         #[cfg(feature = "sqlite")]
-        Driver::SqlxSqlitePoolConnection(conn) => Box::pin(conn.query_one(statement)).await,
-        _ => Box::pin(sea_orm::ConnectionTrait::query_one_raw(db, statement)).await,
+        Driver::SqlxSqlitePoolConnection(conn) => boxed(|| conn.query_one(statement)).await,
+        _ => boxed(|| sea_orm::ConnectionTrait::query_one_raw(db, statement)).await,
     }
+}
+
+/// `make()`'s future in a heap allocation, written there rather than built on the stack and copied in whole as
+/// `Box::pin(make())` does: a sea-orm driver query's future is about 9 KB (most of it the pool's acquire, not yet in
+/// use), and that copy was 9k instructions of every query (BENCHMARKS.md). Every boxed database call in the crate
+/// goes through it.
+pub(crate) fn boxed<F: std::future::Future>(make: impl FnOnce() -> F) -> std::pin::Pin<Box<F>> {
+    let mut slot = Box::<F>::new_uninit();
+    slot.write(make());
+    // SAFETY: `write` just initialized the allocation.
+    Box::into_pin(unsafe { slot.assume_init() })
 }
 
 tokio::task_local! {
@@ -160,7 +171,7 @@ pub async fn explain(db: &DatabaseConnection, recorded: &RecordedStatement) -> R
     let prefix = if backend == DbBackend::Sqlite { "EXPLAIN QUERY PLAN " } else { "EXPLAIN " };
     let values = recorded.statement.values.clone().map(|v| v.0).unwrap_or_default();
     let plan = sea_orm::Statement::from_sql_and_values(backend, format!("{prefix}{}", recorded.statement.sql), values);
-    let rows = Box::pin(db.query_all_raw(plan)).await?;
+    let rows = boxed(|| db.query_all_raw(plan)).await?;
     let line = |row: &sea_orm::QueryResult| -> String {
         if backend == DbBackend::Sqlite {
             row.try_get::<String>("", "detail").unwrap_or_default()
@@ -223,5 +234,20 @@ impl Recording {
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[tokio::test]
+    async fn a_boxed_future_runs_once_to_its_value() {
+        let mut runs = 0;
+        let big = [7u8; 16 * 1024];
+        let value = super::boxed(|| async {
+            runs += 1;
+            big.iter().map(|&b| u32::from(b)).sum::<u32>()
+        })
+        .await;
+        assert_eq!((value, runs), (7 * 16 * 1024, 1));
     }
 }

@@ -212,7 +212,7 @@ pub async fn fetch_where<V: Hooks>(
 pub async fn begin_locking<V: Hooks>(request: &RequestContext) -> Result<DatabaseTransaction, ApiError> {
     let options =
         TransactionOptions { sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate), ..Default::default() };
-    Box::pin(request.db.begin_with_options(options)).await.map_err(db_err::<V>)
+    crate::database::boxed(|| request.db.begin_with_options(options)).await.map_err(db_err::<V>)
 }
 
 /// [`fetch_visible`] inside `txn` (from [`begin_locking`]), the row locked until the transaction ends
@@ -247,7 +247,7 @@ pub async fn fetch_visible_locked<V: Hooks>(
     txn: &DatabaseTransaction,
 ) -> Result<ModelOf<V>, ApiError> {
     let select = scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?).lock_exclusive();
-    let model = Box::pin(select.one(txn)).await.map_err(db_err::<V>)?.ok_or(ApiError::NotFound)?;
+    let model = crate::database::boxed(|| select.one(txn)).await.map_err(db_err::<V>)?.ok_or(ApiError::NotFound)?;
     V::permission_classes(&mut |p| permission::check_object(p, request, &model))?;
     Ok(model)
 }
@@ -255,7 +255,7 @@ pub async fn fetch_visible_locked<V: Hooks>(
 async fn find_scoped<V: Hooks>(request: &RequestContext, condition: Condition) -> Result<Option<ModelOf<V>>, ApiError> {
     let select = scoped_query::<V>(request, &Filters::new())?.filter(condition);
     // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
-    Box::pin(select.one(&request.db)).await.map_err(db_err::<V>)
+    crate::database::boxed(|| select.one(&request.db)).await.map_err(db_err::<V>)
 }
 
 fn lookup_condition<V: Hooks>(pk: &Lookup) -> Result<Condition, ApiError> {

@@ -134,7 +134,7 @@ where
     <A::Entity as EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
 {
     if !db.support_returning() {
-        return Box::pin(active.insert(db)).await;
+        return crate::database::boxed(|| active.insert(db)).await;
     }
     let active = Box::pin(A::before_save(active, db, true)).await?;
     let backend = db.get_database_backend();

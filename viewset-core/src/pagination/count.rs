@@ -144,7 +144,11 @@ async fn estimate<V: ViewSet>(select: &Select<V::Entity>, db: &sea_orm::Database
     let built = select.clone().build(DbBackend::Postgres);
     let sql = format!("EXPLAIN (FORMAT JSON) {}", built.sql);
     let values = built.values.map(|v| v.0).unwrap_or_default();
-    let plan = match db.query_one_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, values)).await {
+    let plan = match crate::database::boxed(|| {
+        db.query_one_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, values))
+    })
+    .await
+    {
         Ok(Some(row)) => row.try_get::<serde_json::Value>("", "QUERY PLAN").ok(),
         Ok(None) => None,
         Err(e) => {

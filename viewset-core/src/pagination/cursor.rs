@@ -136,7 +136,7 @@ async fn boundary_by_key<V: ViewSet>(
 ) -> Result<CursorToken, ApiError> {
     let key = order.last().ok_or_else(|| invalid_cursor("Invalid cursor"))?.column;
     let value = typed(key, &token.values[0])?.ok_or_else(|| invalid_cursor("Invalid cursor"))?;
-    let row = Box::pin(V::Entity::find().filter(key.eq(value)).one(&request.db))
+    let row = crate::database::boxed(|| V::Entity::find().filter(key.eq(value)).one(&request.db))
         .await
         .map_err(crate::viewset::handlers::db_err::<V>)?
         .ok_or_else(|| invalid_cursor("The record this cursor points at no longer exists; start again without it"))?;

@@ -86,7 +86,7 @@ pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestConte
         let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
         etag::check_if_match::<V>(&request, &model)?;
         let written = write_update::<V, _>(&txn, model, data).await?;
-        Box::pin(txn.commit()).await.map_err(db_err::<V>)?;
+        crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
         written
     } else if !data.is_empty() && access::updates_in_one_statement::<V>(&request.db) {
         (access::update_in_scope::<V>(&request, &pk, data).await?, true)
@@ -114,7 +114,7 @@ async fn write_update<V: Hooks, C: ConnectionTrait>(
     let mut active = model.into_active_model();
     data.apply(&mut active);
     check_storable_body(&active)?;
-    let model = Box::pin(active.update(db)).await.map_err(db_err::<V>)?;
+    let model = crate::database::boxed(|| active.update(db)).await.map_err(db_err::<V>)?;
     Ok((model, true))
 }
 
@@ -126,7 +126,7 @@ pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Res
         let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
         etag::check_if_match::<V>(&request, &model)?;
         let event = delete_record::<V, _>(&txn, model).await?;
-        Box::pin(txn.commit()).await.map_err(db_err::<V>)?;
+        crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
         event
     } else {
         let model = access::fetch_visible::<V>(&request, &pk).await?;
@@ -141,7 +141,7 @@ pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Res
 async fn delete_record<V: Hooks, C: ConnectionTrait>(db: &C, model: ModelOf<V>) -> Result<ChangeEvent, ApiError> {
     let event = ChangeEvent::of::<V>(Action::Deleted, &model);
     // A foreign-key failure of a delete means other records still point at this one.
-    Box::pin(model.into_active_model().delete(db)).await.map_err(|e| match db_err::<V>(e) {
+    crate::database::boxed(|| model.into_active_model().delete(db)).await.map_err(|e| match db_err::<V>(e) {
         ApiError::ForeignKeyViolation => ApiError::StillReferenced,
         other => other,
     })?;
