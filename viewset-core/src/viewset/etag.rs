@@ -29,7 +29,11 @@ use crate::schema::ReadSchema;
 /// assert_ne!(tag, viewset_core::viewset::etag::entity_tag(br#"{"id":2}"#));
 /// ```
 pub fn entity_tag(body: &[u8]) -> String {
-    format!("\"{}\"", URL_SAFE_NO_PAD.encode(blake3::hash(body).as_bytes()))
+    let mut tag = String::with_capacity(45);
+    tag.push('"');
+    URL_SAFE_NO_PAD.encode_string(blake3::hash(body).as_bytes(), &mut tag);
+    tag.push('"');
+    tag
 }
 
 /// `value` as a JSON response with its [`entity_tag`] in `ETag`.
@@ -47,7 +51,7 @@ pub fn tagged_json<T: Serialize>(status: StatusCode, value: &T) -> Response {
 fn tagged_body(status: StatusCode, body: serde_json::Result<Vec<u8>>) -> Response {
     match body {
         Ok(body) => {
-            let tag = HeaderValue::from_str(&entity_tag(&body)).expect("an entity tag is a valid header value");
+            let tag = HeaderValue::try_from(entity_tag(&body)).expect("an entity tag is a valid header value");
             let json = HeaderValue::from_static("application/json");
             (status, [(CONTENT_TYPE, json), (ETAG, tag)], body).into_response()
         }
