@@ -107,8 +107,8 @@ fn sendable<V: Hooks>(data: V::Update) -> Result<<V::Entity as EntityTrait>::Act
 
 /// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
 /// `after_save` — with the statement built once per set of columns and read through the driver connection
-/// ([`crate::database::query_one`]). A
-/// database without `RETURNING` takes sea-orm's own path (insert, then read the key back).
+/// ([`crate::database::query_one`]). A database without `RETURNING` takes sea-orm's own path (insert, then read the
+/// key back).
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;

@@ -5,8 +5,8 @@
 //! different fields (hidden fields) get different tags for the same record, and a tag only matches the
 //! representation that caller saw. BLAKE3 rather than SHA-256: both are collision-resistant, and BLAKE3 costs a
 //! third of SHA-256's instructions on a CPU without SHA extensions (and no more with them), on every retrieve and
-//! write (BENCHMARKS.md). `If-Match` uses the strong comparison (a weak `W/"…"` tag never matches); `If-None-Match` the
-//! weak one; `*` matches any existing record.
+//! write (BENCHMARKS.md). `If-Match` uses the strong comparison (a weak `W/"…"` tag never matches);
+//! `If-None-Match` the weak one; `*` matches any existing record.
 
 use axum::http::header::{CONTENT_TYPE, ETAG, IF_MATCH, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
