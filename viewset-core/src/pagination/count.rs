@@ -141,7 +141,7 @@ async fn estimate<V: ViewSet>(select: &Select<V::Entity>, db: &sea_orm::Database
     if db.get_database_backend() != DbBackend::Postgres {
         return None;
     }
-    let built = select.clone().build(DbBackend::Postgres);
+    let built = select.build(DbBackend::Postgres);
     let sql = format!("EXPLAIN (FORMAT JSON) {}", built.sql);
     let values = built.values.map(|v| v.0).unwrap_or_default();
     let plan = match crate::database::boxed(|| {

@@ -149,11 +149,11 @@ pub async fn count_rows<V: ViewSet>(
     let backend = db.get_database_backend();
     let recording = crate::database::Recording::start("count", || select.build(backend));
     // sea-orm's `PaginatorTrait::count` statement, read through the driver connection.
+    // Built by value: sea-query's `to_owned()` on the builder's `&mut` would clone the whole statement twice.
     let mut inner = select.into_query();
-    let query = sea_orm::sea_query::Query::select()
-        .expr(sea_orm::sea_query::Expr::cust("COUNT(*) AS num_items"))
-        .from_subquery(inner.clear_order_by().to_owned(), "sub_query")
-        .to_owned();
+    inner.clear_order_by();
+    let mut query = sea_orm::sea_query::Query::select();
+    query.expr(sea_orm::sea_query::Expr::cust("COUNT(*) AS num_items")).from_subquery(inner, "sub_query");
     let count = crate::database::query_one::<Count>(db, backend.build(&query)).await;
     recording.finish();
     Ok(count.map_err(crate::viewset::handlers::db_err::<V>)?.map_or(0, |c| c.0))
