@@ -67,13 +67,10 @@ impl Limits {
     /// the router returned, so a route added or merged into that router afterwards is not limited, and is matched
     /// before any route of `router`.
     pub fn apply(self, router: Router) -> Router {
-        use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
         // The stack wraps the router once, outside its routing, rather than through `Router::layer`: that boxes
         // every route once more, and a request clones the boxed chain below each level (quadratic in the number
         // of levels), while a `Router` clones as one reference count.
         let limited = tower::ServiceBuilder::new()
-            .layer(SetRequestIdLayer::x_request_id(MakeRequestUuid))
-            .layer(PropagateRequestIdLayer::x_request_id())
             .layer(LimitsLayer(self))
             .layer(tower_http::limit::RequestBodyLimitLayer::new(self.max_body_bytes))
             .layer(DefaultBodyLimit::max(self.max_body_bytes))
@@ -95,9 +92,10 @@ impl Limits {
 #[derive(Debug, Clone, Copy)]
 pub struct UriLimit(pub usize);
 
-/// URI and header sizes before the request runs, the timeout and the `request` span around it, then the JSON form
-/// of error answers: one service rather than two `axum::middleware` layers, which each cloned the boxed route below
-/// them and boxed another future on every request.
+/// The request id, URI and header sizes before the request runs, the timeout and the `request` span around it, then
+/// the JSON form of error answers and the id echoed: one service rather than four layers (tower-http's set and
+/// propagate request-id layers and two `axum::middleware` layers, which each cloned the boxed route below them and
+/// boxed another future on every request).
 #[derive(Clone, Copy)]
 struct LimitsLayer(Limits);
 
@@ -133,12 +131,19 @@ where
 
     fn call(&mut self, mut request: Request) -> Self::Future {
         let limits = self.limits;
+        let id = match request.headers().get(REQUEST_ID) {
+            Some(theirs) => theirs.clone(),
+            None => {
+                let ours = new_request_id();
+                request.headers_mut().insert(REQUEST_ID, ours.clone());
+                ours
+            }
+        };
         if let Some(refused) = limits.refusal(&request) {
-            return Box::pin(std::future::ready(Ok(refused)));
+            return Box::pin(std::future::ready(Ok(with_id_header(refused, id))));
         }
         request.extensions_mut().insert(UriLimit(limits.max_uri_bytes));
-        let id = request.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
-        let span = tracing::info_span!("request", request_id = %id);
+        let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or(""));
         let run = span.in_scope(|| self.inner.call(request)).instrument(span);
         Box::pin(async move {
             let response = match tokio::time::timeout(limits.request_timeout, run).await {
@@ -149,9 +154,12 @@ where
                     limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
                 }
             };
-            let response =
-                if response.status().is_server_error() { with_request_id(response, &id).await } else { response };
-            Ok(json_errors(limits, response).await)
+            let response = if response.status().is_server_error() {
+                with_request_id(response, id.to_str().unwrap_or("")).await
+            } else {
+                response
+            };
+            Ok(with_id_header(json_errors(limits, response).await, id))
         })
     }
 }
@@ -175,7 +183,20 @@ impl Limits {
 }
 
 /// The request-id header `Limits::apply` sets and echoes.
-const REQUEST_ID: &str = "x-request-id";
+const REQUEST_ID: header::HeaderName = header::HeaderName::from_static("x-request-id");
+
+/// A new request id: a random (version 4) UUID, written without the formatting machinery.
+fn new_request_id() -> header::HeaderValue {
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut text);
+    header::HeaderValue::from_str(text).expect("a UUID is a valid header value")
+}
+
+/// `response` with the request id in its `x-request-id` header, unless the application set one itself.
+fn with_id_header(mut response: Response, id: header::HeaderValue) -> Response {
+    response.headers_mut().entry(REQUEST_ID).or_insert(id);
+    response
+}
 
 /// A 5xx answer, logged with the request id, its JSON body carrying `"request_id"`.
 async fn with_request_id(response: Response, id: &str) -> Response {
@@ -279,4 +300,46 @@ pub async fn shutdown_signal() {
     }
     tracing::info!("shutting down: finishing in-flight requests, closing event streams");
     begin_shutdown();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tower::Service;
+
+    async fn send(app: &mut Router, request: Request) -> Response {
+        app.call(request).await.expect("a router never fails")
+    }
+
+    fn get(uri: &str) -> Request {
+        Request::builder().uri(uri).body(Body::empty()).expect("request")
+    }
+
+    fn id(response: &Response) -> String {
+        response.headers()[REQUEST_ID].to_str().expect("an ASCII request id").to_string()
+    }
+
+    #[tokio::test]
+    async fn every_answer_carries_a_request_id() {
+        let own = || async { ([("x-request-id", "set-by-handler")], "own") };
+        let routes =
+            Router::new().route("/ok", axum::routing::get(|| async { "ok" })).route("/own", axum::routing::get(own));
+        let mut app = Limits { max_uri_bytes: 64, ..Limits::default() }.apply(routes);
+        let (first, second) = (send(&mut app, get("/ok")).await, send(&mut app, get("/ok")).await);
+        assert_eq!(first.status(), StatusCode::OK);
+        assert_ne!(id(&first), id(&second));
+        for generated in [id(&first), id(&second)] {
+            let uuid = uuid::Uuid::parse_str(&generated).expect("a UUID");
+            assert_eq!((uuid.get_version_num(), generated.len()), (4, 36), "{generated}");
+        }
+        // Refused before the router runs: still answered with an id, the client's own when it sent one.
+        let long = format!("/ok?{}", "a".repeat(100));
+        let refused = send(&mut app, get(&long)).await;
+        assert_eq!((refused.status(), id(&refused).len()), (StatusCode::URI_TOO_LONG, 36));
+        let mut mine = get(&long);
+        mine.headers_mut().insert(REQUEST_ID, header::HeaderValue::from_static("trace-7"));
+        assert_eq!(id(&send(&mut app, mine).await), "trace-7");
+        // A handler that sets the header itself keeps its value.
+        assert_eq!(id(&send(&mut app, get("/own")).await), "set-by-handler");
+    }
 }
