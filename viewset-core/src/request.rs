@@ -157,24 +157,49 @@ where
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let service = ServiceState::from_ref(state);
+        // Extractors after this one may read the headers and URI (a user handler's `Json` reads `Content-Type`).
+        let (headers, uri) = (parts.headers.clone(), parts.uri.clone());
+        Ok(RequestContext::from_parts(parts, ServiceState::from_ref(state), headers, uri))
+    }
+}
+
+impl RequestContext {
+    /// The context of the request `parts` belong to, with its `headers` and `uri`.
+    fn from_parts(parts: &Parts, service: ServiceState, headers: HeaderMap, uri: Uri) -> Self {
         let principal = parts.extensions.get::<Principal>().cloned().unwrap_or_default();
         let operation = if parts.method == Method::GET { Operation::List } else { Operation::Create };
-        Ok(RequestContext {
+        RequestContext {
             db: service.db,
             events: service.events,
             principal,
             method: parts.method.clone(),
-            uri: parts.uri.clone(),
-            headers: parts.headers.clone(),
+            query: QueryParams::parse_with(uri.query(), service.query_limits),
+            uri,
+            headers,
             operation,
-            query: QueryParams::parse_with(parts.uri.query(), service.query_limits),
             hidden_fields: Vec::new(),
             restricted_fields: Vec::new(),
             omitted_fields: Vec::new(),
             expand: Expand::default(),
             embedders: parts.extensions.get::<Arc<Embedders>>().cloned(),
             max_uri_bytes: parts.extensions.get::<crate::limits::UriLimit>().map(|limit| limit.0),
-        })
+        }
+    }
+}
+
+/// The [`RequestContext`] of a generated route, which takes the request's headers and URI instead of copying them:
+/// the route's other extractors (`Path`, the body) read neither.
+pub(crate) struct RouteContext(pub(crate) RequestContext);
+
+impl<S> FromRequestParts<S> for RouteContext
+where
+    ServiceState: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let (headers, uri) = (std::mem::take(&mut parts.headers), std::mem::take(&mut parts.uri));
+        Ok(RouteContext(RequestContext::from_parts(parts, ServiceState::from_ref(state), headers, uri)))
     }
 }

@@ -15,7 +15,7 @@ use crate::pagination::csv::into_csv;
 use crate::pagination::{ListFormat, Paginator, stream_csv, streams};
 use crate::query::columns::column_names;
 use crate::query::{Filters, is_reserved_query_name};
-use crate::request::{RequestContext, ServiceState};
+use crate::request::{RequestContext, RouteContext, ServiceState};
 use crate::schema::body::json_body;
 use crate::schema::explain::{BodyShape, explain};
 use crate::schema::{CreateSchema, UpdateSchema};
@@ -137,7 +137,7 @@ fn update_shape<V: Hooks>() -> BodyShape {
     BodyShape { schema: V::Update::openapi_schema(), model_fields: column_names::<V::Entity>() }
 }
 
-async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
+async fn list_route<V: Hooks>(RouteContext(mut request): RouteContext) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::List)?;
@@ -165,7 +165,10 @@ async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
     )
 }
 
-async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: Result<Path<String>, PathRejection>) -> Response {
+async fn retrieve_route<V: Hooks>(
+    RouteContext(mut request): RouteContext,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::Retrieve)?;
@@ -177,7 +180,10 @@ async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: Result<Path
     )
 }
 
-async fn create_route<V: Hooks>(mut request: RequestContext, bytes: Result<Bytes, BytesRejection>) -> Response {
+async fn create_route<V: Hooks>(
+    RouteContext(mut request): RouteContext,
+    bytes: Result<Bytes, BytesRejection>,
+) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::Create)?;
@@ -189,7 +195,7 @@ async fn create_route<V: Hooks>(mut request: RequestContext, bytes: Result<Bytes
 }
 
 async fn update_route<V: Hooks>(
-    mut request: RequestContext,
+    RouteContext(mut request): RouteContext,
     path: Result<Path<String>, PathRejection>,
     bytes: Result<Bytes, BytesRejection>,
 ) -> Response {
@@ -205,7 +211,10 @@ async fn update_route<V: Hooks>(
     )
 }
 
-async fn delete_route<V: Hooks>(mut request: RequestContext, path: Result<Path<String>, PathRejection>) -> Response {
+async fn delete_route<V: Hooks>(
+    RouteContext(mut request): RouteContext,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::Delete)?;
