@@ -4,6 +4,7 @@
 //! callers), built from the ViewSets' configuration and the models' derived schemas.
 
 mod conditional;
+mod document;
 mod embedded;
 mod field_schema;
 mod filters;
@@ -11,6 +12,9 @@ mod operations;
 mod responses;
 mod shapes;
 
+#[cfg(feature = "docs")]
+pub(crate) use document::docs_router;
+pub(crate) use document::document;
 pub use field_schema::FieldSchema;
 pub use operations::{manual_path_item, viewset_paths};
 pub use responses::{BEARER, components};

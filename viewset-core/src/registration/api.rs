@@ -6,13 +6,13 @@ use std::any::TypeId;
 use axum::Router;
 use axum::routing::MethodRouter;
 use utoipa::openapi::path::HttpMethod;
-use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
+use utoipa::openapi::{OpenApi, Paths};
 
 use super::fallback;
 use super::paths;
 use super::tools::{ToolInfo, tools_of};
 use crate::embed::{Embedder, Embedders};
-use crate::openapi::{components, viewset_paths};
+use crate::openapi::viewset_paths;
 use crate::registration::include_viewset;
 use crate::request::ServiceState;
 use crate::viewset::Hooks;
@@ -260,16 +260,7 @@ impl Api {
 
     /// The OpenAPI 3.1 document of every registered route.
     pub fn openapi(&self, title: &str, version: &str) -> OpenApi {
-        let mut paths = Paths::new();
-        for registration in &self.registrations {
-            paths.merge((registration.paths)());
-        }
-        paths.merge(self.manual_paths.clone());
-        OpenApiBuilder::new()
-            .info(InfoBuilder::new().title(title).version(version).build())
-            .paths(paths)
-            .components(Some(components()))
-            .build()
+        crate::openapi::document(self.registrations.iter().map(|r| r.paths), self.manual_paths.clone(), title, version)
     }
 
     /// The routes, without documentation endpoints; any other path is a JSON 404 that names the registered path
@@ -284,9 +275,12 @@ impl Api {
     /// served by the application (no internet access needed). Needs the `docs` feature (on by default).
     #[cfg(feature = "docs")]
     pub fn into_router_with_docs(self, title: &str, version: &str) -> Router<ServiceState> {
-        let document = self.openapi(title, version);
-        let docs: Router<ServiceState> =
-            utoipa_swagger_ui::SwaggerUi::new("/docs").url("/openapi.json", document).into();
+        let docs = crate::openapi::docs_router(
+            self.registrations.iter().map(|r| r.paths).collect(),
+            self.manual_paths.clone(),
+            title,
+            version,
+        );
         let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
         let embedders = axum::Extension(std::sync::Arc::new(self.embedders));
         self.router.merge(docs).fallback(fallback).layer(embedders)

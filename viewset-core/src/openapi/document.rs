@@ -1,0 +1,69 @@
+//! The whole document of an application, and its served form: `GET /openapi.json` and the `/docs` page, where the
+//! document is built and serialized on the first request rather than at start-up, so an application nobody asks
+//! for its documentation spends neither the memory of the document nor the start-up time of building it.
+
+use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
+
+use super::components;
+
+/// The OpenAPI document of the ViewSets whose paths `registered` builds, plus the hand-written `manual` paths.
+pub(crate) fn document(
+    registered: impl IntoIterator<Item = fn() -> Paths>,
+    manual: Paths,
+    title: &str,
+    version: &str,
+) -> OpenApi {
+    let mut paths = Paths::new();
+    for viewset_paths in registered {
+        paths.merge(viewset_paths());
+    }
+    paths.merge(manual);
+    OpenApiBuilder::new()
+        .info(InfoBuilder::new().title(title).version(version).build())
+        .paths(paths)
+        .components(Some(components()))
+        .build()
+}
+
+/// What `/openapi.json` serves, built once on its first request.
+#[cfg(feature = "docs")]
+struct Served {
+    registered: Vec<fn() -> Paths>,
+    manual: Paths,
+    title: String,
+    version: String,
+    json: std::sync::OnceLock<axum::body::Bytes>,
+}
+
+#[cfg(feature = "docs")]
+impl Served {
+    fn json(&self) -> axum::body::Bytes {
+        let build = || {
+            let document = document(self.registered.iter().copied(), self.manual.clone(), &self.title, &self.version);
+            serde_json::to_vec(&document).expect("an OpenAPI document serializes").into()
+        };
+        self.json.get_or_init(build).clone()
+    }
+}
+
+/// `GET /openapi.json` (the document, built on its first request) and the Swagger UI at `/docs` reading it.
+#[cfg(feature = "docs")]
+pub(crate) fn docs_router<S: Clone + Send + Sync + 'static>(
+    registered: Vec<fn() -> Paths>,
+    manual: Paths,
+    title: &str,
+    version: &str,
+) -> axum::Router<S> {
+    use axum::http::header::CONTENT_TYPE;
+    let served = std::sync::Arc::new(Served {
+        registered,
+        manual,
+        title: title.to_string(),
+        version: version.to_string(),
+        json: std::sync::OnceLock::new(),
+    });
+    let json = axum::routing::get(move || async move { ([(CONTENT_TYPE, "application/json")], served.json()) });
+    let config = utoipa_swagger_ui::Config::new(["/openapi.json"]);
+    let ui: axum::Router<S> = utoipa_swagger_ui::SwaggerUi::new("/docs").config(config).into();
+    ui.route("/openapi.json", json)
+}
