@@ -67,3 +67,38 @@ pub(crate) fn docs_router<S: Clone + Send + Sync + 'static>(
     let ui: axum::Router<S> = utoipa_swagger_ui::SwaggerUi::new("/docs").config(config).into();
     ui.route("/openapi.json", json)
 }
+
+#[cfg(all(test, feature = "docs"))]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use axum::body::Body;
+    use axum::extract::Request;
+    use tower::Service;
+
+    use super::*;
+
+    static BUILT: AtomicUsize = AtomicUsize::new(0);
+
+    fn counted_paths() -> Paths {
+        BUILT.fetch_add(1, Ordering::SeqCst);
+        Paths::new()
+    }
+
+    #[tokio::test]
+    async fn the_document_is_built_on_the_first_request_and_once() {
+        let mut router: axum::Router = docs_router(vec![counted_paths], Paths::new(), "Lazy", "1.0");
+        assert_eq!(BUILT.load(Ordering::SeqCst), 0, "built at start-up");
+        let mut bodies = Vec::new();
+        for _ in 0..2 {
+            let request = Request::builder().uri("/openapi.json").body(Body::empty()).expect("request");
+            let response = router.call(request).await.expect("a router never fails");
+            assert_eq!(response.headers()["content-type"], "application/json");
+            bodies.push(axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("body"));
+        }
+        assert_eq!(BUILT.load(Ordering::SeqCst), 1, "built once");
+        assert_eq!(bodies[0], bodies[1]);
+        let document: serde_json::Value = serde_json::from_slice(&bodies[0]).expect("JSON");
+        assert_eq!((document["openapi"].as_str(), document["info"]["title"].as_str()), (Some("3.1.0"), Some("Lazy")));
+    }
+}
