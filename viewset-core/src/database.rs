@@ -75,7 +75,10 @@ pub async fn query_all<M: sea_orm::FromQueryResult>(
 }
 
 /// [`query_all`] before decoding; not generic, so it is compiled once rather than per model.
-async fn rows(db: &DatabaseConnection, statement: sea_orm::Statement) -> Result<Vec<sea_orm::QueryResult>, DbErr> {
+pub(crate) async fn rows(
+    db: &DatabaseConnection,
+    statement: sea_orm::Statement,
+) -> Result<Vec<sea_orm::QueryResult>, DbErr> {
     use sea_orm::DatabaseConnectionType as Driver;
     match &db.inner {
         #[cfg(feature = "postgres")]

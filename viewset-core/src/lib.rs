@@ -136,11 +136,13 @@ pub mod __private {
     pub use crate::request::{RequestContext, ServiceState};
     pub use crate::schema::checks::{assert_text_type, schema_of};
     pub use crate::schema::names::{FieldAt, Gate, Resolved, known_field, name_hash};
+    pub use crate::schema::rows::{DecodeByName, DecodeInOrder, DecodeProbe};
     pub use crate::schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
     pub use crate::viewset::{Config, Direction, Hooks, OrderingFields, ViewSet};
     pub use axum;
     pub use inventory;
     pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Related, RelationTrait, Set, Value};
+    pub use sea_orm::{DbErr, QueryResult};
     pub use serde;
     pub use utoipa;
 }

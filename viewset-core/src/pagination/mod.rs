@@ -116,15 +116,17 @@ pub async fn fetch_rows<V: ViewSet>(
     select_rows::<V>(select, db).await
 }
 
-/// The rows of `select`, recorded as the `page` statement ([`crate::database::record_statements`]) and read
-/// through the driver connection ([`crate::database::query_all`]).
+/// The rows of `select`, recorded as the `page` statement ([`crate::database::record_statements`]), read
+/// through the driver connection ([`crate::database::query_all`]) and decoded by the ViewSet
+/// ([`ViewSet::decode_rows`]: by position when the columns are the entity's own, in order).
 pub(crate) async fn select_rows<V: ViewSet>(
     select: Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let statement = select.build(db.get_database_backend());
     let recording = crate::database::Recording::start("page", || statement.clone());
-    let rows = crate::database::query_all(db, statement).await.map_err(crate::viewset::handlers::db_err::<V>);
+    let rows = crate::database::rows(db, statement).await.and_then(|rows| V::decode_rows(&rows));
+    let rows = rows.map_err(crate::viewset::handlers::db_err::<V>);
     recording.finish();
     rows
 }

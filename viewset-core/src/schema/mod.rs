@@ -7,6 +7,7 @@ pub(crate) mod body;
 pub(crate) mod checks;
 pub(crate) mod explain;
 pub mod names;
+pub mod rows;
 mod storable;
 
 use sea_orm::EntityTrait;
@@ -56,6 +57,15 @@ pub trait ModelSchema {
     const FIELDS: &'static [FieldInfo];
     /// OpenAPI schema of the read representation (the model).
     fn read_schema() -> RefOr<Schema>;
+    /// The model decoded from `row` by position, for a row holding the entity's columns in the entity's order (as
+    /// [`rows::decode_in_order`] checks); the derive implements it. `None` (the default): decode by name.
+    fn from_row_in_order(row: &sea_orm::QueryResult) -> Option<Result<Self, sea_orm::DbErr>>
+    where
+        Self: Sized,
+    {
+        let _ = row;
+        None
+    }
 }
 
 /// A free-form object schema, for types that declare none.

@@ -93,6 +93,13 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
     /// The custom actions of `#[viewset_core::actions]` (generated).
     fn actions() -> Vec<crate::actions::ActionInfo>;
 
+    /// A page's rows as models: by column name (sea-orm's `FromQueryResult`); the derive decodes by position when
+    /// the model derives `ModelSchema` and the rows hold the entity's columns in order
+    /// ([`crate::schema::rows::decode_in_order`]).
+    fn decode_rows(rows: &[sea_orm::QueryResult]) -> Result<Vec<ModelOf<Self>>, sea_orm::DbErr> {
+        crate::schema::rows::decode_by_name(rows)
+    }
+
     /// The public prefix: `prefix`, or `/` + the table name when it is empty.
     fn prefix() -> String {
         if Self::CONFIG.prefix.is_empty() {

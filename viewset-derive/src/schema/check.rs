@@ -9,6 +9,8 @@ use super::attrs::{ParsedModel, option_inner};
 /// One model field, resolved: everything the schemas need.
 pub struct Field {
     pub ident: syn::Ident,
+    /// The field's type as written.
+    pub ty: Type,
     /// The field's type without `Option`.
     pub inner: Type,
     pub nullable: bool,
@@ -38,27 +40,30 @@ impl Field {
     }
 }
 
-/// The model: its name and fields.
+/// The model: its name, its fields (the columns, in order) and the fields sea-orm ignores.
 pub struct Model {
     pub ident: syn::Ident,
     pub fields: Vec<Field>,
+    pub ignored: Vec<syn::Ident>,
 }
 
 /// Checks every field, recording mistakes in `errors`; fields sea-orm ignores are left out.
 pub fn check(parsed: ParsedModel, errors: &mut darling::error::Accumulator) -> Model {
-    let mut fields = Vec::new();
+    let (mut fields, mut ignored) = (Vec::new(), Vec::new());
     for field in parsed.fields {
         if field.sea.ignore {
+            ignored.push(field.ident);
             continue;
         }
         errors.handle(check_round_trip(&field.ident));
         let sea = field.sea;
         let (inner, nullable) = match option_inner(&field.ty) {
             Some(inner) => (inner.clone(), true),
-            None => (field.ty, false),
+            None => (field.ty.clone(), false),
         };
         fields.push(Field {
             ident: field.ident,
+            ty: field.ty,
             inner,
             nullable: nullable || sea.nullable,
             primary_key: sea.primary_key,
@@ -68,7 +73,7 @@ pub fn check(parsed: ParsedModel, errors: &mut darling::error::Accumulator) -> M
             max_length: field.options.max_length.or(sea.string_len),
         });
     }
-    Model { ident: parsed.ident, fields }
+    Model { ident: parsed.ident, fields, ignored }
 }
 
 /// sea-orm names a field's `Column` variant in upper camel case, and the field is found again (by sea-orm's

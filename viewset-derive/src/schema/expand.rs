@@ -77,6 +77,14 @@ pub fn expand(model: &Model) -> TokenStream {
     let update_schema =
         object_schema(model.fields.iter().filter(|f| f.writable_on_update()).map(|f| (f, false, true)), &vs);
 
+    // By position: sea-orm's `Column` has a variant per field that is not ignored, in declaration order, and
+    // `Entity::find()` selects them in that order (checked against the row's column names before this is used).
+    let in_order = model.fields.iter().enumerate().map(|(index, f)| {
+        let (field, ty) = (&f.ident, &f.ty);
+        quote!(#field: row.try_get_by_index::<#ty>(#index)?,)
+    });
+    let ignored = model.ignored.iter().map(|field| quote!(#field: ::core::default::Default::default(),));
+
     let create_doc = format!("Body of a create request for [`{ident}`], derived by `ModelSchema`.");
     let patch_doc = format!("Body of a PATCH request for [`{ident}`]: every field optional, derived by `ModelSchema`.");
     quote! {
@@ -98,6 +106,12 @@ pub fn expand(model: &Model) -> TokenStream {
             const FIELDS: &'static [#vs::FieldInfo] = &[#(#infos),*];
             fn read_schema() -> #vs::utoipa::openapi::RefOr<#vs::utoipa::openapi::schema::Schema> {
                 #read_schema
+            }
+            fn from_row_in_order(
+                row: &#vs::QueryResult,
+            ) -> ::core::option::Option<::core::result::Result<Self, #vs::DbErr>> {
+                let decode = || ::core::result::Result::Ok(Self { #(#in_order)* #(#ignored)* });
+                ::core::option::Option::Some(decode())
             }
         }
 

@@ -92,6 +92,13 @@ pub fn expand(config: &Config) -> TokenStream {
                     (&#vs::Probe::<Self>::new()).register(router, &<Self as #vs::ViewSet>::prefix())
                 }
                 #policies
+                fn decode_rows(
+                    rows: &[#vs::QueryResult],
+                ) -> ::core::result::Result<::std::vec::Vec<<#model as #vs::EntityTrait>::Model>, #vs::DbErr> {
+                    #[allow(unused_imports)]
+                    use #vs::{DecodeByName as _, DecodeInOrder as _};
+                    (&&#vs::DecodeProbe::<<#model as #vs::EntityTrait>::Model>::new()).decode_rows(rows)
+                }
                 fn filter_queryset(
                     query: #vs::ListQuery<#model>,
                     request: &#vs::RequestContext,

@@ -1,0 +1,168 @@
+//! Rows decoded into models. sea-orm's derived `FromQueryResult` finds every value by its column's name (a hash
+//! lookup per value); a model that derives [`ModelSchema`] also decodes by position, which a list uses for its
+//! page when the rows hold exactly the entity's columns in the entity's order (what `Entity::find()` selects),
+//! checked once per page against the first row's column names. Any other select (`select_only`, a sparse select,
+//! added columns) is decoded by name as before.
+
+use std::marker::PhantomData;
+
+use sea_orm::{DbErr, EntityTrait, FromQueryResult, IdenStatic, Iterable, ModelTrait, QueryResult};
+
+use super::ModelSchema;
+
+/// `rows` decoded as `M`, by position when they hold the entity's columns in order, by name otherwise.
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ConnectionTrait, Statement};
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// let sql = "SELECT 1 AS id, 'Hello' AS title UNION ALL SELECT 2, 'World'";
+/// let rows = db.query_all_raw(Statement::from_string(db.get_database_backend(), sql)).await?;
+/// let posts = viewset_core::schema::rows::decode_in_order::<post::Model>(&rows)?;
+/// assert_eq!(posts[1], post::Model { id: 2, title: "World".into() });
+/// # Ok(()) }
+/// ```
+pub fn decode_in_order<M: ModelSchema + ModelTrait + FromQueryResult>(rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
+    let Some(first) = rows.first() else { return Ok(Vec::new()) };
+    let names = first.column_names();
+    let columns = <<M::Entity as EntityTrait>::Column as Iterable>::iter();
+    if names.iter().map(String::as_str).eq(columns.map(|column| column.as_str()))
+        && let Some(first) = M::from_row_in_order(first)
+    {
+        let mut models = Vec::with_capacity(rows.len());
+        models.push(first?);
+        for row in &rows[1..] {
+            models.push(M::from_row_in_order(row).expect("decodes in order, as the first row did")?);
+        }
+        return Ok(models);
+    }
+    decode_by_name(rows)
+}
+
+/// `rows` decoded as `M` by column name (sea-orm's `FromQueryResult`).
+pub fn decode_by_name<M: FromQueryResult>(rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
+    rows.iter().map(|row| M::from_query_result(row, "")).collect()
+}
+
+/// Chooses how a ViewSet's rows are decoded from its model's type, in generated code: `(&&DecodeProbe::<M>::new())
+/// .decode_rows(rows)` calls [`decode_in_order`] when `M` implements [`ModelSchema`], [`decode_by_name`] otherwise
+/// (a model with hand-written bodies need not derive it).
+///
+/// ```
+/// use viewset_core::schema::rows::{DecodeByName as _, DecodeInOrder as _, DecodeProbe};
+/// let rows: Vec<sea_orm::QueryResult> = Vec::new();
+/// let models: Vec<sea_orm::JsonValue> = (&&DecodeProbe::new()).decode_rows(&rows).unwrap();
+/// assert!(models.is_empty());
+/// ```
+pub struct DecodeProbe<M>(PhantomData<M>);
+
+impl<M> DecodeProbe<M> {
+    /// A probe.
+    pub const fn new() -> Self {
+        DecodeProbe(PhantomData)
+    }
+}
+
+impl<M> Default for DecodeProbe<M> {
+    fn default() -> Self {
+        DecodeProbe::new()
+    }
+}
+
+/// Models that derive [`ModelSchema`]: by position when the columns allow it (see [`DecodeProbe`]).
+pub trait DecodeInOrder<M> {
+    /// The rows as models.
+    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr>;
+}
+
+impl<M: ModelSchema + ModelTrait + FromQueryResult> DecodeInOrder<M> for &DecodeProbe<M> {
+    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
+        decode_in_order(rows)
+    }
+}
+
+/// Any other model: by name (see [`DecodeProbe`]).
+pub trait DecodeByName<M> {
+    /// The rows as models.
+    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr>;
+}
+
+impl<M: FromQueryResult> DecodeByName<M> for DecodeProbe<M> {
+    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
+        decode_by_name(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use sea_orm::entity::prelude::*;
+    use sea_orm::{ConnectionTrait, Statement};
+
+    use super::*;
+
+    mod item {
+        use sea_orm::entity::prelude::*;
+
+        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+        #[sea_orm(table_name = "items")]
+        pub struct Model {
+            #[sea_orm(primary_key)]
+            pub id: i32,
+            #[sea_orm(column_name = "label")]
+            pub name: String,
+        }
+
+        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+        pub enum Relation {}
+
+        impl ActiveModelBehavior for ActiveModel {}
+    }
+
+    static IN_ORDER: AtomicUsize = AtomicUsize::new(0);
+
+    /// By position, counted (what the derive generates, plus the count).
+    impl ModelSchema for item::Model {
+        type Create = ();
+        type Update = ();
+        const FIELDS: &'static [crate::schema::FieldInfo] = &[];
+        fn read_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+            crate::schema::free_form_schema()
+        }
+        fn from_row_in_order(row: &QueryResult) -> Option<Result<Self, DbErr>> {
+            IN_ORDER.fetch_add(1, Ordering::SeqCst);
+            Some((|| Ok(item::Model { id: row.try_get_by_index(0)?, name: row.try_get_by_index(1)? }))())
+        }
+    }
+
+    async fn rows(db: &sea_orm::DatabaseConnection, sql: &str) -> Vec<QueryResult> {
+        db.query_all_raw(Statement::from_string(db.get_database_backend(), sql)).await.expect("rows")
+    }
+
+    #[tokio::test]
+    async fn by_position_only_for_the_entitys_columns_in_order() {
+        let db = crate::connect("sqlite::memory:").await.expect("database");
+        let expected = vec![item::Model { id: 1, name: "one".into() }, item::Model { id: 2, name: "two".into() }];
+        let in_order = rows(&db, "SELECT 1 AS id, 'one' AS label UNION ALL SELECT 2, 'two'").await;
+        assert_eq!(decode_in_order::<item::Model>(&in_order).expect("decoded"), expected);
+        assert_eq!(IN_ORDER.swap(0, Ordering::SeqCst), 2, "each row by position");
+        // The same columns in another order, or one more: by name, right all the same.
+        let reordered = rows(&db, "SELECT 'one' AS label, 1 AS id UNION ALL SELECT 'two', 2").await;
+        let more = rows(&db, "SELECT 1 AS id, 'one' AS label, 0 AS extra UNION ALL SELECT 2, 'two', 0").await;
+        for other in [reordered, more] {
+            assert_eq!(decode_in_order::<item::Model>(&other).expect("decoded"), expected);
+            assert_eq!(IN_ORDER.load(Ordering::SeqCst), 0, "by name");
+        }
+        assert!(decode_in_order::<item::Model>(&[]).expect("no rows").is_empty());
+        // The probe takes the same path for a model with `ModelSchema`.
+        let probed: Vec<item::Model> = (&&DecodeProbe::new()).decode_rows(&in_order).expect("decoded");
+        assert_eq!((probed, IN_ORDER.swap(0, Ordering::SeqCst)), (expected, 2));
+    }
+}
