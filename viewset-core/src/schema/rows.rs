@@ -4,8 +4,6 @@
 //! checked once per page against the first row's column names. Any other select (`select_only`, a sparse select,
 //! added columns) is decoded by name as before.
 
-use std::marker::PhantomData;
-
 use sea_orm::{DbErr, EntityTrait, FromQueryResult, IdenStatic, Iterable, ModelTrait, QueryResult};
 
 use super::ModelSchema;
@@ -46,57 +44,18 @@ pub fn decode_in_order<M: ModelSchema + ModelTrait + FromQueryResult>(rows: &[Qu
 }
 
 /// `rows` decoded as `M` by column name (sea-orm's `FromQueryResult`).
-pub fn decode_by_name<M: FromQueryResult>(rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
-    rows.iter().map(|row| M::from_query_result(row, "")).collect()
-}
-
-/// Chooses how a ViewSet's rows are decoded from its model's type, in generated code: `(&&DecodeProbe::<M>::new())
-/// .decode_rows(rows)` calls [`decode_in_order`] when `M` implements [`ModelSchema`], [`decode_by_name`] otherwise
-/// (a model with hand-written bodies need not derive it).
 ///
 /// ```
-/// use viewset_core::schema::rows::{DecodeByName as _, DecodeInOrder as _, DecodeProbe};
-/// let rows: Vec<sea_orm::QueryResult> = Vec::new();
-/// let models: Vec<sea_orm::JsonValue> = (&&DecodeProbe::new()).decode_rows(&rows).unwrap();
-/// assert!(models.is_empty());
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ConnectionTrait, Statement};
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// let rows = db.query_all_raw(Statement::from_string(db.get_database_backend(), "SELECT 7 AS seven")).await?;
+/// let values: Vec<sea_orm::JsonValue> = viewset_core::schema::rows::decode_by_name(&rows)?;
+/// assert_eq!(values[0]["seven"], 7);
+/// # Ok(()) }
 /// ```
-pub struct DecodeProbe<M>(PhantomData<M>);
-
-impl<M> DecodeProbe<M> {
-    /// A probe.
-    pub const fn new() -> Self {
-        DecodeProbe(PhantomData)
-    }
-}
-
-impl<M> Default for DecodeProbe<M> {
-    fn default() -> Self {
-        DecodeProbe::new()
-    }
-}
-
-/// Models that derive [`ModelSchema`]: by position when the columns allow it (see [`DecodeProbe`]).
-pub trait DecodeInOrder<M> {
-    /// The rows as models.
-    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr>;
-}
-
-impl<M: ModelSchema + ModelTrait + FromQueryResult> DecodeInOrder<M> for &DecodeProbe<M> {
-    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
-        decode_in_order(rows)
-    }
-}
-
-/// Any other model: by name (see [`DecodeProbe`]).
-pub trait DecodeByName<M> {
-    /// The rows as models.
-    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr>;
-}
-
-impl<M: FromQueryResult> DecodeByName<M> for DecodeProbe<M> {
-    fn decode_rows(&self, rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
-        decode_by_name(rows)
-    }
+pub fn decode_by_name<M: FromQueryResult>(rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
+    rows.iter().map(|row| M::from_query_result(row, "")).collect()
 }
 
 #[cfg(test)]
@@ -161,8 +120,5 @@ mod tests {
             assert_eq!(IN_ORDER.load(Ordering::SeqCst), 0, "by name");
         }
         assert!(decode_in_order::<item::Model>(&[]).expect("no rows").is_empty());
-        // The probe takes the same path for a model with `ModelSchema`.
-        let probed: Vec<item::Model> = (&&DecodeProbe::new()).decode_rows(&in_order).expect("decoded");
-        assert_eq!((probed, IN_ORDER.swap(0, Ordering::SeqCst)), (expected, 2));
     }
 }

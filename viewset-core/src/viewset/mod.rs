@@ -94,8 +94,7 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
     fn actions() -> Vec<crate::actions::ActionInfo>;
 
     /// A page's rows as models: by column name (sea-orm's `FromQueryResult`); the derive decodes by position when
-    /// the model derives `ModelSchema` and the rows hold the entity's columns in order
-    /// ([`crate::schema::rows::decode_in_order`]).
+    /// the rows hold the entity's columns in order ([`crate::schema::rows::decode_in_order`]).
     fn decode_rows(rows: &[sea_orm::QueryResult]) -> Result<Vec<ModelOf<Self>>, sea_orm::DbErr> {
         crate::schema::rows::decode_by_name(rows)
     }

@@ -95,9 +95,7 @@ pub fn expand(config: &Config) -> TokenStream {
                 fn decode_rows(
                     rows: &[#vs::QueryResult],
                 ) -> ::core::result::Result<::std::vec::Vec<<#model as #vs::EntityTrait>::Model>, #vs::DbErr> {
-                    #[allow(unused_imports)]
-                    use #vs::{DecodeByName as _, DecodeInOrder as _};
-                    (&&#vs::DecodeProbe::<<#model as #vs::EntityTrait>::Model>::new()).decode_rows(rows)
+                    #vs::decode_in_order::<<#model as #vs::EntityTrait>::Model>(rows)
                 }
                 fn filter_queryset(
                     query: #vs::ListQuery<#model>,
