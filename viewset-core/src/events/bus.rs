@@ -157,7 +157,7 @@ impl EventBus {
 
     /// Publishes an event: to every process with PostgreSQL, else to this one. Never blocks on subscribers.
     pub fn publish(&self, event: ChangeEvent) {
-        match self.0.postgres.clone() {
+        match &self.0.postgres {
             Some(pool) => notify(pool, event),
             None => self.deliver(event),
         }
@@ -222,7 +222,8 @@ async fn reconnect(listener: &mut sqlx::postgres::PgListener) -> bool {
 
 /// Sends `event` to every process listening on this database (`NOTIFY`).
 #[cfg(feature = "postgres")]
-fn notify(pool: Pool, event: ChangeEvent) {
+fn notify(pool: &Pool, event: ChangeEvent) {
+    let pool = pool.clone();
     let mut payload = serde_json::to_string(&event).unwrap_or_default();
     if payload.len() > MAX_NOTIFY {
         // A large deleted row: send the key only; subscribers then see the delete only if they saw the row.
@@ -237,6 +238,6 @@ fn notify(pool: Pool, event: ChangeEvent) {
 
 /// Without the `postgres` feature there is no pool to notify through.
 #[cfg(not(feature = "postgres"))]
-fn notify(pool: Pool, _: ChangeEvent) {
-    match pool {}
+fn notify(pool: &Pool, _: ChangeEvent) {
+    match *pool {}
 }
