@@ -71,7 +71,7 @@ pub async fn query_all<M: sea_orm::FromQueryResult>(
     db: &DatabaseConnection,
     statement: sea_orm::Statement,
 ) -> Result<Vec<M>, DbErr> {
-    rows(db, statement).await?.iter().map(|row| M::from_query_result(row, "")).collect()
+    crate::schema::rows::decode_by_name(&rows(db, statement).await?)
 }
 
 /// [`query_all`] before decoding; not generic, so it is compiled once rather than per model.

@@ -275,12 +275,8 @@ impl Api {
     /// served by the application (no internet access needed). Needs the `docs` feature (on by default).
     #[cfg(feature = "docs")]
     pub fn into_router_with_docs(self, title: &str, version: &str) -> Router<ServiceState> {
-        let docs = crate::openapi::docs_router(
-            self.registrations.iter().map(|r| r.paths).collect(),
-            self.manual_paths.clone(),
-            title,
-            version,
-        );
+        let registered = self.registrations.iter().map(|r| r.paths).collect();
+        let docs = crate::openapi::docs_router(registered, self.manual_paths, title, version);
         let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
         let embedders = axum::Extension(std::sync::Arc::new(self.embedders));
         self.router.merge(docs).fallback(fallback).layer(embedders)
