@@ -4,6 +4,9 @@ use std::time::Duration;
 
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod direct;
+
 /// Connections idle at least this long are pinged before use; busier ones are handed out as they are.
 const PING_AFTER_IDLE: Duration = Duration::from_secs(30);
 
@@ -49,14 +52,14 @@ pub async fn connect_with(options: ConnectOptions) -> Result<DatabaseConnection,
     Database::connect(options).await
 }
 
-/// The rows of `statement` decoded as `M`, sent through the pool's own driver connection.
+/// The rows of `statement` decoded as `M`, sent to sqlx directly on the pool sea-orm opened (PostgreSQL and SQLite).
 ///
 /// sea-orm's `DatabaseConnection` runs every query through one `async fn` that dispatches over all the backends
-/// it was built with; that future is several KB and every await level above it moved it again (a fifth of a
-/// retrieve's instructions were `memcpy`). The driver connection's own future is a fraction of that, and boxed
-/// it is never moved. Its metric callback and statement logging run as before (they live in the driver
-/// connection); only sea-orm's optional `tracing-spans` span around the query is not opened. Other connection
-/// kinds (a mock, a proxy) go through `DatabaseConnection` as usual.
+/// it was built with, and its driver connections wrap theirs in a span, moving a future of about 9 KB into it;
+/// every await level above moved it again (a fifth of a retrieve's instructions were `memcpy`). Here the acquire
+/// and the query run in one boxed future, written where it runs. sqlx's statement logging runs as before; sea-orm's
+/// metric callback and its `trace` span do not see these reads unless [`set_direct_reads`] turned them off. Errors map to the `DbErr` variants sea-orm uses. Other connection kinds (a mock, a
+/// proxy) go through `DatabaseConnection` as usual.
 ///
 /// ```
 /// # async fn run() -> Result<(), sea_orm::DbErr> {
@@ -74,22 +77,54 @@ pub async fn query_all<M: sea_orm::FromQueryResult>(
     crate::schema::rows::decode_by_name(&rows(db, statement).await?)
 }
 
+/// Whether the generated reads go to sqlx directly ([`set_direct_reads`]).
+static DIRECT_READS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Sends the generated reads (list, count, retrieve, and the rows `INSERT`/`UPDATE … RETURNING` give back) to sqlx
+/// directly (`true`, the default) or through sea-orm's driver connection (`false`), for this process. sea-orm keeps a
+/// metric callback (`DatabaseConnection::set_metric_callback`) private to its driver connection, so only the second
+/// way calls it: switch direct reads off at start-up when you rely on one. Writes sea-orm runs itself (deletes,
+/// the `ActiveModel` paths) call it either way.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ConnectionTrait, Statement};
+/// let mut db = viewset_core::connect("sqlite::memory:").await?;
+/// let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+/// let counter = seen.clone();
+/// db.set_metric_callback(move |_| { counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed); });
+/// viewset_core::database::set_direct_reads(false);
+/// let statement = Statement::from_string(db.get_database_backend(), "SELECT 1 AS one");
+/// let _: Option<sea_orm::JsonValue> = viewset_core::database::query_one(&db, statement).await?;
+/// assert_eq!(seen.load(std::sync::atomic::Ordering::Relaxed), 1);
+/// # Ok(()) }
+/// ```
+pub fn set_direct_reads(direct: bool) {
+    DIRECT_READS.store(direct, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// [`query_all`] before decoding; not generic, so it is compiled once rather than per model.
 pub(crate) async fn rows(
     db: &DatabaseConnection,
     statement: sea_orm::Statement,
 ) -> Result<Vec<sea_orm::QueryResult>, DbErr> {
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
     use sea_orm::DatabaseConnectionType as Driver;
     match &db.inner {
+        _ if !DIRECT_READS.load(std::sync::atomic::Ordering::Relaxed) => {
+            boxed(|| sea_orm::ConnectionTrait::query_all_raw(db, statement)).await
+        }
         #[cfg(feature = "postgres")]
-        Driver::SqlxPostgresPoolConnection(conn) => boxed(|| conn.query_all(statement)).await,
+        Driver::SqlxPostgresPoolConnection(_) => {
+            boxed(|| direct::rows(db.get_postgres_connection_pool(), statement)).await
+        }
         #[cfg(feature = "sqlite")]
-        Driver::SqlxSqlitePoolConnection(conn) => boxed(|| conn.query_all(statement)).await,
+        Driver::SqlxSqlitePoolConnection(_) => boxed(|| direct::rows(db.get_sqlite_connection_pool(), statement)).await,
         _ => boxed(|| sea_orm::ConnectionTrait::query_all_raw(db, statement)).await,
     }
 }
 
-/// The first row of `statement` decoded as `M`, through the driver connection as [`query_all`] explains.
+/// The first row of `statement` decoded as `M`, sent to sqlx directly as [`query_all`] explains.
 ///
 /// ```
 /// # async fn run() -> Result<(), sea_orm::DbErr> {
@@ -107,14 +142,34 @@ pub async fn query_one<M: sea_orm::FromQueryResult>(
     row(db, statement).await?.map(|row| M::from_query_result(&row, "")).transpose()
 }
 
+/// How rows become models: [`crate::ViewSet::decode_rows`], or [`crate::schema::rows::decode_by_name`].
+pub(crate) type Decode<M> = fn(&[sea_orm::QueryResult]) -> Result<Vec<M>, DbErr>;
+
+/// The first row of `statement` decoded by `decode`: a ViewSet's [`crate::ViewSet::decode_rows`], which decodes by
+/// position when the row holds the entity's columns in order.
+pub(crate) async fn query_one_decoded<M>(
+    db: &DatabaseConnection,
+    statement: sea_orm::Statement,
+    decode: Decode<M>,
+) -> Result<Option<M>, DbErr> {
+    let Some(row) = row(db, statement).await? else { return Ok(None) };
+    Ok(decode(std::slice::from_ref(&row))?.pop())
+}
+
 /// [`query_one`] before decoding; not generic, so it is compiled once rather than per model.
 async fn row(db: &DatabaseConnection, statement: sea_orm::Statement) -> Result<Option<sea_orm::QueryResult>, DbErr> {
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
     use sea_orm::DatabaseConnectionType as Driver;
     match &db.inner {
+        _ if !DIRECT_READS.load(std::sync::atomic::Ordering::Relaxed) => {
+            boxed(|| sea_orm::ConnectionTrait::query_one_raw(db, statement)).await
+        }
         #[cfg(feature = "postgres")]
-        Driver::SqlxPostgresPoolConnection(conn) => boxed(|| conn.query_one(statement)).await,
+        Driver::SqlxPostgresPoolConnection(_) => {
+            boxed(|| direct::row(db.get_postgres_connection_pool(), statement)).await
+        }
         #[cfg(feature = "sqlite")]
-        Driver::SqlxSqlitePoolConnection(conn) => boxed(|| conn.query_one(statement)).await,
+        Driver::SqlxSqlitePoolConnection(_) => boxed(|| direct::row(db.get_sqlite_connection_pool(), statement)).await,
         _ => boxed(|| sea_orm::ConnectionTrait::query_one_raw(db, statement)).await,
     }
 }

@@ -63,6 +63,7 @@ pub use permission::{
 };
 pub use policy::{RowPolicy, required_condition, stamp_tenant};
 pub use principal::Principal;
+pub(crate) use write::insert_decoded;
 pub use write::{insert_returning, update_in_scope, updates_in_one_statement};
 
 use crate::error::ApiError;
@@ -191,7 +192,7 @@ async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Resu
             scope.filter(lookup_condition::<V>(pk)?).limit(1).build(request.db.get_database_backend())
         }
     };
-    crate::database::query_one(&request.db, statement).await.map_err(db_err::<V>)
+    crate::database::query_one_decoded(&request.db, statement, V::decode_rows).await.map_err(db_err::<V>)
 }
 
 /// The one record meeting `condition` through [`scoped_query`] (404 outside it), after the object permissions of

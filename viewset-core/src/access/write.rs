@@ -92,7 +92,8 @@ pub async fn update_in_scope<V: Hooks>(
         None => super::cached::update_statement::<V>(backend, &active, pk, || build(active.clone(), None))?,
         Some(required) => build(active, Some(required))?,
     };
-    let written = crate::database::query_one(&request.db, statement).await.map_err(db_err::<V>)?;
+    let written =
+        crate::database::query_one_decoded(&request.db, statement, V::decode_rows).await.map_err(db_err::<V>)?;
     written.ok_or(ApiError::NotFound)
 }
 
@@ -133,6 +134,19 @@ where
     A: ActiveModelTrait + sea_orm::ActiveModelBehavior + Send,
     <A::Entity as EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
 {
+    insert_decoded(db, active, crate::schema::rows::decode_by_name).await
+}
+
+/// [`insert_returning`] with the stored row decoded by `decode` (a ViewSet's [`crate::ViewSet::decode_rows`]).
+pub(crate) async fn insert_decoded<A>(
+    db: &sea_orm::DatabaseConnection,
+    active: A,
+    decode: crate::database::Decode<<A::Entity as EntityTrait>::Model>,
+) -> Result<<A::Entity as EntityTrait>::Model, sea_orm::DbErr>
+where
+    A: ActiveModelTrait + sea_orm::ActiveModelBehavior + Send,
+    <A::Entity as EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
+{
     if !db.support_returning() {
         return crate::database::boxed(|| active.insert(db)).await;
     }
@@ -143,7 +157,7 @@ where
         query.returning(every_column::<A::Entity>(backend));
         Ok::<_, sea_orm::DbErr>(backend.build(&query))
     })?;
-    let stored = crate::database::query_one(db, statement).await?;
+    let stored = crate::database::query_one_decoded(db, statement, decode).await?;
     let stored = stored.ok_or_else(|| sea_orm::DbErr::RecordNotFound("Failed to find inserted item".into()))?;
     Box::pin(A::after_save(stored, db, true)).await
 }

@@ -28,9 +28,7 @@ use super::ModelSchema;
 /// ```
 pub fn decode_in_order<M: ModelSchema + ModelTrait + FromQueryResult>(rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
     let Some(first) = rows.first() else { return Ok(Vec::new()) };
-    let names = first.column_names();
-    let columns = <<M::Entity as EntityTrait>::Column as Iterable>::iter();
-    if names.iter().map(String::as_str).eq(columns.map(|column| column.as_str()))
+    if in_entity_order::<M::Entity>(first)
         && let Some(first) = M::from_row_in_order(first)
     {
         let mut models = Vec::with_capacity(rows.len());
@@ -41,6 +39,22 @@ pub fn decode_in_order<M: ModelSchema + ModelTrait + FromQueryResult>(rows: &[Qu
         return Ok(models);
     }
     decode_by_name(rows)
+}
+
+/// Whether `row` holds `E`'s columns in `E`'s order, read from the driver's row without copying the names.
+fn in_entity_order<E: EntityTrait>(row: &QueryResult) -> bool {
+    let columns = || <E::Column as Iterable>::iter().map(|column| column.as_str());
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    use sqlx::{Column, Row};
+    #[cfg(feature = "postgres")]
+    if let Some(row) = row.try_as_pg_row() {
+        return row.columns().iter().map(|c| c.name()).eq(columns());
+    }
+    #[cfg(feature = "sqlite")]
+    if let Some(row) = row.try_as_sqlite_row() {
+        return row.columns().iter().map(|c| c.name()).eq(columns());
+    }
+    row.column_names().iter().map(String::as_str).eq(columns())
 }
 
 /// `rows` decoded as `M` by column name (sea-orm's `FromQueryResult`).

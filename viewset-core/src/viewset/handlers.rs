@@ -70,7 +70,7 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
     check_storable_body(&active)?;
     stamp_tenant::<V>(&request, &mut active)?;
     V::before_create(&request, &mut active)?;
-    let model = access::insert_returning(&request.db, active).await.map_err(db_err::<V>)?;
+    let model = access::insert_decoded(&request.db, active, V::decode_rows).await.map_err(db_err::<V>)?;
     publish::<V>(&request, Action::Created, &model);
     Ok(detail::<V>(model, &request, StatusCode::CREATED))
 }
