@@ -68,7 +68,7 @@ pub use write::{insert_returning, update_in_scope, updates_in_one_statement};
 
 use crate::error::ApiError;
 use crate::query::columns::column;
-use crate::query::{Filters, ListQuery};
+use crate::query::{Filters, ListQuery, apply_exact_filters};
 use crate::request::RequestContext;
 use crate::viewset::handlers::db_err;
 use crate::viewset::{Hooks, ModelOf};
@@ -140,7 +140,14 @@ pub fn scoped_query<V: Hooks>(request: &RequestContext, filters: &Filters) -> Re
 /// The list query of `request`: `get_queryset`, the filter backends, then the required row policies again (so
 /// no query parameter and no backend can drop them). Ordering terms are in the returned [`ListQuery`].
 pub fn scoped_list<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<ListQuery<V::Entity>, ApiError> {
-    let mut query = V::filter_queryset(ListQuery::new(V::get_queryset(request, filters)?), request)?;
+    let base = if V::CONFIG.custom_hooks {
+        V::get_queryset(request, filters)?
+    } else {
+        // The default `get_queryset`, from the entity's select with its column list rendered once.
+        let backend = request.db.get_database_backend();
+        apply_exact_filters(crate::query::prototype::find::<V::Entity>(backend), filters, backend)?
+    };
+    let mut query = V::filter_queryset(ListQuery::new(base), request)?;
     query.select = with_required::<V>(query.select, request)?;
     Ok(query)
 }

@@ -1,0 +1,93 @@
+//! The select a default list starts from: `Entity::find()` with its column list rendered once per entity and
+//! backend. sea-orm's `Select::new` builds one expression per column on every call, and sea-query renders them
+//! again for the page and again inside the count's subquery; a list of 20 rows spent about 20k instructions there
+//! (BENCHMARKS.md). Here the column list is one custom expression holding the SQL sea-query wrote for it, checked
+//! once to render exactly the statement `Entity::find()` renders (otherwise the entity keeps `Entity::find()`).
+//!
+//! Only the generated list path starts from it (a ViewSet without `custom_hooks`, whose `get_queryset` is the
+//! default): sea-orm's `select_also` / `find_also_related` rename the selected columns one by one and refuse a
+//! custom expression, so the public [`crate::viewset::base_queryset`] stays on `Entity::find()`. Each column list
+//! is kept for the life of the process (one string per entity and backend).
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::mem::Discriminant;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{DbBackend, EntityTrait, QuerySelect, QueryTrait, Select};
+
+type Cache = RwLock<HashMap<(TypeId, Discriminant<DbBackend>), Option<Box<dyn Any + Send + Sync>>>>;
+
+fn cache() -> &'static Cache {
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    CACHE.get_or_init(Default::default)
+}
+
+/// `E::find()` for `backend`, its column list pre-rendered (or `E::find()` itself when that could not be checked).
+pub(crate) fn find<E: EntityTrait>(backend: DbBackend) -> Select<E> {
+    let key = (TypeId::of::<E>(), std::mem::discriminant(&backend));
+    if let Some(found) = cache().read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        return found.as_ref().and_then(|p| p.downcast_ref::<Select<E>>()).map_or_else(E::find, Clone::clone);
+    }
+    let made = prototype::<E>(backend);
+    let select = made.clone().unwrap_or_else(E::find);
+    let stored = made.map(|p| Box::new(p) as Box<dyn Any + Send + Sync>);
+    cache().write().unwrap_or_else(PoisonError::into_inner).insert(key, stored);
+    select
+}
+
+/// `E::find()` with its column list as one expression, when it renders the same statement on `backend`.
+fn prototype<E: EntityTrait>(backend: DbBackend) -> Option<Select<E>> {
+    let full = E::find().build(backend);
+    let mut probe = E::find();
+    QuerySelect::query(&mut probe).clear_selects().expr(Expr::cust("*"));
+    let from = probe.build(backend).sql;
+    let columns = full.sql.strip_prefix("SELECT ")?.strip_suffix(from.strip_prefix("SELECT *")?)?;
+    let columns: &'static str = Box::leak(columns.to_string().into_boxed_str());
+    let mut select = E::find();
+    QuerySelect::query(&mut select).clear_selects().expr(Expr::cust(columns));
+    (select.clone().build(backend) == full).then_some(select)
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::entity::prelude::*;
+    use sea_orm::{DbBackend, QueryFilter, QueryOrder, QuerySelect, QueryTrait};
+
+    mod item {
+        use sea_orm::entity::prelude::*;
+
+        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+        #[sea_orm(table_name = "items")]
+        pub struct Model {
+            #[sea_orm(primary_key)]
+            pub id: i32,
+            #[sea_orm(column_name = "label")]
+            pub name: String,
+            pub weight: Option<f64>,
+        }
+
+        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+        pub enum Relation {}
+
+        impl ActiveModelBehavior for ActiveModel {}
+    }
+
+    #[test]
+    fn renders_what_find_renders_on_every_backend() {
+        for backend in [DbBackend::Postgres, DbBackend::Sqlite, DbBackend::MySql] {
+            for _ in 0..2 {
+                let shape = |s: sea_orm::Select<item::Entity>| {
+                    s.filter(item::Column::Weight.gt(2.5)).order_by_desc(item::Column::Id).limit(20).offset(40)
+                };
+                let ours = shape(super::find::<item::Entity>(backend)).build(backend);
+                assert_eq!(ours, shape(item::Entity::find()).build(backend));
+                assert!(ours.sql.contains(r#""items"."label""#) || ours.sql.contains("`items`.`label`"), "{ours}");
+            }
+        }
+        // A later select_only replaces the list as it does on `find()`.
+        let narrowed = super::find::<item::Entity>(DbBackend::Postgres).select_only().column(item::Column::Id);
+        assert_eq!(narrowed.build(DbBackend::Postgres).sql, r#"SELECT "items"."id" FROM "items""#);
+    }
+}
