@@ -16,13 +16,16 @@ use viewset_core::prelude::*;
     search_fields = ["title", "body"],
     ordering_fields = ["id", "title", "views", "created_at"],
     ordering = "-id",
+    ai_exposed = false,
 )]
 pub struct BenchCursorPosts;
 
 /// The router under test: the blog's app over `blog::connect_and_migrate` (its pool pings a connection only after
-/// 30 s idle), plus the cursor-paginated ViewSet.
+/// 30 s idle), with the cursor-paginated ViewSet registered in the same `Api`, so it is served behind the same
+/// authentication, limits and tracing as the hand-written servers' cursor route.
 pub async fn app(url: &str) -> Result<Router, String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
-    let cursor = include_viewset::<BenchCursorPosts, _>(Router::new()).with_state(ServiceState::new(db.clone()));
-    Ok(blog::app(db).merge(cursor))
+    let mut api = blog::api();
+    api.include::<BenchCursorPosts>().map_err(|e| e.to_string())?;
+    Ok(blog::app_from(api, ServiceState::new(db)))
 }

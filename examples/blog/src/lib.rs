@@ -65,7 +65,13 @@ pub fn app(db: DatabaseConnection) -> Router {
 
 /// The application router over a prepared state.
 pub fn app_with_state(state: ServiceState) -> Router {
-    let router = api()
+    app_from(api(), state)
+}
+
+/// The application router of `api` (the blog's [`api`], or it with more ViewSets) over a prepared state: the
+/// demo authentication, `/openapi.json` and `/docs`, the default [`Limits`] and request tracing.
+pub fn app_from(api: Api, state: ServiceState) -> Router {
+    let router = api
         .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
         .with_state(state)
         .layer(auth::layer());
