@@ -139,26 +139,43 @@ pub async fn fetch_counted<V: ViewSet>(
     page: PageQuery<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
-    let count = count_rows::<V>(page.select.clone(), db);
+    if V::CONFIG.custom_hooks {
+        let count = count_rows::<V>(page.select.clone(), db);
+        return futures_util::future::try_join(fetch_rows::<V>(page, db), count).await;
+    }
+    // The default scope holds no ordering (the ordering terms are kept apart until the page is built), so the count
+    // wraps the select as it is, rendered before the page's ordering and window are added to it: a clone of the
+    // statement cost more than its rendering.
+    let count = count_of::<V>(page.select.build(db.get_database_backend()), db);
     futures_util::future::try_join(fetch_rows::<V>(page, db), count).await
 }
 
-/// The size of the filtered result set.
+/// The size of the filtered result set (any ordering of `select` is left out).
 pub async fn count_rows<V: ViewSet>(
     select: Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<u64, ApiError> {
-    let backend = db.get_database_backend();
-    let recording = crate::database::Recording::start("count", || select.build(backend));
-    // sea-orm's `PaginatorTrait::count` statement, read through the driver connection.
-    // Built by value: sea-query's `to_owned()` on the builder's `&mut` would clone the whole statement twice.
     let mut inner = select.into_query();
     inner.clear_order_by();
-    let mut query = sea_orm::sea_query::Query::select();
-    query.expr(sea_orm::sea_query::Expr::cust("COUNT(*) AS num_items")).from_subquery(inner, "sub_query");
-    let count = crate::database::query_one::<Count>(db, backend.build(&query)).await;
+    count_of::<V>(db.get_database_backend().build(&inner), db).await
+}
+
+/// The number of rows `inner` (a built select, its `ORDER BY` ignored by the database) returns: sea-orm's
+/// `PaginatorTrait::count` statement, `SELECT COUNT(*) AS num_items FROM (<inner>) AS "sub_query"`, read through
+/// the driver connection.
+async fn count_of<V: ViewSet>(inner: sea_orm::Statement, db: &sea_orm::DatabaseConnection) -> Result<u64, ApiError> {
+    let recording = crate::database::Recording::start("count", || inner.clone());
+    let count = crate::database::query_one::<Count>(db, count_statement(inner)).await;
     recording.finish();
     Ok(count.map_err(crate::viewset::handlers::db_err::<V>)?.map_or(0, |c| c.0))
+}
+
+/// `SELECT COUNT(*) AS num_items FROM (<inner>) AS "sub_query"`, written as sea-query writes it (the unit test
+/// compares both) around SQL already rendered: its values keep their places.
+fn count_statement(inner: sea_orm::Statement) -> sea_orm::Statement {
+    let alias = if inner.db_backend == sea_orm::DbBackend::MySql { "`sub_query`" } else { r#""sub_query""# };
+    let sql = format!("SELECT COUNT(*) AS num_items FROM ({}) AS {alias}", inner.sql);
+    sea_orm::Statement { sql, ..inner }
 }
 
 /// The row of a count statement.
@@ -179,4 +196,40 @@ pub async fn list_items<V: ViewSet>(
     let embedded = crate::embed::embed_rows::<V>(&rows, &request.expand, request).await?;
     let items = Items::new(rows.into_iter().map(V::ListItem::from_model).collect(), request.left_out());
     Ok(if request.expand.is_empty() { items } else { items.with_embedded(embedded) })
+}
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::entity::prelude::*;
+    use sea_orm::sea_query::{Expr, Query};
+    use sea_orm::{DbBackend, QueryTrait};
+
+    mod item {
+        use sea_orm::entity::prelude::*;
+
+        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+        #[sea_orm(table_name = "items")]
+        pub struct Model {
+            #[sea_orm(primary_key)]
+            pub id: i32,
+            pub label: String,
+        }
+
+        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+        pub enum Relation {}
+
+        impl ActiveModelBehavior for ActiveModel {}
+    }
+
+    #[test]
+    fn the_count_around_rendered_sql_is_what_sea_query_writes() {
+        for backend in [DbBackend::Postgres, DbBackend::Sqlite, DbBackend::MySql] {
+            let select = item::Entity::find().filter(item::Column::Label.contains("a")).filter(item::Column::Id.gt(3));
+            let mut wrapped = Query::select();
+            wrapped.expr(Expr::cust("COUNT(*) AS num_items")).from_subquery(select.clone().into_query(), "sub_query");
+            let ours = super::count_statement(select.build(backend));
+            assert_eq!(ours, backend.build(&wrapped), "{backend:?}");
+            assert_eq!(ours.values.as_ref().map(|v| v.0.len()), Some(2));
+        }
+    }
 }
