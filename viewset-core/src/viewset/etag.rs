@@ -29,10 +29,15 @@ use crate::schema::ReadSchema;
 /// assert_ne!(tag, viewset_core::viewset::etag::entity_tag(br#"{"id":2}"#));
 /// ```
 pub fn entity_tag(body: &[u8]) -> String {
-    let mut tag = String::with_capacity(45);
-    tag.push('"');
-    URL_SAFE_NO_PAD.encode_string(blake3::hash(body).as_bytes(), &mut tag);
-    tag.push('"');
+    let tag = tag_bytes(body);
+    std::str::from_utf8(&tag).expect("base64 and quotes are ASCII").to_string()
+}
+
+/// [`entity_tag`] written on the stack.
+fn tag_bytes(body: &[u8]) -> [u8; 45] {
+    let mut tag = [b'"'; 45];
+    let written = URL_SAFE_NO_PAD.encode_slice(blake3::hash(body).as_bytes(), &mut tag[1..44]);
+    debug_assert_eq!(written, Ok(43));
     tag
 }
 
@@ -51,7 +56,7 @@ pub fn tagged_json<T: Serialize>(status: StatusCode, value: &T) -> Response {
 fn tagged_body(status: StatusCode, body: serde_json::Result<Vec<u8>>) -> Response {
     match body {
         Ok(body) => {
-            let tag = HeaderValue::try_from(entity_tag(&body)).expect("an entity tag is a valid header value");
+            let tag = HeaderValue::from_bytes(&tag_bytes(&body)).expect("an entity tag is a valid header value");
             let json = HeaderValue::from_static("application/json");
             (status, [(CONTENT_TYPE, json), (ETAG, tag)], body).into_response()
         }
