@@ -88,6 +88,9 @@ pub use schema::ModelSchema;
 pub use viewset::{Config, Hooks, ModelOf, ViewSet};
 pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 
+#[cfg(test)]
+mod test_entity;
+
 /// The README's Rust snippets, compiled as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

@@ -204,27 +204,12 @@ mod tests {
     use sea_orm::sea_query::{Expr, Query};
     use sea_orm::{DbBackend, QueryTrait};
 
-    mod item {
-        use sea_orm::entity::prelude::*;
-
-        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
-        #[sea_orm(table_name = "items")]
-        pub struct Model {
-            #[sea_orm(primary_key)]
-            pub id: i32,
-            pub label: String,
-        }
-
-        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-        pub enum Relation {}
-
-        impl ActiveModelBehavior for ActiveModel {}
-    }
+    use crate::test_entity as item;
 
     #[test]
     fn the_count_around_rendered_sql_is_what_sea_query_writes() {
         for backend in [DbBackend::Postgres, DbBackend::Sqlite, DbBackend::MySql] {
-            let select = item::Entity::find().filter(item::Column::Label.contains("a")).filter(item::Column::Id.gt(3));
+            let select = item::Entity::find().filter(item::Column::Name.contains("a")).filter(item::Column::Id.gt(3));
             let mut wrapped = Query::select();
             wrapped.expr(Expr::cust("COUNT(*) AS num_items")).from_subquery(select.clone().into_query(), "sub_query");
             let ours = super::count_statement(select.build(backend));

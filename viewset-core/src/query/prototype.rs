@@ -53,33 +53,20 @@ fn prototype<E: EntityTrait>(backend: DbBackend) -> Option<Select<E>> {
 #[cfg(test)]
 mod tests {
     use sea_orm::entity::prelude::*;
+    use sea_orm::sea_query::ExprTrait;
     use sea_orm::{DbBackend, QueryFilter, QueryOrder, QuerySelect, QueryTrait};
 
-    mod item {
-        use sea_orm::entity::prelude::*;
-
-        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
-        #[sea_orm(table_name = "items")]
-        pub struct Model {
-            #[sea_orm(primary_key)]
-            pub id: i32,
-            #[sea_orm(column_name = "label")]
-            pub name: String,
-            pub weight: Option<f64>,
-        }
-
-        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-        pub enum Relation {}
-
-        impl ActiveModelBehavior for ActiveModel {}
-    }
+    use crate::test_entity as item;
 
     #[test]
     fn renders_what_find_renders_on_every_backend() {
         for backend in [DbBackend::Postgres, DbBackend::Sqlite, DbBackend::MySql] {
             for _ in 0..2 {
                 let shape = |s: sea_orm::Select<item::Entity>| {
-                    s.filter(item::Column::Weight.gt(2.5)).order_by_desc(item::Column::Id).limit(20).offset(40)
+                    s.filter(item::Column::Name.contains("a").or(item::Column::Id.gt(2)))
+                        .order_by_desc(item::Column::Id)
+                        .limit(20)
+                        .offset(40)
                 };
                 let ours = shape(super::find::<item::Entity>(backend)).build(backend);
                 assert_eq!(ours, shape(item::Entity::find()).build(backend));

@@ -81,23 +81,7 @@ mod tests {
 
     use super::*;
 
-    mod item {
-        use sea_orm::entity::prelude::*;
-
-        #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
-        #[sea_orm(table_name = "items")]
-        pub struct Model {
-            #[sea_orm(primary_key)]
-            pub id: i32,
-            #[sea_orm(column_name = "label")]
-            pub name: String,
-        }
-
-        #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-        pub enum Relation {}
-
-        impl ActiveModelBehavior for ActiveModel {}
-    }
+    use crate::test_entity as item;
 
     static IN_ORDER: AtomicUsize = AtomicUsize::new(0);
 
