@@ -58,8 +58,9 @@ pub async fn connect_with(options: ConnectOptions) -> Result<DatabaseConnection,
 /// it was built with, and its driver connections wrap theirs in a span, moving a future of about 9 KB into it;
 /// every await level above moved it again (a fifth of a retrieve's instructions were `memcpy`). Here the acquire
 /// and the query run in one boxed future, written where it runs. sqlx's statement logging runs as before; sea-orm's
-/// metric callback and its `trace` span do not see these reads unless [`set_direct_reads`] turned them off. Errors map to the `DbErr` variants sea-orm uses. Other connection kinds (a mock, a
-/// proxy) go through `DatabaseConnection` as usual.
+/// metric callback and its `trace` span do not see these reads unless [`set_direct_reads`] turned them off. Errors
+/// map to the `DbErr` variants sea-orm uses. Other connection kinds (a mock, a proxy) go through
+/// `DatabaseConnection` as usual.
 ///
 /// ```
 /// # async fn run() -> Result<(), sea_orm::DbErr> {

@@ -8,8 +8,9 @@
 //!
 //! What differs from going through sea-orm: a metric callback set with `DatabaseConnection::set_metric_callback`
 //! is not called for these reads (sea-orm keeps it private, so it cannot be called from here; `set_direct_reads`
-//! turns this path off for a process that relies on one), and sea-orm's `trace`-level span is not opened; sqlx's own statement logging and spans run as usual. Errors are mapped to the
-//! same `DbErr` variants sea-orm maps them to, so the answers (503 on an unreachable pool, …) are unchanged.
+//! turns this path off for a process that relies on one), and sea-orm's `trace`-level span is not opened; sqlx's
+//! own statement logging and spans run as usual. Errors are mapped to the same `DbErr` variants sea-orm maps them
+//! to, so the answers (503 on an unreachable pool, …) are unchanged.
 
 use sea_orm::{ConnAcquireErr, DbErr, QueryResult, RuntimeErr, Statement, Values};
 use sea_query_sqlx::SqlxValues;

@@ -139,14 +139,13 @@ pub async fn fetch_counted<V: ViewSet>(
     page: PageQuery<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
-    if V::CONFIG.custom_hooks {
-        let count = count_rows::<V>(page.select.clone(), db);
-        return futures_util::future::try_join(fetch_rows::<V>(page, db), count).await;
-    }
-    // The default scope holds no ordering (the ordering terms are kept apart until the page is built), so the count
-    // wraps the select as it is, rendered before the page's ordering and window are added to it: a clone of the
-    // statement cost more than its rendering.
-    let count = count_of::<V>(page.select.build(db.get_database_backend()), db);
+    // The count wraps the select rendered before the page's ordering and window are added to it (cloning the
+    // statement cost more than rendering it). The default scope holds no ordering (its terms are kept apart until
+    // the page is built); a custom `get_queryset` may add one, which the count leaves out.
+    let backend = db.get_database_backend();
+    let inner =
+        if V::CONFIG.custom_hooks { unordered(page.select.clone(), backend) } else { page.select.build(backend) };
+    let count = count_of::<V>(inner, db);
     futures_util::future::try_join(fetch_rows::<V>(page, db), count).await
 }
 
@@ -155,9 +154,14 @@ pub async fn count_rows<V: ViewSet>(
     select: Select<V::Entity>,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<u64, ApiError> {
+    count_of::<V>(unordered(select, db.get_database_backend()), db).await
+}
+
+/// `select` rendered for `backend` without its ordering.
+fn unordered<E: EntityTrait>(select: Select<E>, backend: sea_orm::DbBackend) -> sea_orm::Statement {
     let mut inner = select.into_query();
     inner.clear_order_by();
-    count_of::<V>(db.get_database_backend().build(&inner), db).await
+    backend.build(&inner)
 }
 
 /// The number of rows `inner` (a built select, its `ORDER BY` ignored by the database) returns: sea-orm's
