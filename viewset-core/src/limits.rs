@@ -79,14 +79,31 @@ impl Limits {
     }
 }
 
-/// The `max_uri_bytes` in force, as a request extension (read into [`crate::RequestContext::max_uri_bytes`]).
+/// The `max_uri_bytes` in force for the request being served ([`UriLimit::current`], read into
+/// [`crate::RequestContext::max_uri_bytes`]).
 ///
 /// ```
 /// let limit = viewset_core::limits::UriLimit(8192);
 /// assert_eq!(limit.0, viewset_core::limits::Limits::default().max_uri_bytes);
+/// assert!(viewset_core::limits::UriLimit::current().is_none()); // not inside a request under `Limits::apply`
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct UriLimit(pub usize);
+
+tokio::task_local! {
+    /// The `max_uri_bytes` of the [`Limits`] the running request passed through. A task-local rather than a request
+    /// extension: axum inserts three extensions of its own, and a fourth grows the request's extension map (a new
+    /// table and a rehash on every request).
+    static URI_LIMIT: UriLimit;
+}
+
+impl UriLimit {
+    /// The limit of the request this task is serving, when it came through [`Limits::apply`]'s layer (its handler
+    /// and extractors run inside it); `None` elsewhere (another task, no `Limits`).
+    pub fn current() -> Option<UriLimit> {
+        URI_LIMIT.try_with(|limit| *limit).ok()
+    }
+}
 
 /// The request id, URI, announced body and header sizes before the request runs, the body cut at its limit, the
 /// timeout and the `request` span around it, then the JSON form of error answers and the id echoed: one service
@@ -139,29 +156,43 @@ where
         if let Some(refused) = limits.refusal(&request) {
             return Box::pin(std::future::ready(Ok(with_id_header(refused, id))));
         }
-        request.extensions_mut().insert(UriLimit(limits.max_uri_bytes));
         // A body longer than announced, or without a length, is cut at the limit as it is read (413 from the
         // extractor that reads it).
         let request = request.map(|body| Body::new(http_body_util::Limited::new(body, limits.max_body_bytes)));
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or(""));
+        let uri_limit = UriLimit(limits.max_uri_bytes);
+        if span.is_disabled() {
+            // No subscriber wants the span: the request runs without entering it on every poll.
+            return Box::pin(finish(limits, URI_LIMIT.scope(uri_limit, self.inner.call(request)), id));
+        }
         let run = span.in_scope(|| self.inner.call(request)).instrument(span);
-        Box::pin(async move {
-            let response = match tokio::time::timeout(limits.request_timeout, run).await {
-                Ok(Ok(response)) => response.map(Body::new),
-                Ok(Err(never)) => match never {},
-                Err(_) => {
-                    let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
-                    limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
-                }
-            };
-            let response = if response.status().is_server_error() {
-                with_request_id(response, id.to_str().unwrap_or("")).await
-            } else {
-                response
-            };
-            Ok(with_id_header(json_errors(limits, response).await, id))
-        })
+        Box::pin(finish(limits, URI_LIMIT.scope(uri_limit, run), id))
     }
+}
+
+/// The response of `run` within the timeout, 5xx answers carrying the request id, error answers as JSON, and the
+/// id echoed.
+async fn finish<F, B, E>(limits: Limits, run: F, id: header::HeaderValue) -> Result<Response, Infallible>
+where
+    F: std::future::Future<Output = Result<axum::http::Response<B>, E>>,
+    B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
+    B::Error: Into<axum::BoxError>,
+    E: Into<Infallible>,
+{
+    let response = match tokio::time::timeout(limits.request_timeout, run).await {
+        Ok(Ok(response)) => response.map(Body::new),
+        Ok(Err(never)) => match never.into() {},
+        Err(_) => {
+            let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
+            limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
+        }
+    };
+    let response = if response.status().is_server_error() {
+        with_request_id(response, id.to_str().unwrap_or("")).await
+    } else {
+        response
+    };
+    Ok(with_id_header(json_errors(limits, response).await, id))
 }
 
 impl Limits {
@@ -225,8 +256,11 @@ async fn with_request_id(response: Response, id: &str) -> Response {
 /// Error responses that are not JSON (axum's rejections and 405s, tower-http's 413) become JSON.
 async fn json_errors(limits: Limits, response: Response) -> Response {
     let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
     let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    if !(status.is_client_error() || status.is_server_error()) || content_type.contains("json") {
+    if content_type.contains("json") {
         return response;
     }
     if status == StatusCode::PAYLOAD_TOO_LARGE {
@@ -312,85 +346,4 @@ pub async fn shutdown_signal() {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use axum::routing::get as get_route;
-    use tower::Service;
-
-    use super::*;
-
-    async fn send(app: &mut Router, request: Request) -> Response {
-        app.call(request).await.expect("a router never fails")
-    }
-
-    fn get(uri: &str) -> Request {
-        Request::builder().uri(uri).body(Body::empty()).expect("request")
-    }
-
-    fn id(response: &Response) -> String {
-        response.headers()[REQUEST_ID].to_str().expect("an ASCII request id").to_string()
-    }
-
-    #[tokio::test]
-    async fn every_answer_carries_a_request_id() {
-        let own = || async { ([("x-request-id", "set-by-handler")], "own") };
-        let routes =
-            Router::new().route("/ok", axum::routing::get(|| async { "ok" })).route("/own", axum::routing::get(own));
-        let mut app = Limits { max_uri_bytes: 64, ..Limits::default() }.apply(routes);
-        let (first, second) = (send(&mut app, get("/ok")).await, send(&mut app, get("/ok")).await);
-        assert_eq!(first.status(), StatusCode::OK);
-        assert_ne!(id(&first), id(&second));
-        for generated in [id(&first), id(&second)] {
-            let uuid = uuid::Uuid::parse_str(&generated).expect("a UUID");
-            assert_eq!((uuid.get_version_num(), generated.len()), (4, 36), "{generated}");
-        }
-        // Refused before the router runs: still answered with an id, the client's own when it sent one.
-        let long = format!("/ok?{}", "a".repeat(100));
-        let refused = send(&mut app, get(&long)).await;
-        assert_eq!((refused.status(), id(&refused).len()), (StatusCode::URI_TOO_LONG, 36));
-        let mut mine = get(&long);
-        mine.headers_mut().insert(REQUEST_ID, header::HeaderValue::from_static("trace-7"));
-        assert_eq!(id(&send(&mut app, mine).await), "trace-7");
-        // A handler that sets the header itself keeps its value.
-        assert_eq!(id(&send(&mut app, get("/own")).await), "set-by-handler");
-    }
-
-    /// A body of `len` bytes sent in one chunk without a `Content-Length`, or announcing its length when `announce`.
-    fn post(len: usize, announce: bool) -> Request {
-        let chunk = Ok::<_, Infallible>(axum::body::Bytes::from(vec![b'x'; len]));
-        let mut request = Request::builder().method("POST").uri("/read");
-        if announce {
-            request = request.header(header::CONTENT_LENGTH, len);
-        }
-        request.body(Body::from_stream(futures_util::stream::iter([chunk]))).expect("request")
-    }
-
-    #[tokio::test]
-    async fn bodies_are_cut_at_the_limit_announced_or_not() {
-        let read = || async { "read" };
-        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counted = reads.clone();
-        let handler = move |body: axum::body::Bytes| async move {
-            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            body.len().to_string()
-        };
-        let routes = || Router::new().route("/read", axum::routing::post(handler.clone())).route("/", get_route(read));
-        let mut app = Limits { max_body_bytes: 1000, ..Limits::default() }.apply(routes());
-        for announce in [true, false] {
-            let refused = send(&mut app, post(1001, announce)).await;
-            assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE, "announced: {announce}");
-            let body = axum::body::to_bytes(refused.into_body(), 4096).await.expect("body");
-            let body: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
-            assert_eq!(body["limit"], "max_body_bytes", "{body}");
-            assert_eq!(send(&mut app, post(1000, announce)).await.status(), StatusCode::OK);
-        }
-        // Refused on its announced length before the handler ran; the unannounced one was read up to the limit.
-        assert_eq!(reads.load(std::sync::atomic::Ordering::SeqCst), 2);
-        // Above axum's own 2 MB, the extractors are told the higher limit.
-        let mut app = Limits { max_body_bytes: 3 << 20, ..Limits::default() }.apply(routes());
-        let big = send(&mut app, post(5 << 20 >> 1, false)).await;
-        assert_eq!(big.status(), StatusCode::OK);
-        assert_eq!(&axum::body::to_bytes(big.into_body(), 64).await.expect("body")[..], b"2621440");
-    }
-}
+mod tests;

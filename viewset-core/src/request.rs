@@ -88,7 +88,8 @@ pub struct RequestContext {
     pub omitted_fields: Vec<&'static str>,
     /// The relations `?expand=` embeds (list and retrieve; set by [`admit`](crate::access::admit)).
     pub expand: Expand,
-    /// The ViewSets serving embedded records (installed by [`crate::Api::into_router`]; `None` without an `Api`).
+    /// The ViewSets serving embedded records (given by [`crate::Api::into_router`] to its routes, and to action
+    /// routes as a request extension; `None` without an `Api`).
     pub embedders: Option<Arc<Embedders>>,
     /// The longest request URI the server accepts, when [`crate::limits::Limits`] is applied: links the server
     /// writes (a cursor page's `next`) stay within it.
@@ -182,7 +183,7 @@ impl RequestContext {
             omitted_fields: Vec::new(),
             expand: Expand::default(),
             embedders: parts.extensions.get::<Arc<Embedders>>().cloned(),
-            max_uri_bytes: parts.extensions.get::<crate::limits::UriLimit>().map(|limit| limit.0),
+            max_uri_bytes: crate::limits::UriLimit::current().map(|limit| limit.0),
         }
     }
 }
@@ -190,6 +191,17 @@ impl RequestContext {
 /// The [`RequestContext`] of a generated route, which takes the request's headers and URI instead of copying them:
 /// the route's other extractors (`Path`, the body) read neither.
 pub(crate) struct RouteContext(pub(crate) RequestContext);
+
+impl RouteContext {
+    /// The context with the embedders of the route's `Api`, when it has become a router (else those of a request
+    /// extension, if the application installed one).
+    pub(crate) fn embedding(mut self, shared: &crate::embed::SharedEmbedders) -> RequestContext {
+        if let Some(embedders) = shared.get() {
+            self.0.embedders = Some(embedders.clone());
+        }
+        self.0
+    }
+}
 
 impl<S> FromRequestParts<S> for RouteContext
 where

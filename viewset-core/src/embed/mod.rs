@@ -52,7 +52,7 @@ use sea_orm::RelationDef;
 
 pub use load::embed_rows;
 pub use registry::{Embedder, Embedders};
-pub(crate) use registry::{Hop, HopError};
+pub(crate) use registry::{Hop, HopError, SharedEmbedders};
 pub use tree::Expand;
 
 /// One `expandable` entry: the name clients write in `?expand=` (and the key of the embedded value) and the

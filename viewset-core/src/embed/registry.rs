@@ -98,8 +98,9 @@ impl Hop {
     }
 }
 
-/// The ViewSets of an [`crate::Api`] by table, for `?expand=`. [`crate::Api::into_router`] installs it as a request
-/// extension; [`crate::RequestContext::embedders`] carries it to the handlers.
+/// The ViewSets of an [`crate::Api`] by table, for `?expand=`. [`crate::Api::into_router`] hands it to the
+/// generated routes (and to action routes as a request extension); [`crate::RequestContext::embedders`] carries it
+/// to the handlers.
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;
@@ -139,5 +140,24 @@ impl Embedders {
     /// The ViewSet serving `table`.
     pub fn for_table(&self, table: &str) -> Option<&Embedder> {
         self.embedders.iter().find(|e| e.table == table)
+    }
+}
+
+/// The [`Embedders`] of one [`crate::Api`], shared with its generated routes as they are registered and filled when
+/// the `Api` becomes a router (later registrations still serve the earlier ones' `?expand=`). A route holds it
+/// instead of reading a request extension: an extension layer is one more boxed service level, cloned on every
+/// request under every level above it.
+#[derive(Clone, Default)]
+pub(crate) struct SharedEmbedders(std::sync::Arc<std::sync::OnceLock<std::sync::Arc<Embedders>>>);
+
+impl SharedEmbedders {
+    /// Fills the cell (once; an `Api` becomes a router once).
+    pub(crate) fn fill(&self, embedders: std::sync::Arc<Embedders>) {
+        let _ = self.0.set(embedders);
+    }
+
+    /// The embedders, once filled.
+    pub(crate) fn get(&self) -> Option<&std::sync::Arc<Embedders>> {
+        self.0.get()
     }
 }

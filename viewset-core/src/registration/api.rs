@@ -11,9 +11,9 @@ use utoipa::openapi::{OpenApi, Paths};
 use super::fallback;
 use super::paths;
 use super::tools::{ToolInfo, tools_of};
-use crate::embed::{Embedder, Embedders};
+use crate::embed::{Embedder, Embedders, SharedEmbedders};
 use crate::openapi::viewset_paths;
-use crate::registration::include_viewset;
+use crate::registration::routes::include_parts;
 use crate::request::ServiceState;
 use crate::viewset::Hooks;
 
@@ -119,11 +119,14 @@ struct Registration {
 pub struct Api {
     origin: String,
     router: Router<ServiceState>,
+    /// The ViewSets' actions, which get the embedders as a request extension ([`include_parts`]).
+    actions: Router<ServiceState>,
     registrations: Vec<Registration>,
     routes: Vec<RouteInfo>,
     tools: Vec<ToolInfo>,
     manual_paths: Paths,
     embedders: Embedders,
+    shared_embedders: SharedEmbedders,
 }
 
 impl Default for Api {
@@ -151,11 +154,13 @@ impl Api {
         Api {
             origin: "explicitly".into(),
             router: Router::new(),
+            actions: Router::new(),
             registrations: Vec::new(),
             routes: Vec::new(),
             tools: Vec::new(),
             manual_paths: Paths::new(),
             embedders: Embedders::default(),
+            shared_embedders: SharedEmbedders::default(),
         }
     }
 
@@ -187,7 +192,8 @@ impl Api {
         self.tools.extend(tools);
         self.embedders.register(Embedder::of::<V>());
         self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, paths: viewset_paths::<V> });
-        self.router = include_viewset::<V, ServiceState>(std::mem::take(&mut self.router));
+        let (router, actions) = (std::mem::take(&mut self.router), std::mem::take(&mut self.actions));
+        (self.router, self.actions) = include_parts::<V, ServiceState>(router, actions, &self.shared_embedders);
         Ok(self)
     }
 
@@ -267,8 +273,14 @@ impl Api {
     /// differing only by the trailing slash, if there is one (see [`crate::registration::slash_twin`]).
     pub fn into_router(self) -> Router<ServiceState> {
         let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
-        let embedders = axum::Extension(std::sync::Arc::new(self.embedders));
-        self.router.fallback(fallback).layer(embedders)
+        self.routes_and_actions().fallback(fallback)
+    }
+
+    /// The generated routes (their embedders filled in) merged with the actions (under the embedders extension).
+    fn routes_and_actions(self) -> Router<ServiceState> {
+        let embedders = std::sync::Arc::new(self.embedders);
+        self.shared_embedders.fill(embedders.clone());
+        self.router.merge(self.actions.layer(axum::Extension(embedders)))
     }
 
     /// The routes plus `GET /openapi.json` and an interactive documentation page at `/docs` whose assets are all
@@ -276,10 +288,9 @@ impl Api {
     #[cfg(feature = "docs")]
     pub fn into_router_with_docs(self, title: &str, version: &str) -> Router<ServiceState> {
         let registered = self.registrations.iter().map(|r| r.paths).collect();
-        let docs = crate::openapi::docs_router(registered, self.manual_paths, title, version);
+        let docs = crate::openapi::docs_router(registered, self.manual_paths.clone(), title, version);
         let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
-        let embedders = axum::Extension(std::sync::Arc::new(self.embedders));
-        self.router.merge(docs).fallback(fallback).layer(embedders)
+        self.routes_and_actions().merge(docs).fallback(fallback)
     }
 }
 

@@ -10,6 +10,7 @@ use axum::routing::{MethodRouter, get};
 use crate::access::fields::reject_restricted_keys;
 use crate::access::{Lookup, Operation, admit};
 use crate::database::boxed;
+use crate::embed::SharedEmbedders;
 use crate::error::ApiError;
 use crate::pagination::csv::into_csv;
 use crate::pagination::{ListFormat, Paginator, stream_csv, streams};
@@ -47,10 +48,28 @@ where
     S: Clone + Send + Sync + 'static,
     ServiceState: FromRef<S>,
 {
+    let (router, actions) = include_parts::<V, S>(router, Router::new(), &SharedEmbedders::default());
+    router.merge(actions)
+}
+
+/// The CRUD routes and the stream of `V` on `router`, its actions on `actions`: an [`crate::Api`] keeps them apart
+/// so that only the actions (whose handlers extract the public [`RequestContext`]) need the embedders as a request
+/// extension; the generated routes take them from `embedders`.
+#[track_caller]
+pub(crate) fn include_parts<V: Hooks, S>(
+    router: Router<S>,
+    actions: Router<S>,
+    embedders: &SharedEmbedders,
+) -> (Router<S>, Router<S>)
+where
+    S: Clone + Send + Sync + 'static,
+    ServiceState: FromRef<S>,
+{
     // axum refuses an overlapping route by panicking; there is no fallible form and no way to ask a `Router` which
     // routes it has. Its panic is caught only to be replaced by one that says which ViewSet and what to do.
-    let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| register::<V, S>(router))) {
-        Ok(router) => return router,
+    let register = || (register::<V, S>(router, embedders), V::register_actions(actions));
+    let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(register)) {
+        Ok(routers) => return routers,
         Err(payload) => payload,
     };
     let axum = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied());
@@ -69,18 +88,27 @@ where
     }
 }
 
-/// The registration itself (axum panics on an overlapping route).
-fn register<V: Hooks, S>(router: Router<S>) -> Router<S>
+/// The registration itself (axum panics on an overlapping route). Each handler holds `embedders`.
+fn register<V: Hooks, S>(router: Router<S>, embedders: &SharedEmbedders) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
     ServiceState: FromRef<S>,
 {
     let prefix = V::prefix();
     let base = crate::registration::paths::base(&prefix);
-    let collection: MethodRouter<S> = get(list_route::<V>).post(create_route::<V>).fallback(method_not_allowed);
-    let detail: MethodRouter<S> =
-        get(retrieve_route::<V>).patch(update_route::<V>).delete(delete_route::<V>).fallback(method_not_allowed);
-    // The stream and collection actions first, then the `{pk}` routes (axum prefers static segments anyway).
+    let e = embedders.clone();
+    let list = move |c: RouteContext| list_route::<V>(c.embedding(&e));
+    let e = embedders.clone();
+    let create = move |c: RouteContext, bytes: BodyBytes| create_route::<V>(c.embedding(&e), bytes);
+    let e = embedders.clone();
+    let retrieve = move |c: RouteContext, path: PathPk| retrieve_route::<V>(c.embedding(&e), path);
+    let e = embedders.clone();
+    let update = move |c: RouteContext, path: PathPk, bytes: BodyBytes| update_route::<V>(c.embedding(&e), path, bytes);
+    let e = embedders.clone();
+    let delete = move |c: RouteContext, path: PathPk| delete_route::<V>(c.embedding(&e), path);
+    let collection: MethodRouter<S> = get(list).post(create).fallback(method_not_allowed);
+    let detail: MethodRouter<S> = get(retrieve).patch(update).delete(delete).fallback(method_not_allowed);
+    // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
     let router = if V::CONFIG.stream_enabled {
         router.route(
             &crate::registration::paths::stream(base),
@@ -89,11 +117,16 @@ where
     } else {
         router
     };
-    let router = V::register_actions(router);
     router
         .route(&crate::registration::paths::collection(base), collection)
         .route(&crate::registration::paths::detail(base), detail)
 }
+
+/// The `{pk}` segment of a detail route, or why it did not extract.
+type PathPk = Result<Path<String>, PathRejection>;
+
+/// A route's raw body, or why it could not be read.
+type BodyBytes = Result<Bytes, BytesRejection>;
 
 /// The JSON 405 of every generated path.
 pub async fn method_not_allowed() -> Response {
@@ -137,7 +170,7 @@ fn update_shape<V: Hooks>() -> BodyShape {
     BodyShape { schema: V::Update::openapi_schema(), model_fields: column_names::<V::Entity>() }
 }
 
-async fn list_route<V: Hooks>(RouteContext(mut request): RouteContext) -> Response {
+async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::List)?;
@@ -165,10 +198,7 @@ async fn list_route<V: Hooks>(RouteContext(mut request): RouteContext) -> Respon
     )
 }
 
-async fn retrieve_route<V: Hooks>(
-    RouteContext(mut request): RouteContext,
-    path: Result<Path<String>, PathRejection>,
-) -> Response {
+async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::Retrieve)?;
@@ -180,10 +210,7 @@ async fn retrieve_route<V: Hooks>(
     )
 }
 
-async fn create_route<V: Hooks>(
-    RouteContext(mut request): RouteContext,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
+async fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::Create)?;
@@ -194,11 +221,7 @@ async fn create_route<V: Hooks>(
     )
 }
 
-async fn update_route<V: Hooks>(
-    RouteContext(mut request): RouteContext,
-    path: Result<Path<String>, PathRejection>,
-    bytes: Result<Bytes, BytesRejection>,
-) -> Response {
+async fn update_route<V: Hooks>(mut request: RequestContext, path: PathPk, bytes: BodyBytes) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::Update)?;
@@ -211,10 +234,7 @@ async fn update_route<V: Hooks>(
     )
 }
 
-async fn delete_route<V: Hooks>(
-    RouteContext(mut request): RouteContext,
-    path: Result<Path<String>, PathRejection>,
-) -> Response {
+async fn delete_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> Response {
     respond(
         async {
             admit::<V>(&mut request, Operation::Delete)?;
