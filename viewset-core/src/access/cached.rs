@@ -34,7 +34,7 @@ struct Cached {
     rest: Vec<Value>,
 }
 
-type Cache = RwLock<HashMap<(TypeId, Discriminant<DbBackend>, Shape), Cached>>;
+type Cache = RwLock<HashMap<(TypeId, Discriminant<DbBackend>, Shape), Cached, foldhash::fast::FixedState>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();

@@ -17,7 +17,8 @@ use std::sync::{OnceLock, PoisonError, RwLock};
 use sea_orm::sea_query::Expr;
 use sea_orm::{DbBackend, EntityTrait, QuerySelect, QueryTrait, Select};
 
-type Cache = RwLock<HashMap<(TypeId, Discriminant<DbBackend>), Option<Box<dyn Any + Send + Sync>>>>;
+type Cache =
+    RwLock<HashMap<(TypeId, Discriminant<DbBackend>), Option<Box<dyn Any + Send + Sync>>, foldhash::fast::FixedState>>;
 
 fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
