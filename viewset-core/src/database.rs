@@ -75,7 +75,7 @@ pub async fn query_all<M: sea_orm::FromQueryResult>(
     db: &DatabaseConnection,
     statement: sea_orm::Statement,
 ) -> Result<Vec<M>, DbErr> {
-    crate::schema::rows::decode_by_name(&rows(db, statement).await?)
+    crate::schema::rows::decode_by_name(&rows(db, statement, 0).await?)
 }
 
 /// Whether the generated reads go to sqlx directly ([`set_direct_reads`]).
@@ -105,9 +105,11 @@ pub fn set_direct_reads(direct: bool) {
 }
 
 /// [`query_all`] before decoding; not generic, so it is compiled once rather than per model.
+/// `capacity`: the rows expected at most (a page's size), reserved up front where the rows are collected here.
 pub(crate) async fn rows(
     db: &DatabaseConnection,
     statement: sea_orm::Statement,
+    capacity: usize,
 ) -> Result<Vec<sea_orm::QueryResult>, DbErr> {
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     use sea_orm::DatabaseConnectionType as Driver;
@@ -117,10 +119,12 @@ pub(crate) async fn rows(
         }
         #[cfg(feature = "postgres")]
         Driver::SqlxPostgresPoolConnection(_) => {
-            boxed(|| direct::rows(db.get_postgres_connection_pool(), statement)).await
+            boxed(|| direct::rows(db.get_postgres_connection_pool(), statement, capacity)).await
         }
         #[cfg(feature = "sqlite")]
-        Driver::SqlxSqlitePoolConnection(_) => boxed(|| direct::rows(db.get_sqlite_connection_pool(), statement)).await,
+        Driver::SqlxSqlitePoolConnection(_) => {
+            boxed(|| direct::rows(db.get_sqlite_connection_pool(), statement, capacity)).await
+        }
         _ => boxed(|| sea_orm::ConnectionTrait::query_all_raw(db, statement)).await,
     }
 }

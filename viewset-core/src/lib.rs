@@ -139,7 +139,7 @@ pub mod __private {
     pub use crate::request::{RequestContext, ServiceState};
     pub use crate::schema::checks::{assert_text_type, schema_of};
     pub use crate::schema::names::{FieldAt, Gate, Resolved, known_field, name_hash};
-    pub use crate::schema::rows::decode_in_order;
+    pub use crate::schema::rows::{decode_in_order, nullable};
     pub use crate::schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
     pub use crate::viewset::{Config, Direction, Hooks, OrderingFields, ViewSet};
     pub use axum;

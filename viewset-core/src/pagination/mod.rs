@@ -113,19 +113,22 @@ pub async fn fetch_rows<V: ViewSet>(
     db: &sea_orm::DatabaseConnection,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let select = apply_order(page.select, &page.order, false).offset(page.offset).limit(page.limit);
-    select_rows::<V>(select, db).await
+    select_rows::<V>(select, page.limit, db).await
 }
 
 /// The rows of `select`, recorded as the `page` statement ([`crate::database::record_statements`]), read
 /// through the driver connection ([`crate::database::query_all`]) and decoded by the ViewSet
-/// ([`ViewSet::decode_rows`]: by position when the columns are the entity's own, in order).
+/// ([`ViewSet::decode_rows`]: by position when the columns are the entity's own, in order). `limit` is the
+/// statement's `LIMIT`: room for that many rows (at most 256) is reserved before they arrive.
 pub(crate) async fn select_rows<V: ViewSet>(
     select: Select<V::Entity>,
+    limit: u64,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let statement = select.build(db.get_database_backend());
     let recording = crate::database::Recording::start("page", || statement.clone());
-    let rows = crate::database::rows(db, statement).await.and_then(|rows| V::decode_rows(&rows));
+    let capacity = limit.min(256) as usize;
+    let rows = crate::database::rows(db, statement, capacity).await.and_then(|rows| V::decode_rows(&rows));
     let rows = rows.map_err(crate::viewset::handlers::db_err::<V>);
     recording.finish();
     rows

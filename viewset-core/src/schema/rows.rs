@@ -41,6 +41,39 @@ pub fn decode_in_order<M: ModelSchema + ModelTrait + FromQueryResult>(rows: &[Qu
     decode_by_name(rows)
 }
 
+/// The nullable value at `index` of `row` (a field of type `Option<T>`, decoded by position): `None` for SQL
+/// `NULL`, read from the driver's row first. sea-orm's `Option<T>` decoder asks for `T` and turns its "null"
+/// error into `None`, and that error carries the column written out with `format!`: an allocation and the
+/// formatting machinery for every `NULL` value in a page.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ConnectionTrait, Statement};
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// let sql = "SELECT NULL AS a, 2.5 AS b";
+/// let row = db.query_one_raw(Statement::from_string(db.get_database_backend(), sql)).await?.expect("a row");
+/// assert_eq!(viewset_core::schema::rows::nullable::<f64>(&row, 0)?, None);
+/// assert_eq!(viewset_core::schema::rows::nullable::<f64>(&row, 1)?, Some(2.5));
+/// # Ok(()) }
+/// ```
+pub fn nullable<T: sea_orm::TryGetable>(row: &QueryResult, index: usize) -> Result<Option<T>, DbErr> {
+    #[cfg(any(feature = "postgres", feature = "sqlite"))]
+    use sqlx::{Row, ValueRef};
+    #[cfg(feature = "postgres")]
+    if let Some(pg) = row.try_as_pg_row()
+        && pg.try_get_raw(index).is_ok_and(|value| value.is_null())
+    {
+        return Ok(None);
+    }
+    #[cfg(feature = "sqlite")]
+    if let Some(sqlite) = row.try_as_sqlite_row()
+        && sqlite.try_get_raw(index).is_ok_and(|value| value.is_null())
+    {
+        return Ok(None);
+    }
+    row.try_get_by_index::<Option<T>>(index)
+}
+
 /// Whether `row` holds `E`'s columns in `E`'s order, read from the driver's row without copying the names.
 fn in_entity_order<E: EntityTrait>(row: &QueryResult) -> bool {
     let columns = || <E::Column as Iterable>::iter().map(|column| column.as_str());

@@ -79,9 +79,13 @@ pub fn expand(model: &Model) -> TokenStream {
 
     // By position: sea-orm's `Column` has a variant per field that is not ignored, in declaration order, and
     // `Entity::find()` selects them in that order (checked against the row's column names before this is used).
+    // An `Option<T>` field checks the driver's row for `NULL` first (`viewset_core::schema::rows::nullable`); other types as sea-orm decodes them.
     let in_order = model.fields.iter().enumerate().map(|(index, f)| {
         let (field, ty) = (&f.ident, &f.ty);
-        quote!(#field: row.try_get_by_index::<#ty>(#index)?,)
+        match super::attrs::option_inner(ty) {
+            Some(inner) => quote!(#field: #vs::nullable::<#inner>(row, #index)?,),
+            None => quote!(#field: row.try_get_by_index::<#ty>(#index)?,),
+        }
     });
     let ignored = model.ignored.iter().map(|field| quote!(#field: ::core::default::Default::default(),));
 
