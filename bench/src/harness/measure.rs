@@ -56,6 +56,7 @@ pub(super) async fn measure_all(
                     let l = &live[*i];
                     l.server.reset_peak_rss();
                     let w = load::run(&l.server.base_url(), script, c, o.duration).await?;
+                    let (anon, file) = l.server.rss_split_kib();
                     let r = RunResult {
                         server: l.spec.name.into(),
                         workload,
@@ -68,6 +69,8 @@ pub(super) async fn measure_all(
                         max_ms: w.max_us as f64 / 1000.0,
                         errors: w.errors(),
                         peak_rss_kib: l.server.peak_rss_kib(),
+                        rss_anon_kib: anon,
+                        rss_file_kib: file,
                         wrk: w,
                     };
                     eprintln!(

@@ -46,6 +46,11 @@ pub struct RunResult {
     pub max_ms: f64,
     pub errors: u64,
     pub peak_rss_kib: u64,
+    /// `RssAnon` and `RssFile` right after the run (0 in results from before they were recorded).
+    #[serde(default)]
+    pub rss_anon_kib: u64,
+    #[serde(default)]
+    pub rss_file_kib: u64,
     pub wrk: WrkSummary,
 }
 
@@ -69,6 +74,9 @@ pub struct ServerInfo {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub variant: bool,
     pub idle_rss_kib: u64,
+    /// `RssAnon` and `RssFile` at idle, after start.
+    #[serde(default)]
+    pub idle_rss_split_kib: (u64, u64),
     pub error: Option<String>,
 }
 
@@ -145,6 +153,7 @@ async fn run_async(o: Options) -> Result<(), String> {
             label: spec.label.into(),
             variant: false,
             idle_rss_kib: 0,
+            idle_rss_split_kib: (0, 0),
             error: None,
         };
         if let (Family::Python { .. }, Err(e)) = (spec.family, &python) {
@@ -154,6 +163,7 @@ async fn run_async(o: Options) -> Result<(), String> {
             match start_server(&o, spec, port, &exe, python.as_ref().ok(), &admin, &client, &tmp).await {
                 Ok(l) => {
                     info.idle_rss_kib = l.server.rss_kib();
+                    info.idle_rss_split_kib = l.server.rss_split_kib();
                     live.push(l);
                 }
                 Err(e) => {

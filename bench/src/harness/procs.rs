@@ -73,6 +73,13 @@ impl Server {
         self.tree().into_iter().filter_map(|pid| status_field(pid, "VmHWM:")).sum()
     }
 
+    /// Current `RssAnon` (heap, stacks) and `RssFile` (the executable's and libraries' pages in memory) sums over
+    /// the tree, in KiB: where the resident set goes.
+    pub fn rss_split_kib(&self) -> (u64, u64) {
+        let sum = |field: &str| self.tree().into_iter().filter_map(|pid| status_field(pid, field)).sum();
+        (sum("RssAnon:"), sum("RssFile:"))
+    }
+
     /// Current `VmRSS` sum over the tree, in KiB.
     pub fn rss_kib(&self) -> u64 {
         self.tree().into_iter().filter_map(|pid| status_field(pid, "VmRSS:")).sum()

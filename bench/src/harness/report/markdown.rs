@@ -217,6 +217,30 @@ pub fn markdown(r: &Results) -> String {
     });
     table(&mut out, &eheader, &rows);
 
+    let _ = writeln!(
+        out,
+        "### Where the resident set is (MiB; heap = `RssAnon`, code = `RssFile`: the executable's and libraries' \
+         pages in memory; idle, and the largest after a run)\n"
+    );
+    let mib = |k: u64| format!("{:.1}", k as f64 / 1024.0);
+    let mut idle = vec!["idle, after start".to_string()];
+    idle.extend(main.iter().map(|n| {
+        cell(r.servers.iter().find(|s| s.name == *n && s.error.is_none() && s.idle_rss_split_kib.1 > 0), |s| {
+            format!("{} + {}", mib(s.idle_rss_split_kib.0), mib(s.idle_rss_split_kib.1))
+        })
+    }));
+    let rows = workload_rows(vec![idle], |w| {
+        main.iter()
+            .map(|n| {
+                let runs = || r.runs.iter().filter(|x| x.server == *n && x.workload == w && x.rss_file_kib > 0);
+                let anon = runs().map(|x| x.rss_anon_kib).max();
+                let file = runs().map(|x| x.rss_file_kib).max();
+                cell(anon.zip(file), |(a, f)| format!("{} + {}", mib(a), mib(f)))
+            })
+            .collect()
+    });
+    table(&mut out, &eheader, &rows);
+
     let _ = writeln!(out, "### Same data, same answers (one request of each kind before the load)\n");
     let mut rows = Vec::new();
     for sanity in &r.sanity {
