@@ -4,9 +4,10 @@ use std::path::Path;
 
 use super::live::Live;
 use super::load::{self, Requests};
+use super::procs;
 use super::sanity::*;
 use super::workload::*;
-use super::{Options, RunResult, db};
+use super::{CpuPerRequest, Options, RunResult, db};
 
 /// The workloads in two phases (the deep pages need the larger table), each workload on every server in turn:
 /// per concurrency level and round, the servers run one after another in an order that rotates, so slow
@@ -55,8 +56,11 @@ pub(super) async fn measure_all(
                     let (i, script) = &scripts[(k + shift) % scripts.len()];
                     let l = &live[*i];
                     l.server.reset_peak_rss();
+                    let before = (l.server.cpu_ticks(), procs::postgres_cpu_ticks(), procs::children_cpu_us());
                     let w = load::run(&l.server.base_url(), script, c, o.duration).await?;
+                    let after = (l.server.cpu_ticks(), procs::postgres_cpu_ticks(), procs::children_cpu_us());
                     let (anon, file) = l.server.rss_split_kib();
+                    let cpu_us = cpu_per_request(before, after, w.requests);
                     let r = RunResult {
                         server: l.spec.name.into(),
                         workload,
@@ -71,6 +75,7 @@ pub(super) async fn measure_all(
                         peak_rss_kib: l.server.peak_rss_kib(),
                         rss_anon_kib: anon,
                         rss_file_kib: file,
+                        cpu_us,
                         wrk: w,
                     };
                     eprintln!(
@@ -102,5 +107,19 @@ fn requests(o: &Options, l: &Live, workload: Workload) -> Option<Requests> {
         Workload::Create => Requests::Post { path: "/api/posts/".into(), body: create_body().to_string() },
         Workload::DeepOffset => Requests::Get(format!("/api/posts/?limit=20&offset={}", o.deep_offset())),
         Workload::DeepCursor => Requests::Get(l.cursor_url.clone().filter(|u| !u.is_empty())?),
+    })
+}
+
+/// CPU time per request between two samples of (server ticks, PostgreSQL ticks, wrk µs).
+fn cpu_per_request(before: (u64, u64, u64), after: (u64, u64, u64), requests: u64) -> Option<CpuPerRequest> {
+    if requests == 0 {
+        return None;
+    }
+    let tick_us = 1_000_000.0 / procs::ticks_per_second() as f64;
+    let per = |us: f64| us / requests as f64;
+    Some(CpuPerRequest {
+        server: per(after.0.saturating_sub(before.0) as f64 * tick_us),
+        postgres: per(after.1.saturating_sub(before.1) as f64 * tick_us),
+        wrk: per(after.2.saturating_sub(before.2) as f64),
     })
 }

@@ -51,7 +51,18 @@ pub struct RunResult {
     pub rss_anon_kib: u64,
     #[serde(default)]
     pub rss_file_kib: u64,
+    /// CPU time per request during the run (µs): the server's process tree, every PostgreSQL process, wrk.
+    #[serde(default)]
+    pub cpu_us: Option<CpuPerRequest>,
     pub wrk: WrkSummary,
+}
+
+/// Where the CPU time of a run went, per completed request (µs).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct CpuPerRequest {
+    pub server: f64,
+    pub postgres: f64,
+    pub wrk: f64,
 }
 
 /// What a server answered to one request of each kind before the load (same data → same answers).

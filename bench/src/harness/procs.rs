@@ -80,6 +80,11 @@ impl Server {
         (sum("RssAnon:"), sum("RssFile:"))
     }
 
+    /// CPU time (user + system) the tree has used so far, in clock ticks.
+    pub fn cpu_ticks(&self) -> u64 {
+        self.tree().into_iter().filter_map(stat_cpu_ticks).sum()
+    }
+
     /// Current `VmRSS` sum over the tree, in KiB.
     pub fn rss_kib(&self) -> u64 {
         self.tree().into_iter().filter_map(|pid| status_field(pid, "VmRSS:")).sum()
@@ -103,6 +108,44 @@ impl Server {
         }
         let _ = self.child.wait();
     }
+}
+
+/// CPU time (user + system) used so far by every PostgreSQL process on the machine (the shared server and its
+/// backends), in clock ticks.
+pub fn postgres_cpu_ticks() -> u64 {
+    let Ok(entries) = fs::read_dir("/proc") else { return 0 };
+    entries
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "postgres"))
+        .filter_map(stat_cpu_ticks)
+        .sum()
+}
+
+/// Clock ticks per second (`sysconf(_SC_CLK_TCK)`).
+pub fn ticks_per_second() -> u64 {
+    // SAFETY: sysconf reads a constant of the running system.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).unwrap_or(100).max(1)
+}
+
+/// `utime + stime` of `pid` (fields 14 and 15 of `/proc/PID/stat`, counted after the command name).
+fn stat_cpu_ticks(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut fields = stat.rsplit(')').next()?.split_whitespace().skip(11);
+    Some(fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?)
+}
+
+/// CPU time (user + system) of this process's children that have been waited for (wrk), in microseconds.
+pub fn children_cpu_us() -> u64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    us(usage.ru_utime) + us(usage.ru_stime)
 }
 
 fn signal(pid: u32, sig: libc::c_int) {

@@ -241,6 +241,28 @@ pub fn markdown(r: &Results) -> String {
     });
     table(&mut out, &eheader, &rows);
 
+    if let Some(&top) = levels.last() {
+        let _ = writeln!(
+            out,
+            "### CPU time per request at {top} connections (µs; the server / every PostgreSQL process / wrk, mean \
+             over the rounds; the machine's cores are shared by all three)\n"
+        );
+        let rows = workload_rows(Vec::new(), |w| {
+            main.iter()
+                .map(|n| {
+                    let at_top = r.runs.iter().filter(|x| x.server == *n && x.workload == w && x.concurrency == top);
+                    let cpu: Vec<_> = at_top.filter_map(|x| x.cpu_us).collect();
+                    let mean = |f: fn(&crate::harness::CpuPerRequest) -> f64| {
+                        cpu.iter().map(f).sum::<f64>() / cpu.len() as f64
+                    };
+                    let parts = (!cpu.is_empty()).then(|| (mean(|c| c.server), mean(|c| c.postgres), mean(|c| c.wrk)));
+                    cell(parts, |(s, p, w)| format!("{s:.0} / {p:.0} / {w:.0}"))
+                })
+                .collect()
+        });
+        table(&mut out, &eheader, &rows);
+    }
+
     let _ = writeln!(out, "### Same data, same answers (one request of each kind before the load)\n");
     let mut rows = Vec::new();
     for sanity in &r.sanity {
