@@ -44,6 +44,20 @@ fn include_viewset_twice_panics_naming_the_viewset_and_api() {
     assert!(message.contains("register through viewset_core::Api (`api.include::<PostViewSet>()?`)"), "{message}");
 }
 
+/// An action's route counts too: `PostViewSet`'s `GET /api/posts/stats` over a hand-written route of that path.
+#[test]
+fn include_viewset_over_a_route_of_its_actions_panics_naming_the_viewset() {
+    let mine = axum::routing::get(|| async { "mine" });
+    let router = axum::Router::<ServiceState>::new().route("/api/posts/stats", mine);
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        include_viewset::<blog::PostViewSet, ServiceState>(router)
+    }));
+    let payload = again.expect_err("the action's route is already on the Router");
+    let message = payload.downcast_ref::<String>().expect("a formatted message");
+    assert!(message.starts_with("include_viewset::<PostViewSet>: a route of PostViewSet"), "{message}");
+    assert!(message.contains("GET /api/posts/stats"), "axum's detail: {message}");
+}
+
 #[test]
 #[should_panic(expected = "include_viewset::<SamePrefixPosts>: a route of SamePrefixPosts (prefix `/api/posts`)")]
 fn include_viewset_over_a_colliding_viewset_panics_naming_it() {

@@ -193,7 +193,8 @@ impl Api {
         self.embedders.register(Embedder::of::<V>());
         self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, paths: viewset_paths::<V> });
         let (router, actions) = (std::mem::take(&mut self.router), std::mem::take(&mut self.actions));
-        (self.router, self.actions) = include_parts::<V, ServiceState>(router, actions, &self.shared_embedders);
+        let (router, actions) = include_parts::<V, ServiceState>(router, Some(actions), &self.shared_embedders);
+        (self.router, self.actions) = (router, actions.unwrap_or_default());
         Ok(self)
     }
 

@@ -48,26 +48,32 @@ where
     S: Clone + Send + Sync + 'static,
     ServiceState: FromRef<S>,
 {
-    let (router, actions) = include_parts::<V, S>(router, Router::new(), &SharedEmbedders::default());
-    router.merge(actions)
+    include_parts::<V, S>(router, None, &SharedEmbedders::default()).0
 }
 
-/// The CRUD routes and the stream of `V` on `router`, its actions on `actions`: an [`crate::Api`] keeps them apart
-/// so that only the actions (whose handlers extract the public [`RequestContext`]) need the embedders as a request
-/// extension; the generated routes take them from `embedders`.
+/// The CRUD routes and the stream of `V` on `router`, its actions on `actions` (on `router` too when `None`): an
+/// [`crate::Api`] keeps them apart so that only the actions (whose handlers extract the public [`RequestContext`])
+/// need the embedders as a request extension; the generated routes take them from `embedders`.
 #[track_caller]
 pub(crate) fn include_parts<V: Hooks, S>(
     router: Router<S>,
-    actions: Router<S>,
+    actions: Option<Router<S>>,
     embedders: &SharedEmbedders,
-) -> (Router<S>, Router<S>)
+) -> (Router<S>, Option<Router<S>>)
 where
     S: Clone + Send + Sync + 'static,
     ServiceState: FromRef<S>,
 {
     // axum refuses an overlapping route by panicking; there is no fallible form and no way to ask a `Router` which
-    // routes it has. Its panic is caught only to be replaced by one that says which ViewSet and what to do.
-    let register = || (register::<V, S>(router, embedders), V::register_actions(actions));
+    // routes it has. Its panic is caught only to be replaced by one that says which ViewSet and what to do (an
+    // action's route included: without an `Api`, the actions go on the same router, inside the catch).
+    let register = || {
+        let router = register::<V, S>(router, embedders);
+        match actions {
+            Some(actions) => (router, Some(V::register_actions(actions))),
+            None => (V::register_actions(router), None),
+        }
+    };
     let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(register)) {
         Ok(routers) => return routers,
         Err(payload) => payload,
