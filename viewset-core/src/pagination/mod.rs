@@ -31,6 +31,7 @@ pub(crate) use csv_stream::{stream_csv, streams};
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
 pub use page_body::PageBody;
+pub(crate) use page_body::json_response;
 pub use page_number::PageNumberPagination;
 
 /// The default envelope: `{count, results, limit, offset}`.

@@ -2,6 +2,7 @@
 
 use axum::body::Bytes;
 use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -41,9 +42,15 @@ impl PageBody {
 
 impl IntoResponse for PageBody {
     fn into_response(self) -> Response {
-        // Built directly: `Bytes` as a response first sets `application/octet-stream`, which the JSON type replaces.
-        let mut response = Response::new(axum::body::Body::from(self.0));
-        response.headers_mut().insert(CONTENT_TYPE, axum::http::HeaderValue::from_static("application/json"));
-        response
+        json_response(StatusCode::OK, self.0.into())
     }
+}
+
+/// Serialized JSON as a response with `status`. Built directly: bytes as a response first get
+/// `application/octet-stream`, which the JSON type would then replace (one header insert more).
+pub(crate) fn json_response(status: StatusCode, body: axum::body::Body) -> Response {
+    let mut response = Response::new(body);
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
 }

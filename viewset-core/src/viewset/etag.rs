@@ -8,7 +8,7 @@
 //! write (BENCHMARKS.md). `If-Match` uses the strong comparison (a weak `W/"…"` tag never matches);
 //! `If-None-Match` the weak one; `*` matches any existing record.
 
-use axum::http::header::{CONTENT_TYPE, ETAG, IF_MATCH, IF_NONE_MATCH};
+use axum::http::header::{ETAG, IF_MATCH, IF_NONE_MATCH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
@@ -57,13 +57,8 @@ fn tagged_body(status: StatusCode, body: serde_json::Result<Vec<u8>>) -> Respons
     match body {
         Ok(body) => {
             let tag = HeaderValue::from_bytes(&tag_bytes(&body)).expect("an entity tag is a valid header value");
-            // Built directly: a `Vec<u8>` as a response first sets `application/octet-stream`, which the JSON
-            // type then replaces.
-            let mut response = Response::new(axum::body::Body::from(body));
-            *response.status_mut() = status;
-            let headers = response.headers_mut();
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            headers.insert(ETAG, tag);
+            let mut response = crate::pagination::json_response(status, body.into());
+            response.headers_mut().insert(ETAG, tag);
             response
         }
         Err(err) => {
