@@ -74,6 +74,11 @@ async fn bodies_are_cut_at_the_limit_announced_or_not() {
     }
     // Refused on its announced length before the handler ran; the unannounced one was read up to the limit.
     assert_eq!(reads.load(std::sync::atomic::Ordering::SeqCst), 2);
+    // A body whose size is known (not a stream) is held to the limit by that size, announced or not.
+    for (len, status) in [(1001, StatusCode::PAYLOAD_TOO_LARGE), (1000, StatusCode::OK), (0, StatusCode::OK)] {
+        let request = Request::builder().method("POST").uri("/read").body(Body::from(vec![b'x'; len]));
+        assert_eq!(send(&mut app, request.expect("request")).await.status(), status, "{len} bytes");
+    }
     // Above axum's own 2 MB, the extractors are told the higher limit.
     let mut app = Limits { max_body_bytes: 3 << 20, ..Limits::default() }.apply(routes());
     let big = send(&mut app, post(5 << 20 >> 1, false)).await;
