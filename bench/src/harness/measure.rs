@@ -110,16 +110,22 @@ fn requests(o: &Options, l: &Live, workload: Workload) -> Option<Requests> {
     })
 }
 
-/// CPU time per request between two samples of (server ticks, PostgreSQL ticks, wrk µs).
-fn cpu_per_request(before: (u64, u64, u64), after: (u64, u64, u64), requests: u64) -> Option<CpuPerRequest> {
+/// CPU time per request between two samples of ((server user, system ticks), PostgreSQL ticks, wrk µs).
+fn cpu_per_request(before: Sample, after: Sample, requests: u64) -> Option<CpuPerRequest> {
     if requests == 0 {
         return None;
     }
     let tick_us = 1_000_000.0 / procs::ticks_per_second() as f64;
     let per = |us: f64| us / requests as f64;
+    let ticks = |after: u64, before: u64| after.saturating_sub(before) as f64 * tick_us;
+    let (user, system) = (ticks(after.0.0, before.0.0), ticks(after.0.1, before.0.1));
     Some(CpuPerRequest {
-        server: per(after.0.saturating_sub(before.0) as f64 * tick_us),
-        postgres: per(after.1.saturating_sub(before.1) as f64 * tick_us),
+        server: per(user + system),
+        server_user: Some(per(user)),
+        postgres: per(ticks(after.1, before.1)),
         wrk: per(after.2.saturating_sub(before.2) as f64),
     })
 }
+
+/// One sample of the counters `cpu_per_request` reads.
+type Sample = ((u64, u64), u64, u64);

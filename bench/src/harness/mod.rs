@@ -61,6 +61,9 @@ pub struct RunResult {
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct CpuPerRequest {
     pub server: f64,
+    /// The part of `server` spent in user mode (absent in results from before it was recorded).
+    #[serde(default)]
+    pub server_user: Option<f64>,
     pub postgres: f64,
     pub wrk: f64,
 }

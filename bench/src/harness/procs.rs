@@ -80,9 +80,9 @@ impl Server {
         (sum("RssAnon:"), sum("RssFile:"))
     }
 
-    /// CPU time (user + system) the tree has used so far, in clock ticks.
-    pub fn cpu_ticks(&self) -> u64 {
-        self.tree().into_iter().filter_map(stat_cpu_ticks).sum()
+    /// CPU time the tree has used so far, in clock ticks: (user, system).
+    pub fn cpu_ticks(&self) -> (u64, u64) {
+        self.tree().into_iter().filter_map(stat_cpu_ticks).fold((0, 0), |(u, s), (pu, ps)| (u + pu, s + ps))
     }
 
     /// Current `VmRSS` sum over the tree, in KiB.
@@ -119,6 +119,7 @@ pub fn postgres_cpu_ticks() -> u64 {
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
         .filter(|pid| fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "postgres"))
         .filter_map(stat_cpu_ticks)
+        .map(|(user, system)| user + system)
         .sum()
 }
 
@@ -129,11 +130,11 @@ pub fn ticks_per_second() -> u64 {
     u64::try_from(ticks).unwrap_or(100).max(1)
 }
 
-/// `utime + stime` of `pid` (fields 14 and 15 of `/proc/PID/stat`, counted after the command name).
-fn stat_cpu_ticks(pid: u32) -> Option<u64> {
+/// `(utime, stime)` of `pid` (fields 14 and 15 of `/proc/PID/stat`, counted after the command name).
+fn stat_cpu_ticks(pid: u32) -> Option<(u64, u64)> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let mut fields = stat.rsplit(')').next()?.split_whitespace().skip(11);
-    Some(fields.next()?.parse::<u64>().ok()? + fields.next()?.parse::<u64>().ok()?)
+    Some((fields.next()?.parse::<u64>().ok()?, fields.next()?.parse::<u64>().ok()?))
 }
 
 /// CPU time (user + system) of this process's children that have been waited for (wrk), in microseconds.

@@ -244,8 +244,8 @@ pub fn markdown(r: &Results) -> String {
     if let Some(&top) = levels.last() {
         let _ = writeln!(
             out,
-            "### CPU time per request at {top} connections (µs; the server / every PostgreSQL process / wrk, mean \
-             over the rounds; the machine's cores are shared by all three)\n"
+            "### CPU time per request at {top} connections (µs; the server (its user-mode part) / every PostgreSQL \
+             process / wrk, mean over the rounds; the machine's cores are shared by all three)\n"
         );
         let rows = workload_rows(Vec::new(), |w| {
             main.iter()
@@ -255,8 +255,13 @@ pub fn markdown(r: &Results) -> String {
                     let mean = |f: fn(&crate::harness::CpuPerRequest) -> f64| {
                         cpu.iter().map(f).sum::<f64>() / cpu.len() as f64
                     };
-                    let parts = (!cpu.is_empty()).then(|| (mean(|c| c.server), mean(|c| c.postgres), mean(|c| c.wrk)));
-                    cell(parts, |(s, p, w)| format!("{s:.0} / {p:.0} / {w:.0}"))
+                    let user = cpu.iter().all(|c| c.server_user.is_some()).then(|| mean(|c| c.server_user.unwrap_or(0.0)));
+                    let parts =
+                        (!cpu.is_empty()).then(|| (mean(|c| c.server), user, mean(|c| c.postgres), mean(|c| c.wrk)));
+                    cell(parts, |(s, u, p, w)| match u {
+                        Some(u) => format!("{s:.0} ({u:.0}) / {p:.0} / {w:.0}"),
+                        None => format!("{s:.0} / {p:.0} / {w:.0}"),
+                    })
                 })
                 .collect()
         });
