@@ -94,6 +94,27 @@ impl Results {
         (o.rps > 0.0).then(|| v.rps / o.rps)
     }
 
+    /// The median requests/s over the rounds of `server` on `workload` at `c` connections (the mean of the middle
+    /// two for an even count).
+    fn median_rps(&self, server: &str, workload: Workload, c: u32) -> Option<f64> {
+        let mut rounds: Vec<f64> = self
+            .runs
+            .iter()
+            .filter(|r| r.server == server && r.workload == workload && r.concurrency == c)
+            .map(|r| r.rps)
+            .collect();
+        rounds.sort_by(f64::total_cmp);
+        let n = rounds.len();
+        (n > 0).then(|| (rounds[(n - 1) / 2] + rounds[n / 2]) / 2.0)
+    }
+
+    /// viewset's median requests/s ÷ `other`'s: the same runs as [`Results::ratio`], read without picking rounds.
+    fn median_ratio(&self, other: &str, workload: Workload, c: u32) -> Option<f64> {
+        let v = self.median_rps("viewset", workload, c)?;
+        let o = self.median_rps(other, workload, c)?;
+        (o > 0.0).then(|| v / o)
+    }
+
     /// Ratios viewset ÷ each baseline, requests per second, per workload and level.
     fn ratios(&self) -> Vec<Value> {
         let mut out = Vec::new();

@@ -174,6 +174,15 @@ pub fn markdown(r: &Results) -> String {
     rheader.extend(ratio_cols.iter().map(|(_, t)| t.to_string()));
     let rows = level_rows(&levels, |w, c| ratio_cols.iter().map(|(n, _)| cell(r.ratio(n, w, c), ratio)).collect());
     table(&mut out, &rheader, &rows);
+    if r.runs.iter().any(|x| x.round > 0) {
+        let _ = writeln!(
+            out,
+            "### Ratios of the medians of the rounds (the same runs, no round picked; **bold** below 0.97)\n"
+        );
+        let rows =
+            level_rows(&levels, |w, c| ratio_cols.iter().map(|(n, _)| cell(r.median_ratio(n, w, c), ratio)).collect());
+        table(&mut out, &rheader, &rows);
+    }
 
     let _ = writeln!(out, "### Latency p50 / p99 (ms)\n");
     let rows = level_rows(&levels, |w, c| {
@@ -255,7 +264,8 @@ pub fn markdown(r: &Results) -> String {
                     let mean = |f: fn(&crate::harness::CpuPerRequest) -> f64| {
                         cpu.iter().map(f).sum::<f64>() / cpu.len() as f64
                     };
-                    let user = cpu.iter().all(|c| c.server_user.is_some()).then(|| mean(|c| c.server_user.unwrap_or(0.0)));
+                    let user =
+                        cpu.iter().all(|c| c.server_user.is_some()).then(|| mean(|c| c.server_user.unwrap_or(0.0)));
                     let parts =
                         (!cpu.is_empty()).then(|| (mean(|c| c.server), user, mean(|c| c.postgres), mean(|c| c.wrk)));
                     cell(parts, |(s, u, p, w)| match u {
