@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Instructions per request of the Rust servers, counted by callgrind (deterministic, unlike timings on a shared
 # machine): bash bench/profile.sh [servers] [workloads]
-#   servers   comma list of viewset,seaorm,sqlx          (default: all three)
+#   servers   comma list of viewset,seaorm,sqlx          (default: all three; also viewset-nolimits, the viewset
+#             server without `Limits::apply`, to measure what the transport limits cost a request)
 #   workloads comma list of retrieve,list,list_plain,cursor,create,patch (default: retrieve,list_plain,create,patch;
 #             cursor = the first page of the cursor-paginated list, which signs its `next` link)
 # Needs the release build of run.sh (target-bench/release/viewset-bench; another with BENCH_BIN), valgrind and
@@ -64,7 +65,7 @@ format='%-8s %-11s %9s %14s %15s %6s'
 if [[ $cache == 1 ]]; then header+=("I1 misses/request" "D1 misses/request"); format+=' %18s %18s'; fi
 printf "$format\n" "${header[@]}"
 for server in ${servers//,/ }; do
-  db="vsprof_$server"
+  db="vsprof_${server//-/_}"
   psql -q "$pg/postgres" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" \
     -c "ALTER DATABASE $db SET synchronous_commit = off" >/dev/null
   for workload in ${workloads//,/ }; do

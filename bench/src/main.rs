@@ -1,7 +1,8 @@
 //! `viewset-bench`: the benchmark suite of issue 8. Run it with `bash bench/run.sh` (see BENCHMARKS.md).
 //!
 //! One binary, several roles:
-//! - `serve <viewset|seaorm|sqlx> --db URL --bind ADDR`: one of the Rust servers under test;
+//! - `serve <viewset|viewset-nolimits|seaorm|sqlx> --db URL --bind ADDR`: one of the Rust servers under test (the
+//!   second only for `bench/profile.sh`: the first without the transport limits);
 //! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results;
 //! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
 //! - `report`: the Markdown section rendered again from `bench/results/latest.json`;
@@ -28,7 +29,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
-  viewset-bench serve <viewset|seaorm|sqlx> --db URL --bind ADDR
+  viewset-bench serve <viewset|viewset-nolimits|seaorm|sqlx> --db URL --bind ADDR
   viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
                     [--python-venv DIR] [--no-python] [--no-compile] [--servers a,b,...] [--out FILE]
                     [--markdown FILE | --no-markdown]
@@ -68,6 +69,9 @@ fn main() -> ExitCode {
 pub enum RustKind {
     /// The blog's generated `PostViewSet` (plus a cursor-paginated ViewSet at `/cursor/posts/`).
     Viewset,
+    /// The same app without `Limits::apply` (request id, size limits, timeout, JSON errors): not a server the
+    /// harness compares, only for `bench/profile.sh` to measure what the limits cost a request.
+    ViewsetNoLimits,
     /// The same routes written by hand with axum + sea-orm.
     SeaOrm,
     /// The same routes written by hand with axum + sqlx.
@@ -78,9 +82,10 @@ impl RustKind {
     fn parse(s: &str) -> Result<Self, String> {
         match s {
             "viewset" => Ok(RustKind::Viewset),
+            "viewset-nolimits" => Ok(RustKind::ViewsetNoLimits),
             "seaorm" => Ok(RustKind::SeaOrm),
             "sqlx" => Ok(RustKind::Sqlx),
-            other => Err(format!("unknown server kind `{other}` (viewset, seaorm, sqlx)")),
+            other => Err(format!("unknown server kind `{other}` (viewset, viewset-nolimits, seaorm, sqlx)")),
         }
     }
 }
@@ -102,7 +107,8 @@ fn serve(args: &[String]) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
     runtime.block_on(async move {
         let app = match kind {
-            RustKind::Viewset => viewset_server::app(&db).await?,
+            RustKind::Viewset => viewset_server::app(&db, true).await?,
+            RustKind::ViewsetNoLimits => viewset_server::app(&db, false).await?,
             RustKind::SeaOrm => handwritten::seaorm::app(&db).await?,
             RustKind::Sqlx => handwritten::sqlx::app(&db).await?,
         };

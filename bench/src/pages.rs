@@ -88,7 +88,7 @@ async fn mean_ms(client: &reqwest::Client, url: &str, requests: usize) -> Result
 
 async fn measure_on(url: &str, options: &Options) -> Result<(), String> {
     seed(url, options.rows).await?;
-    let app = crate::viewset_server::app(url).await?;
+    let app = crate::viewset_server::app(url, true).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
     let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
     tokio::spawn(async move { axum::serve(listener, app).await.ok() });

@@ -22,10 +22,18 @@ pub struct BenchCursorPosts;
 
 /// The router under test: the blog's app over `blog::connect_and_migrate` (its pool pings a connection only after
 /// 30 s idle), with the cursor-paginated ViewSet registered in the same `Api`, so it is served behind the same
-/// authentication, limits and tracing as the hand-written servers' cursor route.
-pub async fn app(url: &str) -> Result<Router, String> {
+/// authentication, limits and tracing as the hand-written servers' cursor route. Without `limits` (for
+/// `bench/profile.sh` only: what the limits cost) the same router lacks `Limits::apply` and nothing else.
+pub async fn app(url: &str, limits: bool) -> Result<Router, String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
     let mut api = blog::api();
     api.include::<BenchCursorPosts>().map_err(|e| e.to_string())?;
-    Ok(blog::app_from(api, ServiceState::new(db)))
+    if limits {
+        return Ok(blog::app_from(api, ServiceState::new(db)));
+    }
+    let router = api
+        .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
+        .with_state(ServiceState::new(db))
+        .layer(blog::auth::layer());
+    Ok(router.layer(tower_http::trace::TraceLayer::new_for_http()))
 }

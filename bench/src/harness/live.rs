@@ -61,6 +61,7 @@ pub(super) async fn start_server(
             c.arg("serve")
                 .arg(match kind {
                     crate::RustKind::Viewset => "viewset",
+                    crate::RustKind::ViewsetNoLimits => "viewset-nolimits",
                     crate::RustKind::SeaOrm => "seaorm",
                     crate::RustKind::Sqlx => "sqlx",
                 })
