@@ -28,12 +28,10 @@ pub async fn app(url: &str, limits: bool) -> Result<Router, String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
     let mut api = blog::api();
     api.include::<BenchCursorPosts>().map_err(|e| e.to_string())?;
-    if limits {
-        return Ok(blog::app_from(api, ServiceState::new(db)));
-    }
-    let router = api
-        .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
-        .with_state(ServiceState::new(db))
-        .layer(blog::auth::layer());
-    Ok(router.layer(tower_http::trace::TraceLayer::new_for_http()))
+    let state = ServiceState::new(db);
+    Ok(if limits {
+        blog::app_from(api, state)
+    } else {
+        blog::routes_from(api, state).layer(tower_http::trace::TraceLayer::new_for_http())
+    })
 }

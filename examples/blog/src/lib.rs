@@ -71,11 +71,13 @@ pub fn app_with_state(state: ServiceState) -> Router {
 /// The application router of `api` (the blog's [`api`], or it with more ViewSets) over a prepared state: the
 /// demo authentication, `/openapi.json` and `/docs`, the default [`Limits`] and request tracing.
 pub fn app_from(api: Api, state: ServiceState) -> Router {
-    let router = api
-        .into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION"))
-        .with_state(state)
-        .layer(auth::layer());
-    Limits::default().apply(router).layer(tower_http::trace::TraceLayer::new_for_http())
+    Limits::default().apply(routes_from(api, state)).layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+/// [`app_from`] before its transport [`Limits`] and request tracing: `api`'s routes, `/openapi.json` and `/docs`
+/// over `state`, behind the demo authentication.
+pub fn routes_from(api: Api, state: ServiceState) -> Router {
+    api.into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION")).with_state(state).layer(auth::layer())
 }
 
 /// The blog's migration graph: one app, `blog`, whose migrations form a chain.
