@@ -28,11 +28,13 @@ use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::future::BoxFuture;
-use serde_json::json;
+use futures_util::future::Either;
 use tracing::Instrument;
 
 use crate::error::ApiError;
+use answer::LimitsFuture;
+
+mod answer;
 
 /// The transport limits of an application (see the [module](self) for defaults and answers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,7 +139,7 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+    type Future = LimitsFuture<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -154,7 +156,7 @@ where
             }
         };
         if let Some(refused) = limits.refusal(&request) {
-            return Box::pin(std::future::ready(Ok(with_id_header(refused, id))));
+            return LimitsFuture::done(limits, refused, id);
         }
         // A body without a known length is cut at the limit as it is read (413 from the extractor that reads it).
         // One whose length is known and within the limit (hyper holds a `Content-Length` body to that length; an
@@ -167,39 +169,15 @@ where
             request.map(|body| Body::new(http_body_util::Limited::new(body, limits.max_body_bytes)))
         };
         let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or(""));
-        let uri_limit = UriLimit(limits.max_uri_bytes);
-        if span.is_disabled() {
-            // No subscriber wants the span: the request runs without entering it on every poll.
-            return Box::pin(finish(limits, URI_LIMIT.scope(uri_limit, self.inner.call(request)), id));
-        }
-        let run = span.in_scope(|| self.inner.call(request)).instrument(span);
-        Box::pin(finish(limits, URI_LIMIT.scope(uri_limit, run), id))
+        // No subscriber wants the span: the request runs without entering it on every poll.
+        let run = if span.is_disabled() {
+            Either::Right(self.inner.call(request))
+        } else {
+            Either::Left(span.in_scope(|| self.inner.call(request)).instrument(span))
+        };
+        let run = tokio::time::timeout(limits.request_timeout, URI_LIMIT.scope(UriLimit(limits.max_uri_bytes), run));
+        LimitsFuture::running(limits, run, id)
     }
-}
-
-/// The response of `run` within the timeout, 5xx answers carrying the request id, error answers as JSON, and the
-/// id echoed.
-async fn finish<F, B, E>(limits: Limits, run: F, id: header::HeaderValue) -> Result<Response, Infallible>
-where
-    F: std::future::Future<Output = Result<axum::http::Response<B>, E>>,
-    B: axum::body::HttpBody<Data = axum::body::Bytes> + Send + 'static,
-    B::Error: Into<axum::BoxError>,
-    E: Into<Infallible>,
-{
-    let response = match tokio::time::timeout(limits.request_timeout, run).await {
-        Ok(Ok(response)) => response.map(Body::new),
-        Ok(Err(never)) => match never.into() {},
-        Err(_) => {
-            let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
-            limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
-        }
-    };
-    let response = if response.status().is_server_error() {
-        with_request_id(response, id.to_str().unwrap_or("")).await
-    } else {
-        response
-    };
-    Ok(with_id_header(json_errors(limits, response).await, id))
 }
 
 impl Limits {
@@ -232,60 +210,12 @@ const AXUM_BODY_LIMIT: usize = 2_097_152;
 /// The request-id header `Limits::apply` sets and echoes.
 const REQUEST_ID: header::HeaderName = header::HeaderName::from_static("x-request-id");
 
-/// A new request id: a random (version 4) UUID, written without the formatting machinery.
+/// A new request id: a random (version 4) UUID, written without the formatting machinery into one shared buffer,
+/// so the copies in the request and the response share it (a copied header value's first clone allocates again).
 fn new_request_id() -> header::HeaderValue {
     let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
-    let text = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut text);
-    header::HeaderValue::from_str(text).expect("a UUID is a valid header value")
-}
-
-/// `response` with the request id in its `x-request-id` header, unless the application set one itself.
-fn with_id_header(mut response: Response, id: header::HeaderValue) -> Response {
-    response.headers_mut().entry(REQUEST_ID).or_insert(id);
-    response
-}
-
-/// A 5xx answer, logged with the request id, its JSON body carrying `"request_id"`.
-async fn with_request_id(response: Response, id: &str) -> Response {
-    let (parts, body) = response.into_parts();
-    let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
-    let mut value: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_else(|_| json!({}));
-    let code = value.get("code").and_then(|c| c.as_str()).unwrap_or("").to_string();
-    tracing::error!(request_id = %id, status = parts.status.as_u16(), code = %code, "request failed");
-    if let Some(object) = value.as_object_mut() {
-        object.insert("request_id".into(), json!(id));
-    }
-    let mut response = Response::from_parts(parts, Body::from(value.to_string()));
-    response.headers_mut().remove(header::CONTENT_LENGTH);
-    response
-}
-
-/// Error responses that are not JSON (axum's rejections and 405s, tower-http's 413) become JSON.
-async fn json_errors(limits: Limits, response: Response) -> Response {
-    let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) {
-        return response;
-    }
-    let content_type = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    if content_type.contains("json") {
-        return response;
-    }
-    if status == StatusCode::PAYLOAD_TOO_LARGE {
-        let detail = format!("The request body is larger than {} bytes.", limits.max_body_bytes);
-        return limits.refuse(status, "max_body_bytes", detail);
-    }
-    let (parts, body) = response.into_parts();
-    let text = axum::body::to_bytes(body, 16 * 1024).await.unwrap_or_default();
-    let reason = status.canonical_reason().unwrap_or("Error");
-    let detail = match std::str::from_utf8(&text).map(str::trim) {
-        Ok(text) if !text.is_empty() => text.to_string(),
-        _ => format!("{reason}."),
-    };
-    let code = reason.to_lowercase().replace([' ', '-'], "_");
-    let mut response = Response::from_parts(parts, Body::from(json!({"detail": detail, "code": code}).to_string()));
-    response.headers_mut().remove(header::CONTENT_LENGTH);
-    response.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
-    response
+    uuid::Uuid::new_v4().hyphenated().encode_lower(&mut text);
+    header::HeaderValue::from_maybe_shared(bytes::Bytes::from_owner(text)).expect("a UUID is a valid header value")
 }
 
 /// Whether this process is shutting down: set once by [`begin_shutdown`], watched by every event stream.

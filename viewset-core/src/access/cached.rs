@@ -52,7 +52,9 @@ fn statement<E>(
 ) -> Result<Statement, E> {
     let key = (of, std::mem::discriminant(&backend), shape);
     if let Some(found) = cache().read().unwrap_or_else(PoisonError::into_inner).get(&key) {
-        let values = values.into_iter().chain(found.rest.iter().cloned());
+        // Extended in place: sea-orm collects a vector's own iterator back into that vector, without a copy.
+        let mut values = values;
+        values.extend(found.rest.iter().cloned());
         return Ok(Statement::from_sql_and_values(backend, &*found.sql, values));
     }
     let statement = build()?;
@@ -67,7 +69,10 @@ fn statement<E>(
 /// The statement reading the record at `pk` of `V` on `backend` (unscoped: call it only when the scope adds
 /// nothing, see [`super::fetch_visible`]).
 pub(super) fn lookup_statement<V: Hooks>(backend: DbBackend, pk: &Lookup) -> Result<Statement, ApiError> {
-    statement(TypeId::of::<V>(), backend, Shape::Lookup, vec![pk.value.clone()], || {
+    // Room for the `LIMIT` the cached statement adds.
+    let mut values = Vec::with_capacity(2);
+    values.push(pk.value.clone());
+    statement(TypeId::of::<V>(), backend, Shape::Lookup, values, || {
         Ok(V::Entity::find().filter(lookup_condition::<V>(pk)?).limit(1).build(backend))
     })
 }
