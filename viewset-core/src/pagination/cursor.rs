@@ -121,9 +121,13 @@ fn ordering_signature<E: EntityTrait>(order: &[OrderTerm<E>]) -> String {
         .join(",")
 }
 
+/// The boundary row's ordering values as its JSON writes them.
 fn row_values<V: ViewSet>(row: &ModelOf<V>, order: &[OrderTerm<V::Entity>]) -> Vec<serde_json::Value> {
-    let json = serde_json::to_value(row).unwrap_or_default();
-    order.iter().map(|t| json.get(field_name::<V::Entity>(t.column)).cloned().unwrap_or_default()).collect()
+    let names: Vec<_> = order.iter().map(|t| field_name::<V::Entity>(t.column)).collect();
+    super::picked::picked(row, &names).unwrap_or_else(|| {
+        let json = serde_json::to_value(row).unwrap_or_default();
+        names.iter().map(|name| json.get(name).cloned().unwrap_or_default()).collect()
+    })
 }
 
 /// A cursor that carries only its boundary row's primary key, with the row's ordering values read back (422 when
@@ -147,13 +151,26 @@ async fn boundary_by_key<V: ViewSet>(
 /// decoding and encoding them again would grow every byte that is not UTF-8 into the nine of `%EF%BF%BD`, and a link
 /// three times the request's length can pass the URI limit the request kept (found by `fuzz/`'s `cursor` target).
 fn link(request: &RequestContext, token: CursorToken) -> String {
-    let is_cursor = |pair: &&str| form_urlencoded::parse(pair.as_bytes()).next().is_some_and(|(k, _)| k == "cursor");
+    // Only a pair's key is decoded to recognise it (its value, the old cursor, is the longest part of the query).
+    let is_cursor = |pair: &&str| {
+        let key = pair.split_once('=').map_or(*pair, |(key, _)| key);
+        form_urlencoded::parse(key.as_bytes()).next().is_some_and(|(k, _)| k == "cursor")
+    };
     let raw = request.uri.query().unwrap_or("");
     let pairs: Vec<&str> = raw.split('&').filter(|pair| !pair.is_empty() && !is_cursor(pair)).collect();
     let with = |encoded: &str| {
-        let cursor = form_urlencoded::Serializer::new(String::new()).append_pair("cursor", encoded).finish();
-        let rest = pairs.iter().map(|pair| format!("{pair}&")).collect::<String>();
-        format!("{}?{rest}{cursor}", request.uri.path())
+        // A token is base64url and `.`, which form encoding leaves as they are: it is written as it is.
+        debug_assert!(encoded.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
+        let mut link = String::with_capacity(raw.len() + encoded.len() + request.uri.path().len() + 9);
+        link.push_str(request.uri.path());
+        link.push('?');
+        for pair in &pairs {
+            link.push_str(pair);
+            link.push('&');
+        }
+        link.push_str("cursor=");
+        link.push_str(encoded);
+        link
     };
     let link = with(&token.clone().encode_bounded());
     // A link longer than the server accepts carries the shortest cursor, the boundary row's key. (A request within a

@@ -9,6 +9,7 @@ mod cursor_token;
 mod limit_offset;
 mod page_body;
 mod page_number;
+mod picked;
 
 use std::future::Future;
 
