@@ -3,8 +3,10 @@
 # machine): bash bench/profile.sh [servers] [workloads]
 #   servers   comma list of viewset,seaorm,sqlx          (default: all three; also viewset-nolimits, the viewset
 #             server without `Limits::apply`, to measure what the transport limits cost a request)
-#   workloads comma list of retrieve,list,list_plain,cursor,create,patch (default: retrieve,list_plain,create,patch;
-#             cursor = the first page of the cursor-paginated list, which signs its `next` link)
+#   workloads comma list of retrieve,list,list_plain,cursor,deep_cursor,create,patch (default:
+#             retrieve,list_plain,create,patch; cursor = the first page of the cursor-paginated list, which signs its
+#             `next` link; deep_cursor = the page 2,000 rows deep, reached by following `next` with pages of 100 as
+#             run.sh does, which verifies the cursor it is given and signs `next` and `previous`)
 # Needs the release build of run.sh (target-bench/release/viewset-bench; another with BENCH_BIN), valgrind and
 # wrk. Each server runs under callgrind with collection off during start-up; collection is switched on for a fixed
 # number of seconds of one-connection load, and the dump is divided by the number of requests wrk completed. Only
@@ -38,6 +40,8 @@ request = function() return wrk.format("GET", "/api/posts/?published=true&search
 request = function() return wrk.format("GET", "/api/posts/?author_id=3&ordering=-views&limit=20") end' ;;
     cursor) echo 'wrk.headers["Accept"] = "application/json"
 request = function() return wrk.format("GET", "/cursor/posts/?limit=20") end' ;;
+    deep_cursor) echo "wrk.headers[\"Accept\"] = \"application/json\"
+request = function() return wrk.format(\"GET\", \"$2\") end" ;;
     create) echo 'wrk.headers["Authorization"] = "Bearer bob-token"
 wrk.headers["Content-Type"] = "application/json"
 local body = [[{"title": "Benchmark post", "body": "Written by the load generator.", "author_id": 1, "views": 3}]]
@@ -87,7 +91,15 @@ SELECT 'Post ' || i || ' on ' || (ARRAY['rust','axum','tokio','serde','sqlx','po
 FROM generate_series(1, 5000) AS i;
 VACUUM ANALYZE posts;
 SQL
-    lua "$workload" >"$out/$workload.lua"
+    deep=
+    if [[ $workload == deep_cursor ]]; then
+      deep="/cursor/posts/?limit=100"
+      for _ in $(seq 1 20); do
+        deep=$(curl -fsS "http://127.0.0.1:$port$deep" | python3 -c 'import json, sys; n = json.load(sys.stdin)["next"]; print(n[n.index("/cursor/"):])')
+      done
+      deep=${deep/limit=100/limit=20}
+    fi
+    lua "$workload" "$deep" >"$out/$workload.lua"
     wrk -t1 -c1 -d2s -s "$out/$workload.lua" "http://127.0.0.1:$port" >/dev/null # warm-up, not counted
     callgrind_control -i on "$vg" >/dev/null 2>&1
     result=$(wrk -t1 -c1 -d"${seconds}s" -s "$out/$workload.lua" "http://127.0.0.1:$port" | grep REQUESTS)
