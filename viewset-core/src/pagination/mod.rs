@@ -9,6 +9,7 @@ mod cursor_token;
 mod limit_offset;
 mod page_body;
 mod page_number;
+mod page_sql;
 mod picked;
 
 use std::future::Future;
@@ -127,7 +128,15 @@ pub(crate) async fn select_rows<V: ViewSet>(
     limit: u64,
     db: &sea_orm::DatabaseConnection,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
-    let statement = select.build(db.get_database_backend());
+    statement_rows::<V>(select.build(db.get_database_backend()), limit, db).await
+}
+
+/// The rows of a page `statement` (see [`select_rows`]).
+async fn statement_rows<V: ViewSet>(
+    statement: sea_orm::Statement,
+    limit: u64,
+    db: &sea_orm::DatabaseConnection,
+) -> Result<Vec<ModelOf<V>>, ApiError> {
     let recording = crate::database::Recording::start("page", || statement.clone());
     let capacity = limit.min(256) as usize;
     let rows = crate::database::rows(db, statement, capacity).await.and_then(|rows| V::decode_rows(&rows));
@@ -147,11 +156,17 @@ pub async fn fetch_counted<V: ViewSet>(
     // The count wraps the select rendered before the page's ordering and window are added to it (cloning the
     // statement cost more than rendering it). The default scope holds no ordering (its terms are kept apart until
     // the page is built); a custom `get_queryset` may add one, which the count leaves out.
+    // Without custom hooks the select is the framework's own, so the page is `inner` with its ordering and window
+    // after it (`page_sql`): the conditions are rendered once for both statements.
     let backend = db.get_database_backend();
-    let inner =
-        if V::CONFIG.custom_hooks { unordered(page.select.clone(), backend) } else { page.select.build(backend) };
-    let count = count_of::<V>(inner, db);
-    futures_util::future::try_join(fetch_rows::<V>(page, db), count).await
+    if V::CONFIG.custom_hooks {
+        let count = count_of::<V>(unordered(page.select.clone(), backend), db);
+        return futures_util::future::try_join(fetch_rows::<V>(page, db), count).await;
+    }
+    let inner = page.select.build(backend);
+    let limit = page.limit;
+    let statement = page_sql::page_statement(std::any::TypeId::of::<V>(), page, &inner, backend);
+    futures_util::future::try_join(statement_rows::<V>(statement, limit, db), count_of::<V>(inner, db)).await
 }
 
 /// The size of the filtered result set (any ordering of `select` is left out).
