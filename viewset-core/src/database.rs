@@ -6,6 +6,7 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 mod direct;
+pub(crate) mod memo;
 
 /// Connections idle at least this long are pinged before use; busier ones are handed out as they are.
 const PING_AFTER_IDLE: Duration = Duration::from_secs(30);

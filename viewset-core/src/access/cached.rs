@@ -8,14 +8,14 @@
 //! are exactly those this module would bind, so a cached statement is always the one sea-query builds.
 
 use std::any::TypeId;
-use std::collections::HashMap;
 use std::mem::Discriminant;
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::sync::Arc;
 
 use sea_orm::{ActiveModelTrait, ActiveValue, DbBackend, EntityTrait, Iterable, QueryFilter, QuerySelect, QueryTrait};
 use sea_orm::{Statement, Value};
 
 use super::{Lookup, lookup_condition};
+use crate::database::memo::Memo;
 use crate::error::ApiError;
 use crate::viewset::Hooks;
 
@@ -34,12 +34,7 @@ struct Cached {
     rest: Vec<Value>,
 }
 
-type Cache = RwLock<HashMap<(TypeId, Discriminant<DbBackend>, Shape), Cached, foldhash::fast::FixedState>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
+static CACHE: Memo<(TypeId, Discriminant<DbBackend>, Shape), Cached> = Memo::new();
 
 /// The statement of `shape` for the type `of` with `values` bound first: the cached SQL, or `build()`'s statement,
 /// cached when its values start with `values` (anything else, such as a value sea-query inlines, is not cached).
@@ -51,7 +46,7 @@ fn statement<E>(
     build: impl FnOnce() -> Result<Statement, E>,
 ) -> Result<Statement, E> {
     let key = (of, std::mem::discriminant(&backend), shape);
-    if let Some(found) = cache().read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+    if let Some(found) = CACHE.read().get(&key) {
         // Extended in place: sea-orm collects a vector's own iterator back into that vector, without a copy.
         let mut values = values;
         values.extend(found.rest.iter().cloned());
@@ -61,7 +56,7 @@ fn statement<E>(
     let built = statement.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();
     if let Some(rest) = built.strip_prefix(values.as_slice()) {
         let cached = Cached { sql: Arc::from(statement.sql.as_str()), rest: rest.to_vec() };
-        cache().write().unwrap_or_else(PoisonError::into_inner).insert(key, cached);
+        CACHE.insert(key, cached);
     }
     Ok(statement)
 }

@@ -7,25 +7,20 @@
 //! this module writes: a page written here is always the statement sea-query writes.
 
 use std::any::TypeId;
-use std::collections::HashMap;
 use std::mem::Discriminant;
-use std::sync::{Arc, OnceLock, PoisonError, RwLock};
+use std::sync::Arc;
 
 use sea_orm::{DbBackend, EntityTrait, IdenStatic, Iterable, QuerySelect, QueryTrait, Statement, Value, Values};
 
 use super::PageQuery;
+use crate::database::memo::Memo;
 use crate::query::OrderTerm;
 use crate::query::ordering::apply_order;
 use crate::viewset::Direction;
 
 /// The `ORDER BY` text of each ViewSet, backend and ordering; `None` where sea-query's page was not the select and
 /// a tail (a computed ordering that binds values, say), which is then rendered in full every time.
-type Cache = RwLock<HashMap<(TypeId, Discriminant<DbBackend>, u64), Option<Arc<str>>, foldhash::fast::FixedState>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
+static CACHE: Memo<(TypeId, Discriminant<DbBackend>, u64), Option<Arc<str>>> = Memo::new();
 
 /// The statement of `page` for `backend` (of the ViewSet `of`), given `inner`, its select rendered without
 /// ordering or window: `inner`'s SQL and values followed by the ordering and the window, or sea-query's rendering
@@ -40,19 +35,20 @@ pub(super) fn page_statement<E: EntityTrait>(
         return rendered(page, backend);
     };
     let before = inner.values.as_ref().map_or(0, |v| v.0.len());
-    let window = window_sql(backend, before);
-    if let Some(found) = cache().read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+    if let Some(found) = CACHE.read().get(&key) {
         let Some(order) = found else { return rendered(page, backend) };
-        let mut sql = String::with_capacity(inner.sql.len() + order.len() + window.len());
+        let mut sql = String::with_capacity(inner.sql.len() + order.len() + 32);
         sql.push_str(&inner.sql);
         sql.push_str(order);
-        sql.push_str(&window);
+        push_window(&mut sql, backend, before);
         let mut values = Vec::with_capacity(before + 2);
         values.extend(inner.values.iter().flat_map(|v| v.0.iter().cloned()));
         values.extend(window_values(&page));
         return Statement { sql, values: Some(Values(values)), db_backend: backend };
     }
     let expected = window_values(&page);
+    let mut window = String::new();
+    push_window(&mut window, backend, before);
     let full = rendered(page, backend);
     let order = full
         .sql
@@ -64,7 +60,7 @@ pub(super) fn page_statement<E: EntityTrait>(
             full.len() == before + 2 && full.starts_with(inner) && full[before..] == expected
         })
         .map(Arc::from);
-    cache().write().unwrap_or_else(PoisonError::into_inner).insert(key, order);
+    CACHE.insert(key, order);
     full
 }
 
@@ -78,11 +74,12 @@ fn window_values<E: EntityTrait>(page: &PageQuery<E>) -> [Value; 2] {
     [Value::BigUnsigned(Some(page.limit)), Value::BigUnsigned(Some(page.offset))]
 }
 
-/// ` LIMIT <placeholder> OFFSET <placeholder>` after `before` values.
-fn window_sql(backend: DbBackend, before: usize) -> String {
+/// ` LIMIT <placeholder> OFFSET <placeholder>` after `before` values, written at the end of `sql`.
+fn push_window(sql: &mut String, backend: DbBackend, before: usize) {
+    use std::fmt::Write;
     match backend {
-        DbBackend::Postgres => format!(" LIMIT ${} OFFSET ${}", before + 1, before + 2),
-        _ => " LIMIT ? OFFSET ?".to_string(),
+        DbBackend::Postgres => write!(sql, " LIMIT ${} OFFSET ${}", before + 1, before + 2).expect("a String takes it"),
+        _ => sql.push_str(" LIMIT ? OFFSET ?"),
     }
 }
 
@@ -133,7 +130,7 @@ mod tests {
                 assert_eq!(ours, rendered(page(search, order()), backend), "{backend:?} {search}");
             }
             let key = (of, std::mem::discriminant(&backend), ordering_key(&order()).unwrap());
-            assert!(cache().read().unwrap().get(&key).is_some_and(Option::is_some), "{backend:?}: cached");
+            assert!(CACHE.read().get(&key).is_some_and(Option::is_some), "{backend:?}: cached");
         }
     }
 

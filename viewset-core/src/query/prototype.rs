@@ -10,31 +10,28 @@
 //! is kept for the life of the process (one string per entity and backend).
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::mem::Discriminant;
-use std::sync::{OnceLock, PoisonError, RwLock};
 
 use sea_orm::sea_query::Expr;
 use sea_orm::{DbBackend, EntityTrait, QuerySelect, QueryTrait, Select};
 
-type Cache =
-    RwLock<HashMap<(TypeId, Discriminant<DbBackend>), Option<Box<dyn Any + Send + Sync>>, foldhash::fast::FixedState>>;
+use crate::database::memo::Memo;
 
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
+/// A prototype `Select<E>` of the entity `E`, as `Any`; `None` where it could not be checked.
+type Prototype = Option<Box<dyn Any + Send + Sync>>;
+
+static CACHE: Memo<(TypeId, Discriminant<DbBackend>), Prototype> = Memo::new();
 
 /// `E::find()` for `backend`, its column list pre-rendered (or `E::find()` itself when that could not be checked).
 pub(crate) fn find<E: EntityTrait>(backend: DbBackend) -> Select<E> {
     let key = (TypeId::of::<E>(), std::mem::discriminant(&backend));
-    if let Some(found) = cache().read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+    if let Some(found) = CACHE.read().get(&key) {
         return found.as_ref().and_then(|p| p.downcast_ref::<Select<E>>()).map_or_else(E::find, Clone::clone);
     }
     let made = prototype::<E>(backend);
     let select = made.clone().unwrap_or_else(E::find);
     let stored = made.map(|p| Box::new(p) as Box<dyn Any + Send + Sync>);
-    cache().write().unwrap_or_else(PoisonError::into_inner).insert(key, stored);
+    CACHE.insert(key, stored);
     select
 }
 
