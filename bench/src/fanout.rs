@@ -66,7 +66,7 @@ async fn once(n: usize, distinct: bool) -> Result<String, String> {
     socket.bind("127.0.0.1:0".parse().expect("address")).map_err(|e| e.to_string())?;
     let listener = socket.listen(4096).map_err(|e| e.to_string())?;
     let address = listener.local_addr().map_err(|e| e.to_string())?.to_string();
-    let server = tokio::spawn(async move { axum::serve(listener, blog::app(db)).await.ok() });
+    let server = tokio::spawn(async move { axum::serve(listener, blog::app(db).into_make_service()).await.ok() });
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut command = tokio::process::Command::new(exe);
     command.args(["fanout-client", &address, &n.to_string(), if distinct { "distinct" } else { "same" }]);

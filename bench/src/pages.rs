@@ -91,7 +91,7 @@ async fn measure_on(url: &str, options: &Options) -> Result<(), String> {
     let app = crate::viewset_server::app(url, true).await?;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
     let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
-    tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    tokio::spawn(async move { axum::serve(listener, app.into_make_service()).await.ok() });
     let client = reqwest::Client::new();
     // The cursor 10,000 rows deep: walk there with pages of 100.
     let mut link = "/cursor/posts/?limit=100".to_string();

@@ -149,7 +149,7 @@ async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
     let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
     let app = blog::app(conn.clone());
-    let server = tokio::spawn(async move { axum::serve(listener, app).await.ok() });
+    let server = tokio::spawn(async move { axum::serve(listener, app.into_make_service()).await.ok() });
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(reqwest::header::AUTHORIZATION, reqwest::header::HeaderValue::from_static(TOKEN));
     let client = reqwest::Client::builder()

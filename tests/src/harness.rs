@@ -174,7 +174,7 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let server = tokio::spawn(async move {
-            axum::serve(listener, router).await.expect("serve");
+            axum::serve(listener, router.into_make_service()).await.expect("serve");
         });
         TestApp { base, db, client: reqwest::Client::new(), server, _database: database }
     }

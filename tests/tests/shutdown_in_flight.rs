@@ -34,7 +34,7 @@ async fn closing_blog(backend: Backend) -> Closing {
             let _ = stopped.await;
             viewset_core::limits::begin_shutdown();
         };
-        axum::serve(listener, app).with_graceful_shutdown(signal).await.expect("serve");
+        axum::serve(listener, app.into_make_service()).with_graceful_shutdown(signal).await.expect("serve");
     });
     Closing { addr, stop, server, db, _database: database }
 }

@@ -230,7 +230,7 @@ static SHUTDOWN: std::sync::LazyLock<tokio::sync::watch::Sender<bool>> =
 /// ```no_run
 /// # async fn run(app: axum::Router, stop: tokio::sync::oneshot::Receiver<()>) -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
-/// axum::serve(listener, app)
+/// axum::serve(listener, app.into_make_service())
 ///     .with_graceful_shutdown(async move {
 ///         let _ = stop.await;
 ///         viewset_core::limits::begin_shutdown();
@@ -256,7 +256,9 @@ pub(crate) async fn shutting_down() {
 /// ```no_run
 /// # async fn run(app: axum::Router) -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
-/// axum::serve(listener, app).with_graceful_shutdown(viewset_core::limits::shutdown_signal()).await
+/// axum::serve(listener, app.into_make_service())
+///     .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
+///     .await
 /// # }
 /// ```
 pub async fn shutdown_signal() {

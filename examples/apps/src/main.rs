@@ -11,7 +11,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!(?registered, "registered the apps' ViewSets");
     let listener = tokio::net::TcpListener::bind(&bind).await?;
     tracing::info!("apps example listening on http://{bind} (docs at /docs)");
-    axum::serve(listener, apps::app(db, &settings)?)
+    axum::serve(listener, apps::app(db, &settings)?.into_make_service())
         .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
         .await?;
     Ok(())

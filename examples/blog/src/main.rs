@@ -30,7 +30,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if studio.should_mount() {
         tracing::info!("Studio (experimental) is mounted: http://{bind}/studio/handshake");
     }
-    axum::serve(listener, blog::app_for(db).await?)
+    axum::serve(listener, blog::app_for(db).await?.into_make_service())
         .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
         .await?;
     Ok(())

@@ -65,6 +65,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bind = std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:3000".into());
     let listener = tokio::net::TcpListener::bind(&bind).await?;
     println!("listening on http://{bind} (API docs at /docs)");
-    axum::serve(listener, app).with_graceful_shutdown(viewset_core::limits::shutdown_signal()).await?;
+    // `into_make_service`: every connection shares the one route table (axum copies it per connection otherwise).
+    axum::serve(listener, app.into_make_service())
+        .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
+        .await?;
     Ok(())
 }

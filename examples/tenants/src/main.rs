@@ -19,6 +19,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "tenants example listening on http://{bind} (try GET /api/projects/ with `Authorization: Bearer acme-bob`)"
     );
     let app = tenants::mount_studio(tenants::app(db.clone()), db, viewset_studio::StudioSettings::from_env()?)?;
-    axum::serve(listener, app).with_graceful_shutdown(viewset_core::limits::shutdown_signal()).await?;
+    axum::serve(listener, app.into_make_service())
+        .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
+        .await?;
     Ok(())
 }
