@@ -79,18 +79,7 @@ for server in ${servers//,/ }; do
       "$bin" serve "$server" --db "$pg/$db" --bind "127.0.0.1:$port" >"$out/$server-$workload.log" 2>&1 &
     vg=$!
     for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$port/api/posts/?limit=1" >/dev/null 2>&1 && break; sleep 0.5; done
-    psql -q "$pg/$db" >/dev/null <<'SQL'
-TRUNCATE posts RESTART IDENTITY;
-INSERT INTO authors (name, email) SELECT 'Author ' || i, 'author' || i || '@example.com' FROM generate_series(1, 5) AS i
-  ON CONFLICT DO NOTHING;
-INSERT INTO posts (title, body, published, views, rating, author_id, created_at)
-SELECT 'Post ' || i || ' on ' || (ARRAY['rust','axum','tokio','serde','sqlx','postgres','python','django'])[1 + i % 8],
-       'Notes number ' || i || ': ' || (ARRAY['fast','slow','typed','dynamic','tested','simple'])[1 + i % 6] || ' code',
-       i % 2 = 0, (i * 7919) % 10000, CASE WHEN i % 3 = 0 THEN NULL ELSE (i % 50) / 10.0 END, 1 + i % 5,
-       TIMESTAMPTZ '2025-01-01 00:00:00+00' + i * INTERVAL '1 minute'
-FROM generate_series(1, 5000) AS i;
-VACUUM ANALYZE posts;
-SQL
+    psql -q "$pg/$db" -f "$root/bench/seed.sql" >/dev/null
     deep=
     if [[ $workload == deep_cursor ]]; then
       deep="/cursor/posts/?limit=100"

@@ -29,7 +29,7 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
-  viewset-bench serve <viewset|viewset-nolimits|seaorm|sqlx> --db URL --bind ADDR
+  viewset-bench serve <viewset|viewset-nolimits|seaorm|sqlx> --db URL --bind ADDR [--router-per-connection]
   viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
                     [--python-venv DIR] [--no-python] [--no-compile] [--servers a,b,...] [--out FILE]
                     [--markdown FILE | --no-markdown]
@@ -94,11 +94,15 @@ fn serve(args: &[String]) -> Result<(), String> {
     let kind = RustKind::parse(args.first().ok_or(USAGE)?)?;
     let mut db = None;
     let mut bind = None;
+    // `axum::serve(listener, router)` (axum copies the route table for every connection) instead of sharing one
+    // through `into_make_service()`: only for `bench/memory.sh`, to measure what the copies hold.
+    let mut per_connection = false;
     let mut it = args[1..].iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--db" => db = it.next().cloned(),
             "--bind" => bind = it.next().cloned(),
+            "--router-per-connection" => per_connection = true,
             other => return Err(format!("unknown option `{other}`\n{USAGE}")),
         }
     }
@@ -113,6 +117,9 @@ fn serve(args: &[String]) -> Result<(), String> {
             RustKind::Sqlx => handwritten::sqlx::app(&db).await?,
         };
         let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("bind {bind}: {e}"))?;
-        axum::serve(listener, app).await.map_err(|e| e.to_string())
+        if per_connection {
+            return axum::serve(listener, app).await.map_err(|e| e.to_string());
+        }
+        axum::serve(listener, app.into_make_service()).await.map_err(|e| e.to_string())
     })
 }
