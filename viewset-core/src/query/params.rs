@@ -66,7 +66,10 @@ pub const fn is_reserved_query_name(name: &str) -> bool {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct QueryParams {
-    pairs: Vec<(String, String)>,
+    /// Every decoded key and value, one after the other: one buffer, not two `String`s per pair.
+    text: String,
+    /// Per pair, in `text`: where its key starts, where its key ends and its value starts, where its value ends.
+    pairs: Vec<[usize; 3]>,
     /// More pairs than `limits.max_query_params` were sent (only that many were decoded).
     over_limit: bool,
     limits: QueryLimits,
@@ -81,16 +84,23 @@ impl QueryParams {
     /// Decodes a raw query string under `limits`. At most `max_query_params` pairs are decoded; more make every
     /// read through [`QueryParams::check`] or [`QueryParams::one`] a 422.
     pub fn parse_with(raw: Option<&str>, limits: QueryLimits) -> Self {
+        let raw = raw.unwrap_or_default();
+        // Decoded pairs are no longer than the raw string, but for bytes that are not UTF-8 (each a 3-byte U+FFFD).
+        let mut text = String::with_capacity(raw.len());
         let mut pairs = Vec::new();
         let mut over_limit = false;
-        for (k, v) in raw.map(|q| form_urlencoded::parse(q.as_bytes())).into_iter().flatten() {
+        for (k, v) in form_urlencoded::parse(raw.as_bytes()) {
             if pairs.len() == limits.max_query_params {
                 over_limit = true;
                 break;
             }
-            pairs.push((k.into_owned(), v.into_owned()));
+            let start = text.len();
+            text.push_str(&k);
+            let middle = text.len();
+            text.push_str(&v);
+            pairs.push([start, middle, text.len()]);
         }
-        QueryParams { pairs, over_limit, limits }
+        QueryParams { text, pairs, over_limit, limits }
     }
 
     /// The limits this query string is read under.
@@ -119,7 +129,7 @@ impl QueryParams {
     /// more than once (and the [`QueryParams::check`] error first).
     pub fn one(&self, key: &str) -> Result<Option<&str>, ApiError> {
         self.check()?;
-        let mut values = self.pairs.iter().filter(|(k, _)| k == key).map(|(_, v)| v.as_str());
+        let mut values = self.iter().filter(|(k, _)| *k == key).map(|(_, v)| v);
         let first = values.next();
         if values.next().is_some() {
             return Err(duplicate(key));
@@ -130,12 +140,16 @@ impl QueryParams {
     /// The last value of `key` (for an application's own parameters; the framework reads through
     /// [`QueryParams::one`]).
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.pairs.iter().rev().map(|&pair| self.pair(pair)).find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
     /// Every pair, in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+        self.pairs.iter().map(|&pair| self.pair(pair))
+    }
+
+    fn pair(&self, [start, middle, end]: [usize; 3]) -> (&str, &str) {
+        (&self.text[start..middle], &self.text[middle..end])
     }
 
     /// The pairs whose key `reads` selects, each key at most once (else a 422 `duplicate_parameter`).
@@ -216,5 +230,14 @@ mod tests {
         assert_eq!(q.iter().count(), 3);
         assert!(q.one("a").is_err());
         assert!(q.read_once(|_| true).is_err());
+    }
+
+    #[test]
+    fn pairs_share_one_buffer() {
+        let q = QueryParams::parse(Some("a=%FF%FE&%62=x+y&&c&=v&d=%E2%82%AC"));
+        let pairs: Vec<(&str, &str)> = q.iter().collect();
+        assert_eq!(pairs, [("a", "\u{FFFD}\u{FFFD}"), ("b", "x y"), ("c", ""), ("", "v"), ("d", "€")]);
+        assert_eq!((q.get("b"), q.one("d").unwrap(), q.get("missing")), (Some("x y"), Some("€"), None));
+        assert_eq!(QueryParams::parse(None).iter().count(), 0);
     }
 }
