@@ -68,7 +68,7 @@ pub use write::{insert_returning, update_in_scope, updates_in_one_statement};
 
 use crate::error::ApiError;
 use crate::query::columns::column;
-use crate::query::{Filters, ListQuery, apply_exact_filters};
+use crate::query::{Filters, ListQuery, apply_exact_filters_except};
 use crate::request::RequestContext;
 use crate::viewset::handlers::db_err;
 use crate::viewset::{Hooks, ModelOf};
@@ -143,9 +143,11 @@ pub fn scoped_list<V: Hooks>(request: &RequestContext, filters: &Filters) -> Res
     let base = if V::CONFIG.custom_hooks {
         V::get_queryset(request, filters)?
     } else {
-        // The default `get_queryset`, from the entity's select with its column list rendered once.
+        // The default `get_queryset`, from the entity's select with its column list rendered once. A parameter both
+        // allowlists name is one condition, not two: `ServiceFilterBackend` reads it as the same exact match.
         let backend = request.db.get_database_backend();
-        apply_exact_filters(crate::query::prototype::find::<V::Entity>(backend), filters, backend)?
+        let by_backend: &[&str] = if V::CONFIG.filters_with_lookups() { V::CONFIG.filterable_fields } else { &[] };
+        apply_exact_filters_except(crate::query::prototype::find::<V::Entity>(backend), filters, backend, by_backend)?
     };
     let mut query = V::filter_queryset(ListQuery::new(base), request)?;
     query.select = with_required::<V>(query.select, request)?;

@@ -172,7 +172,7 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
     let description = "`csv`: this page's records as CSV (as `Accept: text/csv`); `json` (default): the page as JSON.";
     params.push(query("format", formats.into(), description));
     let has = |backend: &str| config.filter_backends.contains(&backend);
-    let lookups = has("ServiceFilterBackend") || has("DjangoFilterBackend");
+    let lookups = config.filters_with_lookups();
     let mut exact = V::get_filter_fields();
     if lookups {
         for field in config.filterable_fields {

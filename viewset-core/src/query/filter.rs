@@ -127,9 +127,19 @@ pub fn apply_exact_filters<E: EntityTrait>(
     filters: &Filters,
     backend: DbBackend,
 ) -> Result<Select<E>, ApiError> {
+    apply_exact_filters_except(select, filters, backend, &[])
+}
+
+/// [`apply_exact_filters`] without the filters on `skipped` fields.
+pub(crate) fn apply_exact_filters_except<E: EntityTrait>(
+    select: Select<E>,
+    filters: &Filters,
+    backend: DbBackend,
+    skipped: &[&str],
+) -> Result<Select<E>, ApiError> {
     let limits = QueryLimits::DEFAULT;
     let mut conditions = Vec::with_capacity(filters.len());
-    for (field, raw) in filters {
+    for (field, raw) in filters.iter().filter(|(field, _)| !skipped.contains(&field.as_str())) {
         if let Some(col) = column::<E>(field) {
             conditions.push(condition(col, FilterLookup::Exact, raw, field, backend, &limits)?);
         }

@@ -26,6 +26,7 @@ mod search;
 pub(crate) mod text_match;
 pub mod value;
 
+pub(crate) use filter::apply_exact_filters_except;
 pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend, apply_exact_filters};
 pub use fulltext::{FULLTEXT_PARAM, FullText, FullTextSearchFilter, fts5_query};
 pub use groups::FilterGroup;

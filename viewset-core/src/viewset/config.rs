@@ -156,4 +156,22 @@ impl Config {
     pub const fn default_limit_within(max_limit: u64) -> u64 {
         if Config::DEFAULT_LIMIT < max_limit { Config::DEFAULT_LIMIT } else { max_limit }
     }
+
+    /// Whether `filter_backends` holds `ServiceFilterBackend` (or its alias `DjangoFilterBackend`): the backend that
+    /// reads every `filterable_fields` parameter, with lookups.
+    ///
+    /// ```
+    /// # use viewset_core::viewset::{Config, OrderingFields};
+    /// # const C: Config = Config { name: "P", model_name: "P", prefix: "/p", tags: &[], lookup_field: "id",
+    /// #     ai_exposed: true, stream_enabled: true, require_if_match: false, default_limit: 20, max_limit: 100,
+    /// #     filterable_fields: &[], search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[],
+    /// #     tenant_field: None, staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE,
+    /// #     expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, module: "m" };
+    /// let config = Config { filter_backends: &["DjangoFilterBackend", "OrderingFilter"], ..C };
+    /// assert!(config.filters_with_lookups());
+    /// assert!(!Config { filter_backends: &["SearchFilter"], ..C }.filters_with_lookups());
+    /// ```
+    pub fn filters_with_lookups(&self) -> bool {
+        self.filter_backends.iter().any(|b| matches!(*b, "ServiceFilterBackend" | "DjangoFilterBackend"))
+    }
 }
