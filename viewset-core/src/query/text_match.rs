@@ -26,11 +26,17 @@ pub fn text_match<C: ColumnTrait>(
     backend: DbBackend,
 ) -> Expr {
     let column = Expr::col(col.as_column_ref());
-    let body = match wildcards {
-        Wildcards::Literal => needle.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"),
-        Wildcards::Sql => needle.replace('\\', "\\\\"),
-    };
-    let pattern = Expr::val(format!("%{body}%"));
+    // `%needle%` with the escape character escaped (and, for a literal needle, `%` and `_`), in one buffer.
+    let mut pattern = String::with_capacity(needle.len() + 2);
+    pattern.push('%');
+    for c in needle.chars() {
+        if c == '\\' || (wildcards == Wildcards::Literal && (c == '%' || c == '_')) {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    let pattern = Expr::val(pattern);
     if backend == DbBackend::Postgres {
         // Backslash is PostgreSQL's default `LIKE` escape character, so no `ESCAPE` clause is needed, and a plain
         // binary operator is rendered without the tokenizing of a custom expression (on every list, twice).
@@ -79,5 +85,20 @@ mod tests {
                 .ends_with(r#"LOWER("cake"."name") LIKE LOWER('%a%b%') ESCAPE '\'"#)
         );
         assert!(sql(DbBackend::Sqlite, false, Wildcards::Literal).ends_with(r#"instr("cake"."name", 'a%b') > 0"#));
+    }
+
+    #[test]
+    fn escapes_as_replacing_would() {
+        for needle in ["", "plain", r"a\b", "100%", "snake_case", r"\%_\\", "ünï_cödé%"] {
+            for (wildcards, body) in [
+                (Wildcards::Literal, needle.replace('\\', r"\\").replace('%', r"\%").replace('_', r"\_")),
+                (Wildcards::Sql, needle.replace('\\', r"\\")),
+            ] {
+                let e = text_match(cake::Column::Name, needle, wildcards, true, DbBackend::Postgres);
+                let statement = cake::Entity::find().filter(e).build(DbBackend::Postgres);
+                let values = statement.values.expect("bound values").0;
+                assert_eq!(values, [format!("%{body}%").into()], "{needle:?} {wildcards:?}");
+            }
+        }
     }
 }

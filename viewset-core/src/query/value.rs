@@ -6,17 +6,32 @@ use sea_orm::Value;
 use sea_orm::sea_query::ColumnType;
 
 /// The spec's truthy and falsy words (case-insensitive).
+///
+/// ```
+/// use viewset_core::query::value::parse_bool;
+/// assert_eq!((parse_bool(" Yes"), parse_bool("0"), parse_bool("FALSE"), parse_bool("maybe")), (Some(true), Some(false), Some(false), None));
+/// ```
 pub fn parse_bool(raw: &str) -> Option<bool> {
-    match raw.trim().to_ascii_lowercase().as_str() {
-        "true" | "yes" | "1" => Some(true),
-        "false" | "no" | "0" => Some(false),
-        _ => None,
+    let word = raw.trim();
+    let is = |words: [&str; 3]| words.iter().any(|w| w.eq_ignore_ascii_case(word));
+    if is(["true", "yes", "1"]) {
+        Some(true)
+    } else if is(["false", "no", "0"]) {
+        Some(false)
+    } else {
+        None
     }
 }
 
-/// The spec's words for "no value": `null`, `none` or an empty string.
+/// The spec's words for "no value": `null`, `none` or an empty string (case-insensitive).
+///
+/// ```
+/// use viewset_core::query::value::is_null_word;
+/// assert!(is_null_word("NULL") && is_null_word(" none ") && is_null_word("") && !is_null_word("nil"));
+/// ```
 pub fn is_null_word(raw: &str) -> bool {
-    matches!(raw.trim().to_ascii_lowercase().as_str(), "null" | "none" | "")
+    let word = raw.trim();
+    word.is_empty() || word.eq_ignore_ascii_case("null") || word.eq_ignore_ascii_case("none")
 }
 
 /// Whether substring lookups (`contains`, `search`) make sense on this column.
