@@ -106,8 +106,12 @@ fn without_fields(msg: &str, hidden: &[&str]) -> String {
 /// assert_eq!(require_json(&headers, b"{}").unwrap_err().status(), 415);
 /// headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/merge-patch+json; charset=utf-8"));
 /// assert!(require_json(&headers, b"{}").is_ok());
-/// headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-/// assert_eq!(require_json(&headers, b"{}").unwrap_err().status(), 415);
+/// headers.insert(CONTENT_TYPE, HeaderValue::from_static("Application/JSON"));
+/// assert!(require_json(&headers, b"{}").is_ok());
+/// for refused in ["text/plain", "application/x/y+json", "application/jsonx", "json"] {
+///     headers.insert(CONTENT_TYPE, HeaderValue::from_static(refused));
+///     assert_eq!(require_json(&headers, b"{}").unwrap_err().status(), 415, "{refused}");
+/// }
 /// ```
 pub fn require_json(headers: &axum::http::HeaderMap, bytes: &[u8]) -> Result<(), ApiError> {
     let Some(value) = headers.get(axum::http::header::CONTENT_TYPE) else {
@@ -118,9 +122,17 @@ pub fn require_json(headers: &axum::http::HeaderMap, bytes: &[u8]) -> Result<(),
             "A request body needs `Content-Type: application/json`.".to_string(),
         ));
     };
-    let mime = value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    let json = mime == "application/json"
-        || mime.strip_prefix("application/").is_some_and(|sub| sub.ends_with("+json") && !sub.contains('/'));
+    // Compared ignoring ASCII case, without a lowercased copy (a header value that is text is ASCII).
+    let mime = value.to_str().unwrap_or("").split(';').next().unwrap_or("").trim().as_bytes();
+    let json = match mime.split_at_checked("application/".len()) {
+        Some((kind, sub)) if kind.eq_ignore_ascii_case(b"application/") => {
+            sub.eq_ignore_ascii_case(b"json")
+                || (sub.len() >= "+json".len()
+                    && sub[sub.len() - "+json".len()..].eq_ignore_ascii_case(b"+json")
+                    && !sub.contains(&b'/'))
+        }
+        _ => false,
+    };
     if json {
         Ok(())
     } else {
