@@ -160,14 +160,14 @@ where
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         // Extractors after this one may read the headers and URI (a user handler's `Json` reads `Content-Type`).
         let (headers, uri) = (parts.headers.clone(), parts.uri.clone());
-        Ok(RequestContext::from_parts(parts, ServiceState::from_ref(state), headers, uri))
+        let principal = parts.extensions.get::<Principal>().cloned().unwrap_or_default();
+        Ok(RequestContext::from_parts(parts, ServiceState::from_ref(state), headers, uri, principal))
     }
 }
 
 impl RequestContext {
-    /// The context of the request `parts` belong to, with its `headers` and `uri`.
-    fn from_parts(parts: &Parts, service: ServiceState, headers: HeaderMap, uri: Uri) -> Self {
-        let principal = parts.extensions.get::<Principal>().cloned().unwrap_or_default();
+    /// The context of the request `parts` belong to, with its `headers`, `uri` and `principal`.
+    fn from_parts(parts: &Parts, service: ServiceState, headers: HeaderMap, uri: Uri, principal: Principal) -> Self {
         let operation = if parts.method == Method::GET { Operation::List } else { Operation::Create };
         RequestContext {
             db: service.db,
@@ -212,6 +212,8 @@ where
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let (headers, uri) = (std::mem::take(&mut parts.headers), std::mem::take(&mut parts.uri));
-        Ok(RouteContext(RequestContext::from_parts(parts, ServiceState::from_ref(state), headers, uri)))
+        // Taken too, not copied: no extractor of a generated route reads it after this one.
+        let principal = parts.extensions.remove::<Principal>().unwrap_or_default();
+        Ok(RouteContext(RequestContext::from_parts(parts, ServiceState::from_ref(state), headers, uri, principal)))
     }
 }
