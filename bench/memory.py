@@ -15,9 +15,10 @@ import sys
 
 WINDOW = 64 * 1024
 
-# First match wins: a block belongs to the first group one of its stack frames matches.
+# First match wins: a block belongs to the first group one of its stack frames matches (the first group by
+# `per_connection_copy` instead).
 GROUPS = [
-    ("route table copied per connection", r"IncomingStream"),
+    ("route table copied per connection", None),
     ("connection buffers (hyper)", r"hyper::"),
     ("in-flight request futures", r"HandlerService|MapIntoResponse|map_future::MapFuture|AuthenticateService|RouteFuture|LimitsService"),
     ("in-flight query futures", r"viewset_core::database::boxed|fetch_optional|fetch_all|fetch_one"),
@@ -58,15 +59,29 @@ def pages(pid):
     print(f"{s['RssAnon']} {s['RssFile']} {len(code) * 4} {windows}")
 
 
+def per_connection_copy(stack):
+    """Allocated by the accept loop (axum's `Serve`) itself, not by the runtime's spawn of the connection's task: what
+    the make-service call made for the connection (axum's `Router` as its own make-service copies its route table;
+    the call may be inlined into the loop)."""
+    serve = next((k for k, frame in enumerate(stack) if "axum::serve::Serve<" in frame), None)
+    if any("IncomingStream" in frame for frame in stack):
+        return True
+    return serve is not None and not any("tokio::" in frame for frame in stack[:serve])
+
+
 def heap(path):
     d = json.load(open(path))
     frames = d["ftbl"]
-    patterns = [(name, re.compile(p)) for name, p in GROUPS]
+    patterns = [(name, re.compile(p)) for name, p in GROUPS[1:]]
     total = collections.Counter()
     blocks = collections.Counter()
     for pp in d["pps"]:
-        stack = " ".join(frames[i] for i in pp["fs"])
-        group = next((name for name, p in patterns if p.search(stack)), "other")
+        stack = [frames[i] for i in pp["fs"]]
+        joined = " ".join(stack)
+        if per_connection_copy(stack):
+            group = GROUPS[0][0]
+        else:
+            group = next((name for name, p in patterns if p.search(joined)), "other")
         total[group] += pp.get("gb", 0)
         blocks[group] += pp.get("gbk", 0)
     for name in [n for n, _ in GROUPS] + ["other"]:
