@@ -15,10 +15,10 @@ import sys
 
 WINDOW = 64 * 1024
 
-# First match wins: a block belongs to the first group one of its stack frames matches (the first group by
-# `per_connection_copy` instead).
+# A block is a route-table copy when `per_connection_copy` says so; otherwise it belongs to the first group one of its
+# stack frames matches, or to "other".
+ROUTE_COPY = "route table copied per connection"
 GROUPS = [
-    ("route table copied per connection", None),
     ("connection buffers (hyper)", r"hyper::"),
     ("in-flight request futures", r"HandlerService|MapIntoResponse|map_future::MapFuture|AuthenticateService|RouteFuture|LimitsService"),
     ("in-flight query futures", r"viewset_core::database::boxed|fetch_optional|fetch_all|fetch_one"),
@@ -31,7 +31,7 @@ def status(pid):
     fields = {}
     for line in open(f"/proc/{pid}/status"):
         key, _, value = line.partition(":")
-        if key in ("RssAnon", "RssFile", "VmHWM"):
+        if key in ("RssAnon", "RssFile"):
             fields[key] = int(value.split()[0])
     return fields
 
@@ -63,28 +63,27 @@ def per_connection_copy(stack):
     """Allocated by the accept loop (axum's `Serve`) itself, not by the runtime's spawn of the connection's task: what
     the make-service call made for the connection (axum's `Router` as its own make-service copies its route table;
     the call may be inlined into the loop)."""
-    serve = next((k for k, frame in enumerate(stack) if "axum::serve::Serve<" in frame), None)
     if any("IncomingStream" in frame for frame in stack):
         return True
+    serve = next((k for k, frame in enumerate(stack) if "axum::serve::Serve<" in frame), None)
     return serve is not None and not any("tokio::" in frame for frame in stack[:serve])
 
 
 def heap(path):
     d = json.load(open(path))
     frames = d["ftbl"]
-    patterns = [(name, re.compile(p)) for name, p in GROUPS[1:]]
+    patterns = [(name, re.compile(p)) for name, p in GROUPS]
     total = collections.Counter()
     blocks = collections.Counter()
     for pp in d["pps"]:
         stack = [frames[i] for i in pp["fs"]]
-        joined = " ".join(stack)
         if per_connection_copy(stack):
-            group = GROUPS[0][0]
+            group = ROUTE_COPY
         else:
-            group = next((name for name, p in patterns if p.search(joined)), "other")
+            group = next((name for name, p in patterns if p.search(" ".join(stack))), "other")
         total[group] += pp.get("gb", 0)
         blocks[group] += pp.get("gbk", 0)
-    for name in [n for n, _ in GROUPS] + ["other"]:
+    for name in [ROUTE_COPY] + [n for n, _ in GROUPS] + ["other"]:
         print(f"{name}\t{total[name] / 1024:.0f}\t{blocks[name]}")
     print(f"total\t{sum(total.values()) / 1024:.0f}\t{sum(blocks.values())}")
 

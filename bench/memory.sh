@@ -8,8 +8,8 @@
 #      /sys/kernel/mm/.../fault_around_bytes, so a window costs 64 KiB however little of it runs), when the server
 #      listens, after its first retrieve, and after 5 s of retrieves on 64 connections;
 #   2. under valgrind's dhat, the same load for 6 s: the heap live at its peak, by what allocated it (bench/memory.py
-#      GROUPS: the route table axum copies per connection, hyper's connection buffers, in-flight request and query
-#      futures, the pool's connections, the runtime, other).
+#      ROUTE_COPY and GROUPS: the route table axum copies per connection, hyper's connection buffers, in-flight
+#      request and query futures, the pool's connections, the runtime, other).
 # Needs the release build of run.sh (target-bench/release/viewset-bench; another with BENCH_BIN), valgrind, wrk and
 # PostgreSQL (BENCH_PG_URL). Prints two markdown tables. Not part of `cargo test` or CI.
 set -euo pipefail
