@@ -23,7 +23,7 @@ pub struct BenchCursorPosts;
 /// The router under test: the blog's app over `blog::connect_and_migrate` (its pool pings a connection only after
 /// 30 s idle), with the cursor-paginated ViewSet registered in the same `Api`, so it is served behind the same
 /// authentication, limits and tracing as the hand-written servers' cursor route. Without `limits` (for
-/// `bench/profile.sh` only: what the limits cost) the same router lacks `Limits::apply` and nothing else.
+/// `bench/profile.sh` only: what the limits cost) the same router lacks the limits' layer and nothing else.
 pub async fn app(url: &str, limits: bool) -> Result<Router, String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
     let mut api = blog::api();
@@ -32,6 +32,9 @@ pub async fn app(url: &str, limits: bool) -> Result<Router, String> {
     Ok(if limits {
         blog::app_from(api, state)
     } else {
-        blog::routes_from(api, state).layer(tower_http::trace::TraceLayer::new_for_http())
+        let layers = tower::ServiceBuilder::new()
+            .layer(tower_http::trace::TraceLayer::new_for_http())
+            .layer(blog::auth::layer());
+        api.into_router_with_docs("viewset blog example", "bench").with_state(state).layer(layers)
     })
 }

@@ -29,6 +29,7 @@ use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::Either;
+use tower::layer::util::{Identity, Stack};
 use tracing::Instrument;
 
 use crate::error::ApiError;
@@ -70,10 +71,30 @@ impl Limits {
     pub fn apply(self, router: Router) -> Router {
         // One service per route rather than the whole router behind the fallback of an outer one: measured under
         // callgrind, the second routing step cost more than the extra boxed level a `Router::layer` adds.
+        router.layer(self.layer())
+    }
+
+    /// The limits as one tower layer, for an application that puts several layers on its router: stacked in one
+    /// `tower::ServiceBuilder` (outermost first) and given to a single `Router::layer`, they wrap each route once.
+    /// Every `Router::layer` call wraps each route in another boxed service, which is cloned and boxes its future on
+    /// every request (two allocations; `bench/profile.sh`). [`Limits::apply`] is `router.layer(limits.layer())`.
+    ///
+    /// ```
+    /// # async fn run(db: sea_orm::DatabaseConnection) {
+    /// use viewset_core::limits::Limits;
+    /// use viewset_core::{Api, ServiceState};
+    /// let layers = tower::ServiceBuilder::new()
+    ///     .layer(tower_http::trace::TraceLayer::new_for_http()) // outermost
+    ///     .layer(Limits::default().layer())
+    ///     .layer(axum::Extension("settings")); // innermost, around each route
+    /// let app: axum::Router = Api::new().into_router().with_state(ServiceState::new(db)).layer(layers);
+    /// # }
+    /// ```
+    pub fn layer(self) -> LimitsStack {
         // axum's extractors read at most 2 MB of a body unless told otherwise; the body is limited here already, so
         // they are only told when the limit is above theirs.
         let raised = (self.max_body_bytes > AXUM_BODY_LIMIT).then(|| DefaultBodyLimit::max(self.max_body_bytes));
-        router.layer(tower::ServiceBuilder::new().layer(LimitsLayer(self)).option_layer(raised))
+        tower::ServiceBuilder::new().layer(LimitsLayer(self)).option_layer(raised)
     }
 
     fn refuse(&self, status: StatusCode, limit: &'static str, detail: String) -> Response {
@@ -112,8 +133,22 @@ impl UriLimit {
 /// rather than six layers (tower-http's body limit and set and propagate request-id layers, axum's
 /// `DefaultBodyLimit` and two `axum::middleware` layers, which each cloned the boxed route below them and boxed
 /// another future on every request).
-#[derive(Clone, Copy)]
-struct LimitsLayer(Limits);
+///
+/// ```
+/// let stack = viewset_core::limits::Limits::default().layer(); // a `LimitsLayer` and axum's body limit, if raised
+/// # let _: viewset_core::limits::LimitsStack = stack;
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct LimitsLayer(Limits);
+
+/// What [`Limits::layer`] returns: [`LimitsLayer`], then axum's `DefaultBodyLimit` raised to `max_body_bytes` where
+/// that is above axum's own 2 MB.
+///
+/// ```
+/// let stack: viewset_core::limits::LimitsStack = viewset_core::limits::Limits::default().layer();
+/// ```
+pub type LimitsStack =
+    tower::ServiceBuilder<Stack<tower::util::Either<DefaultBodyLimit, Identity>, Stack<LimitsLayer, Identity>>>;
 
 impl<S> tower::Layer<S> for LimitsLayer {
     type Service = LimitsService<S>;
@@ -123,9 +158,15 @@ impl<S> tower::Layer<S> for LimitsLayer {
     }
 }
 
-/// The service of [`LimitsLayer`].
-#[derive(Clone)]
-struct LimitsService<S> {
+/// The service of [`LimitsLayer`] around the service `S` it limits.
+///
+/// ```
+/// use tower::Layer;
+/// let limited = viewset_core::limits::Limits::default().layer().layer(axum::Router::<()>::new());
+/// # let _ = limited;
+/// ```
+#[derive(Debug, Clone)]
+pub struct LimitsService<S> {
     limits: Limits,
     inner: S,
 }

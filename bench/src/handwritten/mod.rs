@@ -315,7 +315,8 @@ pub fn cursor_page(
 }
 
 /// The post routes over `state` (`/api/posts/`, `/api/posts/{id}`, `/cursor/posts/`) in the blog's middleware
-/// stack: JSON 404 fallback, demo bearer tokens, `TraceLayer`.
+/// stack: JSON 404 fallback, then `TraceLayer` and the demo bearer tokens as one `ServiceBuilder` stack (one
+/// `Router::layer`, as the blog's `app_from` puts its layers).
 pub fn blog_router<S: Clone + Send + Sync + 'static>(
     state: S,
     collection: MethodRouter<S>,
@@ -328,6 +329,9 @@ pub fn blog_router<S: Clone + Send + Sync + 'static>(
         .route("/cursor/posts/", cursor)
         .with_state(state)
         .fallback(|| async { Error::NotFound.into_response() })
-        .layer(blog::auth::layer())
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(
+            tower::ServiceBuilder::new()
+                .layer(tower_http::trace::TraceLayer::new_for_http())
+                .layer(blog::auth::layer()),
+        )
 }

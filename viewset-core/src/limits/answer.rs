@@ -20,7 +20,7 @@ pin_project_lite::pin_project! {
     /// The future of the limits service: the route's response within the timeout, the id echoed. Only an error
     /// answer that must be rewritten (a 5xx, an error that is not JSON) reads its body in a boxed second step; every
     /// other response is returned from the first poll that has it, without a future of its own to allocate.
-    pub(super) struct LimitsFuture<F> {
+    pub struct LimitsFuture<F> {
         limits: Limits,
         id: Option<header::HeaderValue>,
         #[pin]
