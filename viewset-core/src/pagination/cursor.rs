@@ -78,17 +78,15 @@ impl Paginator for CursorPagination {
         if backwards {
             rows.reverse();
         }
+        let links = Links::of(request);
         let edge = |row: Option<&ModelOf<V>>, backwards: bool| {
             row.map(|r| {
-                link(
-                    request,
-                    CursorToken {
-                        values: row_values::<V>(r, &page.order),
-                        backwards,
-                        ordering: signature.clone(),
-                        by_key: false,
-                    },
-                )
+                links.to(&CursorToken {
+                    values: row_values::<V>(r, &page.order),
+                    backwards,
+                    ordering: signature.clone(),
+                    by_key: false,
+                })
             })
         };
         let (next, previous) = if backwards {
@@ -101,11 +99,11 @@ impl Paginator for CursorPagination {
         };
         // An empty page reached through a cursor still links back to where it came from.
         let previous = previous.or_else(|| match (&token, rows.is_empty(), backwards) {
-            (Some(t), true, false) => Some(link(request, CursorToken { backwards: true, ..t.clone() })),
+            (Some(t), true, false) => Some(links.to(&CursorToken { backwards: true, ..t.clone() })),
             _ => None,
         });
         let next = next.or_else(|| match (&token, rows.is_empty(), backwards) {
-            (Some(t), true, true) => Some(link(request, CursorToken { backwards: false, ..t.clone() })),
+            (Some(t), true, true) => Some(links.to(&CursorToken { backwards: false, ..t.clone() })),
             _ => None,
         });
         PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request).await? })
@@ -147,37 +145,48 @@ async fn boundary_by_key<V: ViewSet>(
     Ok(CursorToken { values: row_values::<V>(&row, order), by_key: false, ..token })
 }
 
-/// The request's own path and query with `cursor` replaced. The other pairs are kept as the client sent them:
-/// decoding and encoding them again would grow every byte that is not UTF-8 into the nine of `%EF%BF%BD`, and a link
-/// three times the request's length can pass the URI limit the request kept (found by `fuzz/`'s `cursor` target).
-fn link(request: &RequestContext, token: CursorToken) -> String {
-    // Only a pair's key is decoded to recognise it (its value, the old cursor, is the longest part of the query).
-    let is_cursor = |pair: &&str| {
-        let key = pair.split_once('=').map_or(*pair, |(key, _)| key);
-        form_urlencoded::parse(key.as_bytes()).next().is_some_and(|(k, _)| k == "cursor")
-    };
-    let raw = request.uri.query().unwrap_or("");
-    let pairs: Vec<&str> = raw.split('&').filter(|pair| !pair.is_empty() && !is_cursor(pair)).collect();
-    let with = |encoded: &str| {
-        // A token is base64url and `.`, which form encoding leaves as they are: it is written as it is.
-        debug_assert!(encoded.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
-        let mut link = String::with_capacity(raw.len() + encoded.len() + request.uri.path().len() + 9);
-        link.push_str(request.uri.path());
-        link.push('?');
-        for pair in &pairs {
-            link.push_str(pair);
-            link.push('&');
+/// The links of a page: the request's own path and query with `cursor` replaced. The other pairs are kept as the
+/// client sent them: decoding and encoding them again would grow every byte that is not UTF-8 into the nine of
+/// `%EF%BF%BD`, and a link three times the request's length can pass the URI limit the request kept (found by
+/// `fuzz/`'s `cursor` target). The part before the token is written once for the page's links.
+struct Links {
+    /// The path, `?`, the kept pairs each followed by `&`, then `cursor=`.
+    prefix: String,
+    max_uri_bytes: Option<usize>,
+}
+
+impl Links {
+    fn of(request: &RequestContext) -> Links {
+        // Only a pair's key is decoded to recognise it (its value, the old cursor, is the longest part of the query).
+        let is_cursor = |pair: &&str| {
+            let key = pair.split_once('=').map_or(*pair, |(key, _)| key);
+            form_urlencoded::parse(key.as_bytes()).next().is_some_and(|(k, _)| k == "cursor")
+        };
+        let raw = request.uri.query().unwrap_or("");
+        let mut prefix = String::with_capacity(request.uri.path().len() + raw.len() + 9);
+        prefix.push_str(request.uri.path());
+        prefix.push('?');
+        for pair in raw.split('&').filter(|pair| !pair.is_empty() && !is_cursor(pair)) {
+            prefix.push_str(pair);
+            prefix.push('&');
         }
-        link.push_str("cursor=");
-        link.push_str(encoded);
+        prefix.push_str("cursor=");
+        Links { prefix, max_uri_bytes: request.max_uri_bytes }
+    }
+
+    /// The link to `token`. A token is base64url and `.`, which form encoding leaves as they are: it is written as it
+    /// is. A link longer than the server accepts carries the shortest cursor, the boundary row's key. (A request
+    /// within a cursor's length of the limit can still get a longer link: its own parameters are kept as sent.)
+    fn to(&self, token: &CursorToken) -> String {
+        let mut link = String::with_capacity(self.prefix.len() + 96);
+        link.push_str(&self.prefix);
+        token.encode_bounded_into(&mut link);
+        if self.max_uri_bytes.is_some_and(|max| link.len() > max) {
+            link.truncate(self.prefix.len());
+            token.encode_by_key_into(&mut link);
+        }
+        debug_assert!(link[self.prefix.len()..].bytes().all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b)));
         link
-    };
-    let link = with(&token.clone().encode_bounded());
-    // A link longer than the server accepts carries the shortest cursor, the boundary row's key. (A request within a
-    // cursor's length of the limit can still get a longer link: its own parameters are kept as sent.)
-    match request.max_uri_bytes {
-        Some(max) if link.len() > max => with(&token.encode_by_key()),
-        _ => link,
     }
 }
 

@@ -59,29 +59,59 @@ fn tag(payload: &[u8]) -> Hmac<Sha256> {
 }
 
 impl CursorToken {
-    /// `payload.tag`, both base64url.
+    /// [`CursorToken::encode_into`] as a string of its own.
+    #[cfg(test)]
     pub fn encode(&self) -> String {
+        let mut out = String::new();
+        self.encode_into(&mut out);
+        out
+    }
+
+    /// `payload.tag`, both base64url, written at the end of `out`.
+    pub fn encode_into(&self, out: &mut String) {
         let payload = serde_json::to_vec(self).expect("a cursor serializes");
         let tag = tag(&payload).finalize().into_bytes();
-        format!("{}.{}", URL_SAFE_NO_PAD.encode(&payload), URL_SAFE_NO_PAD.encode(tag))
+        out.reserve((payload.len() + tag.len()) * 4 / 3 + 3);
+        URL_SAFE_NO_PAD.encode_string(&payload, out);
+        out.push('.');
+        URL_SAFE_NO_PAD.encode_string(tag, out);
     }
 
-    /// [`CursorToken::encode`], or when that is longer than [`MAX_INLINE_BYTES`], the token by key: only the last
-    /// value (the primary key) with `by_key` set.
-    pub fn encode_bounded(self) -> String {
-        let inline = self.encode();
-        if inline.len() <= MAX_INLINE_BYTES { inline } else { self.encode_by_key() }
+    /// [`CursorToken::encode_bounded_into`] as a string of its own.
+    #[cfg(test)]
+    pub fn encode_bounded(&self) -> String {
+        let mut out = String::new();
+        self.encode_bounded_into(&mut out);
+        out
     }
 
-    /// The token by key (only the last value, the primary key, with `by_key` set): the shortest form. A token without
-    /// a key to carry (a null last value; only a token the server did not make has one) stays as it is.
-    pub fn encode_by_key(self) -> String {
-        let keyless = self.values.last().is_none_or(serde_json::Value::is_null);
-        if self.by_key || keyless {
-            return self.encode();
+    /// [`CursorToken::encode_into`], or when that is longer than [`MAX_INLINE_BYTES`], the token by key
+    /// ([`CursorToken::encode_by_key_into`]), written at the end of `out`.
+    pub fn encode_bounded_into(&self, out: &mut String) {
+        let start = out.len();
+        self.encode_into(out);
+        if out.len() - start > MAX_INLINE_BYTES {
+            out.truncate(start);
+            self.encode_by_key_into(out);
         }
-        let key = self.values.last().cloned().into_iter().collect();
-        CursorToken { values: key, by_key: true, ..self }.encode()
+    }
+
+    /// The token by key (only the last value, the primary key, with `by_key` set), the shortest form, written at the
+    /// end of `out`. A token without a key to carry (a null last value; only a token the server did not make has one)
+    /// is written as it is.
+    pub fn encode_by_key_into(&self, out: &mut String) {
+        match self.values.last() {
+            Some(key) if !self.by_key && !key.is_null() => {
+                let by_key = CursorToken {
+                    values: vec![key.clone()],
+                    backwards: self.backwards,
+                    ordering: self.ordering.clone(),
+                    by_key: true,
+                };
+                by_key.encode_into(out)
+            }
+            _ => self.encode_into(out),
+        }
     }
 
     /// `None` for anything this process did not sign.
@@ -124,12 +154,12 @@ mod tests {
             ordering: "title,id".into(),
             by_key: false,
         };
-        let raw = token.clone().encode_bounded();
+        let raw = token.encode_bounded();
         assert!(raw.len() <= MAX_INLINE_BYTES, "{} bytes", raw.len());
         let decoded = CursorToken::decode(&raw).unwrap();
         assert_eq!(decoded, CursorToken { values: vec![serde_json::json!(7)], by_key: true, ..token });
         let short =
             CursorToken { values: vec![serde_json::json!(5)], backwards: false, ordering: "id".into(), by_key: false };
-        assert_eq!(CursorToken::decode(&short.clone().encode_bounded()), Some(short));
+        assert_eq!(CursorToken::decode(&short.encode_bounded()), Some(short));
     }
 }
