@@ -35,6 +35,6 @@ pub async fn app(url: &str, limits: bool) -> Result<Router, String> {
         let layers = tower::ServiceBuilder::new()
             .layer(tower_http::trace::TraceLayer::new_for_http())
             .layer(blog::auth::layer());
-        api.into_router_with_docs("viewset blog example", "bench").with_state(state).layer(layers)
+        blog::routes_from(api, state).layer(layers)
     })
 }

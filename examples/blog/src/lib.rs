@@ -77,17 +77,12 @@ pub fn app_from(api: Api, state: ServiceState) -> Router {
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .layer(Limits::default().layer())
         .layer(auth::layer());
-    documented(api, state).layer(layers)
+    routes_from(api, state).layer(layers)
 }
 
-/// [`app_from`] before its transport [`Limits`] and request tracing: `api`'s routes, `/openapi.json` and `/docs`
-/// over `state`, behind the demo authentication.
+/// [`app_from`] before its layers (request tracing, [`Limits`], the demo authentication): `api`'s routes,
+/// `/openapi.json` and `/docs` over `state`.
 pub fn routes_from(api: Api, state: ServiceState) -> Router {
-    documented(api, state).layer(auth::layer())
-}
-
-/// `api`'s routes, `/openapi.json` and `/docs` over `state`.
-fn documented(api: Api, state: ServiceState) -> Router {
     api.into_router_with_docs("viewset blog example", env!("CARGO_PKG_VERSION")).with_state(state)
 }
 

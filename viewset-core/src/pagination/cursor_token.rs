@@ -59,14 +59,6 @@ fn tag(payload: &[u8]) -> Hmac<Sha256> {
 }
 
 impl CursorToken {
-    /// [`CursorToken::encode_into`] as a string of its own.
-    #[cfg(test)]
-    pub fn encode(&self) -> String {
-        let mut out = String::new();
-        self.encode_into(&mut out);
-        out
-    }
-
     /// `payload.tag`, both base64url, written at the end of `out`.
     pub fn encode_into(&self, out: &mut String) {
         let payload = serde_json::to_vec(self).expect("a cursor serializes");
@@ -75,14 +67,6 @@ impl CursorToken {
         URL_SAFE_NO_PAD.encode_string(&payload, out);
         out.push('.');
         URL_SAFE_NO_PAD.encode_string(tag, out);
-    }
-
-    /// [`CursorToken::encode_bounded_into`] as a string of its own.
-    #[cfg(test)]
-    pub fn encode_bounded(&self) -> String {
-        let mut out = String::new();
-        self.encode_bounded_into(&mut out);
-        out
     }
 
     /// [`CursorToken::encode_into`], or when that is longer than [`MAX_INLINE_BYTES`], the token by key
@@ -128,6 +112,13 @@ impl CursorToken {
 mod tests {
     use super::*;
 
+    /// What `write` writes into an empty string.
+    fn written(write: impl FnOnce(&mut String)) -> String {
+        let mut out = String::new();
+        write(&mut out);
+        out
+    }
+
     #[test]
     fn round_trip_and_tamper() {
         let token = CursorToken {
@@ -136,7 +127,7 @@ mod tests {
             ordering: "-views,id".into(),
             by_key: false,
         };
-        let raw = token.encode();
+        let raw = written(|out| token.encode_into(out));
         assert_eq!(CursorToken::decode(&raw), Some(token));
         let (payload, sig) = raw.split_once('.').unwrap();
         let forged = URL_SAFE_NO_PAD.encode(br#"{"v":[1],"b":false,"o":"-views,id"}"#);
@@ -154,12 +145,12 @@ mod tests {
             ordering: "title,id".into(),
             by_key: false,
         };
-        let raw = token.encode_bounded();
+        let raw = written(|out| token.encode_bounded_into(out));
         assert!(raw.len() <= MAX_INLINE_BYTES, "{} bytes", raw.len());
         let decoded = CursorToken::decode(&raw).unwrap();
         assert_eq!(decoded, CursorToken { values: vec![serde_json::json!(7)], by_key: true, ..token });
         let short =
             CursorToken { values: vec![serde_json::json!(5)], backwards: false, ordering: "id".into(), by_key: false };
-        assert_eq!(CursorToken::decode(&short.encode_bounded()), Some(short));
+        assert_eq!(CursorToken::decode(&written(|out| short.encode_bounded_into(out))), Some(short));
     }
 }
