@@ -36,6 +36,7 @@ use crate::error::ApiError;
 use answer::LimitsFuture;
 
 mod answer;
+mod deadline;
 
 /// The transport limits of an application (see the [module](self) for defaults and answers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,6 +217,7 @@ where
         } else {
             Either::Left(span.in_scope(|| self.inner.call(request)).instrument(span))
         };
+        deadline::KEEPER.keep_ahead_of(limits.request_timeout);
         let run = tokio::time::timeout(limits.request_timeout, URI_LIMIT.scope(UriLimit(limits.max_uri_bytes), run));
         LimitsFuture::running(limits, run, id)
     }
