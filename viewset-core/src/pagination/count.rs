@@ -7,9 +7,11 @@
 //!
 //! [`Config::count_mode`]: crate::viewset::Config::count_mode
 
-use sea_orm::{ConnectionTrait, DbBackend, QueryTrait, Select, Statement};
+use std::future::Future;
 
-use super::{PageQuery, fetch_counted, fetch_rows};
+use sea_orm::{ConnectionTrait, DbBackend, Statement};
+
+use super::{CountedPage, PageQuery};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::viewset::{ModelOf, ViewSet};
@@ -107,43 +109,47 @@ impl Counted {
 }
 
 /// The page's rows and its count as `?count=` asks (the ViewSet's `count_mode` when absent), with whether the
-/// envelope carries `count_mode` (the parameter was given, or the ViewSet's default is not `exact`).
-pub async fn fetch_with_count<V: ViewSet>(
+/// envelope carries `count_mode` (the parameter was given, or the ViewSet's default is not `exact`). The statements
+/// are rendered when this is called, as [`fetch_counted`](super::fetch_counted) explains.
+pub fn fetch_with_count<'a, V: ViewSet>(
     page: PageQuery<V::Entity>,
-    request: &RequestContext,
-) -> Result<(Vec<ModelOf<V>>, Counted, bool), ApiError> {
-    let asked = CountMode::from_query(&request.query)?;
+    request: &'a RequestContext,
+) -> impl Future<Output = Result<(Vec<ModelOf<V>>, Counted, bool), ApiError>> + Send + 'a {
+    let asked = CountMode::from_query(&request.query);
     let db = &request.db;
     let default = V::CONFIG.count_mode;
-    let (rows, counted) = match asked.unwrap_or(default) {
-        CountMode::Exact => {
-            let (rows, count) = fetch_counted::<V>(page, db).await?;
-            (rows, Counted::Exact(count))
-        }
-        CountMode::None => (fetch_rows::<V>(page, db).await?, Counted::Skipped),
-        CountMode::Estimated => match estimate::<V>(&page.select, db).await {
-            Some(rows_estimated) if rows_estimated >= EXACT_BELOW => {
-                (fetch_rows::<V>(page, db).await?, Counted::Estimated(rows_estimated))
-            }
-            _ => {
-                let (rows, count) = fetch_counted::<V>(page, db).await?;
+    let statements = CountedPage::of::<V>(page, db.get_database_backend());
+    async move {
+        let asked = asked?;
+        let (rows, counted) = match asked.unwrap_or(default) {
+            CountMode::Exact => {
+                let (rows, count) = statements.rows_and_count::<V>(db).await?;
                 (rows, Counted::Exact(count))
             }
-        },
-    };
-    Ok((rows, counted, asked.is_some() || default != CountMode::Exact))
+            CountMode::None => (statements.rows::<V>(db).await?, Counted::Skipped),
+            CountMode::Estimated => match estimate(&statements.inner, db).await {
+                Some(rows_estimated) if rows_estimated >= EXACT_BELOW => {
+                    (statements.rows::<V>(db).await?, Counted::Estimated(rows_estimated))
+                }
+                _ => {
+                    let (rows, count) = statements.rows_and_count::<V>(db).await?;
+                    (rows, Counted::Exact(count))
+                }
+            },
+        };
+        Ok((rows, counted, asked.is_some() || default != CountMode::Exact))
+    }
 }
 
-/// The planner's row estimate for `select` on PostgreSQL (`EXPLAIN (FORMAT JSON)`, the top plan's `Plan Rows`);
-/// `None` on other databases, or when the plan cannot be read (then the count is exact, and an unreachable
-/// database is reported by that count like by any other query).
-async fn estimate<V: ViewSet>(select: &Select<V::Entity>, db: &sea_orm::DatabaseConnection) -> Option<u64> {
+/// The planner's row estimate for `inner` (the filtered select, rendered) on PostgreSQL (`EXPLAIN (FORMAT JSON)`,
+/// the top plan's `Plan Rows`); `None` on other databases, or when the plan cannot be read (then the count is
+/// exact, and an unreachable database is reported by that count like by any other query).
+async fn estimate(inner: &Statement, db: &sea_orm::DatabaseConnection) -> Option<u64> {
     if db.get_database_backend() != DbBackend::Postgres {
         return None;
     }
-    let built = select.build(DbBackend::Postgres);
-    let sql = format!("EXPLAIN (FORMAT JSON) {}", built.sql);
-    let values = built.values.map(|v| v.0).unwrap_or_default();
+    let sql = format!("EXPLAIN (FORMAT JSON) {}", inner.sql);
+    let values = inner.values.as_ref().map(|v| v.0.clone()).unwrap_or_default();
     let plan = match crate::database::boxed(|| {
         db.query_one_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, values))
     })

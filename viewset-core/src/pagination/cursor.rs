@@ -43,70 +43,78 @@ impl Paginator for CursorPagination {
         Ok(Window { limit: query.bounded_int("limit", config.default_limit, 1, Some(max))?, offset: 0 })
     }
 
-    async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
-        let mut page = page;
-        page.order.retain(|t| !t.computed.as_ref().is_some_and(|c| c.droppable));
-        if let Some(computed) = page.order.iter().find_map(|t| t.computed.as_ref()) {
-            // A cursor carries the boundary row's own values; a value computed in SQL is not one of them.
-            let msg = format!(
-                "ordering by `{}` cannot be paged with a cursor: order by this model's own fields",
-                computed.name
-            );
-            return Err(ApiError::input(["query", "ordering"], msg, "ordering_unavailable"));
-        }
-        let signature = ordering_signature(&page.order);
-        let token = match request.query.one("cursor")?.filter(|c| !c.is_empty()) {
-            None => None,
-            Some(raw) => {
-                let token = CursorToken::decode(raw).ok_or_else(|| invalid_cursor("Invalid cursor"))?;
-                let expected = if token.by_key { 1 } else { page.order.len() };
-                if token.ordering != signature || token.values.len() != expected {
-                    return Err(invalid_cursor("This cursor was made for another ordering; start again without it"));
-                }
-                Some(if token.by_key { boundary_by_key::<V>(token, &page.order, request).await? } else { token })
+    #[allow(clippy::manual_async_fn)] // an `async fn` would keep `page` twice (see below)
+    fn paginate<V: ViewSet>(
+        mut page: PageQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<PageBody, ApiError>> + Send {
+        // An `async` block rather than an `async fn`, which would keep `page` twice (rust-lang/rust#62958).
+        async move {
+            page.order.retain(|t| !t.computed.as_ref().is_some_and(|c| c.droppable));
+            if let Some(computed) = page.order.iter().find_map(|t| t.computed.as_ref()) {
+                // A cursor carries the boundary row's own values; a value computed in SQL is not one of them.
+                let msg = format!(
+                    "ordering by `{}` cannot be paged with a cursor: order by this model's own fields",
+                    computed.name
+                );
+                return Err(ApiError::input(["query", "ordering"], msg, "ordering_unavailable"));
             }
-        };
-        let backwards = token.as_ref().is_some_and(|t| t.backwards);
-        let mut select = page.select;
-        if let Some(token) = &token {
-            select = select.filter(after::<V::Entity>(&page.order, &token.values, backwards)?);
-        }
-        let select = apply_order(select, &page.order, backwards).limit(page.limit + 1);
-        let mut rows: Vec<ModelOf<V>> = super::select_rows::<V>(select, page.limit + 1, &request.db).await?;
-        let more = rows.len() as u64 > page.limit;
-        rows.truncate(page.limit as usize);
-        if backwards {
-            rows.reverse();
-        }
-        let links = Links::of(request);
-        let edge = |row: Option<&ModelOf<V>>, backwards: bool| {
-            row.map(|r| {
-                links.to(&CursorToken {
-                    values: row_values::<V>(r, &page.order),
-                    backwards,
-                    ordering: signature.clone(),
-                    by_key: false,
+            let signature = ordering_signature(&page.order);
+            let token = match request.query.one("cursor")?.filter(|c| !c.is_empty()) {
+                None => None,
+                Some(raw) => {
+                    let token = CursorToken::decode(raw).ok_or_else(|| invalid_cursor("Invalid cursor"))?;
+                    let expected = if token.by_key { 1 } else { page.order.len() };
+                    if token.ordering != signature || token.values.len() != expected {
+                        return Err(invalid_cursor(
+                            "This cursor was made for another ordering; start again without it",
+                        ));
+                    }
+                    Some(if token.by_key { boundary_by_key::<V>(token, &page.order, request).await? } else { token })
+                }
+            };
+            let backwards = token.as_ref().is_some_and(|t| t.backwards);
+            let mut select = page.select;
+            if let Some(token) = &token {
+                select = select.filter(after::<V::Entity>(&page.order, &token.values, backwards)?);
+            }
+            let select = apply_order(select, &page.order, backwards).limit(page.limit + 1);
+            let mut rows: Vec<ModelOf<V>> = super::select_rows::<V>(select, page.limit + 1, &request.db).await?;
+            let more = rows.len() as u64 > page.limit;
+            rows.truncate(page.limit as usize);
+            if backwards {
+                rows.reverse();
+            }
+            let links = Links::of(request);
+            let edge = |row: Option<&ModelOf<V>>, backwards: bool| {
+                row.map(|r| {
+                    links.to(&CursorToken {
+                        values: row_values::<V>(r, &page.order),
+                        backwards,
+                        ordering: signature.clone(),
+                        by_key: false,
+                    })
                 })
-            })
-        };
-        let (next, previous) = if backwards {
-            (edge(rows.last(), false), if more { edge(rows.first(), true) } else { None })
-        } else {
-            (
-                if more { edge(rows.last(), false) } else { None },
-                if token.is_some() { edge(rows.first(), true) } else { None },
-            )
-        };
-        // An empty page reached through a cursor still links back to where it came from.
-        let previous = previous.or_else(|| match (&token, rows.is_empty(), backwards) {
-            (Some(t), true, false) => Some(links.to(&CursorToken { backwards: true, ..t.clone() })),
-            _ => None,
-        });
-        let next = next.or_else(|| match (&token, rows.is_empty(), backwards) {
-            (Some(t), true, true) => Some(links.to(&CursorToken { backwards: false, ..t.clone() })),
-            _ => None,
-        });
-        PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request).await? })
+            };
+            let (next, previous) = if backwards {
+                (edge(rows.last(), false), if more { edge(rows.first(), true) } else { None })
+            } else {
+                (
+                    if more { edge(rows.last(), false) } else { None },
+                    if token.is_some() { edge(rows.first(), true) } else { None },
+                )
+            };
+            // An empty page reached through a cursor still links back to where it came from.
+            let previous = previous.or_else(|| match (&token, rows.is_empty(), backwards) {
+                (Some(t), true, false) => Some(links.to(&CursorToken { backwards: true, ..t.clone() })),
+                _ => None,
+            });
+            let next = next.or_else(|| match (&token, rows.is_empty(), backwards) {
+                (Some(t), true, true) => Some(links.to(&CursorToken { backwards: false, ..t.clone() })),
+                _ => None,
+            });
+            PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request).await? })
+        }
     }
 }
 

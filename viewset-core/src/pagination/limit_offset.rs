@@ -1,6 +1,7 @@
 //! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}` (`?count=`, or a ViewSet
 //! `count_mode` other than `exact`, adds `count_mode`; `count` is `null` with `count=none`).
 
+use futures_util::TryFutureExt;
 use serde::Serialize;
 
 use super::{Page, PageBody, PageQuery, Paginator, Window, fetch_with_count, list_items};
@@ -39,14 +40,19 @@ impl Paginator for LimitOffsetPagination {
         })
     }
 
-    async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
+    fn paginate<V: ViewSet>(
+        page: PageQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<PageBody, ApiError>> + Send {
         let (limit, offset) = (page.limit, page.offset);
-        let (rows, counted, asked) = fetch_with_count::<V>(page, request).await?;
-        let results = list_items::<V>(rows, request).await?;
-        match (counted.value(), asked) {
-            (Some(count), false) => PageBody::new(&Page { count, results, limit, offset }),
-            (count, _) => PageBody::new(&ModedPage { count, count_mode: counted.mode(), results, limit, offset }),
-        }
+        // The statements are rendered now (see `fetch_rows`); `and_then` holds either the fetch or what follows it.
+        fetch_with_count::<V>(page, request).and_then(move |(rows, counted, asked)| async move {
+            let results = list_items::<V>(rows, request).await?;
+            match (counted.value(), asked) {
+                (Some(count), false) => PageBody::new(&Page { count, results, limit, offset }),
+                (count, _) => PageBody::new(&ModedPage { count, count_mode: counted.mode(), results, limit, offset }),
+            }
+        })
     }
 }
 

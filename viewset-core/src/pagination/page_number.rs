@@ -1,5 +1,6 @@
 //! `PageNumberPagination`: `?page=&page_size=` and `{count, page, page_size, total_pages, results}`.
 
+use futures_util::TryFutureExt;
 use serde::Serialize;
 
 use super::{Counted, PageBody, PageQuery, Paginator, Window, fetch_with_count, list_items};
@@ -36,25 +37,30 @@ impl Paginator for PageNumberPagination {
         Ok(Window { limit: page_size, offset: (page - 1) * page_size })
     }
 
-    async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
+    fn paginate<V: ViewSet>(
+        page: PageQuery<V::Entity>,
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<PageBody, ApiError>> + Send {
         let page_size = page.limit;
         let number = page.offset / page_size + 1;
-        let (rows, counted, asked) = fetch_with_count::<V>(page, request).await?;
-        let total_pages = counted.value().map(|count| count.div_ceil(page_size));
-        if let (Counted::Exact(_), Some(total)) = (counted, total_pages)
-            && number > total.max(1)
-        {
-            return Err(ApiError::NotFound);
-        }
-        let results = list_items::<V>(rows, request).await?;
-        let count_mode = asked.then(|| counted.mode());
-        PageBody::new(&NumberedPage {
-            count: counted.value(),
-            page: number,
-            page_size,
-            total_pages,
-            results,
-            count_mode,
+        // The statements are rendered now (see `fetch_rows`); `and_then` holds either the fetch or what follows it.
+        fetch_with_count::<V>(page, request).and_then(move |(rows, counted, asked)| async move {
+            let total_pages = counted.value().map(|count| count.div_ceil(page_size));
+            if let (Counted::Exact(_), Some(total)) = (counted, total_pages)
+                && number > total.max(1)
+            {
+                return Err(ApiError::NotFound);
+            }
+            let results = list_items::<V>(rows, request).await?;
+            let count_mode = asked.then(|| counted.mode());
+            PageBody::new(&NumberedPage {
+                count: counted.value(),
+                page: number,
+                page_size,
+                total_pages,
+                results,
+                count_mode,
+            })
         })
     }
 }

@@ -1,11 +1,14 @@
 //! Route registration: the CRUD routes of a ViewSet on an axum `Router`.
 
+use std::future::Future;
+
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{FromRef, Path};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
+use futures_util::FutureExt;
 
 use crate::access::fields::reject_restricted_keys;
 use crate::access::{Lookup, Operation, admit};
@@ -139,7 +142,8 @@ pub async fn method_not_allowed() -> Response {
     ApiError::MethodNotAllowed.into_response()
 }
 
-/// A handler's result as a response.
+/// A handler's result as a response. The routes end with it (`.map(respond)`) rather than being `async fn`s,
+/// which keep their arguments twice in their future (rust-lang/rust#62958).
 pub fn respond(result: Result<Response, ApiError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
@@ -176,77 +180,71 @@ fn update_shape<V: Hooks>() -> BodyShape {
     BodyShape { schema: V::Update::openapi_schema(), model_fields: column_names::<V::Entity>() }
 }
 
-async fn list_route<V: Hooks>(mut request: RequestContext) -> Response {
-    respond(
-        async {
-            admit::<V>(&mut request, Operation::List)?;
-            request.query.check()?;
-            let format = ListFormat::from_request(&request.query, &request.headers)?;
-            let window = V::Pagination::window(&request.query, &V::CONFIG)?;
-            let filters = router_filters::<V>(&request)?;
-            // The list's future (the page, its count, the embedded relations) is several KB: built in a heap
-            // allocation, the route's own future stays small, and axum does not copy the whole of it twice.
-            match format {
-                ListFormat::Json => boxed(|| V::list(request, window.limit, window.offset, filters)).await,
-                ListFormat::Csv => {
-                    // The header of an empty page: the model's fields this response shows.
-                    let left_out = request.left_out();
-                    let mut header = column_names::<V::Entity>();
-                    header.retain(|field| !left_out.contains(field));
-                    if streams::<V>() {
-                        return boxed(|| stream_csv::<V>(request, filters, header)).await;
-                    }
-                    into_csv(boxed(|| V::list(request, window.limit, window.offset, filters)).await?, &header).await
+fn list_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Response> + Send {
+    async move {
+        admit::<V>(&mut request, Operation::List)?;
+        request.query.check()?;
+        let format = ListFormat::from_request(&request.query, &request.headers)?;
+        let window = V::Pagination::window(&request.query, &V::CONFIG)?;
+        let filters = router_filters::<V>(&request)?;
+        // The list's future (the page, its count, the embedded relations) is several KB: built in a heap
+        // allocation, the route's own future stays small, and axum does not copy the whole of it twice.
+        match format {
+            ListFormat::Json => boxed(|| V::list(request, window.limit, window.offset, filters)).await,
+            ListFormat::Csv => {
+                // The header of an empty page: the model's fields this response shows.
+                let left_out = request.left_out();
+                let mut header = column_names::<V::Entity>();
+                header.retain(|field| !left_out.contains(field));
+                if streams::<V>() {
+                    return boxed(|| stream_csv::<V>(request, filters, header)).await;
                 }
+                into_csv(boxed(|| V::list(request, window.limit, window.offset, filters)).await?, &header).await
             }
         }
-        .await,
-    )
+    }
+    .map(respond)
 }
 
-async fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> Response {
-    respond(
-        async {
-            admit::<V>(&mut request, Operation::Retrieve)?;
-            let pk = Lookup::from_path::<V>(path)?;
-            let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
-            Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
-        }
-        .await,
-    )
+fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
+    async move {
+        admit::<V>(&mut request, Operation::Retrieve)?;
+        let pk = Lookup::from_path::<V>(path)?;
+        let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
+        Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
+    }
+    .map(respond)
 }
 
-async fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> Response {
-    respond(
-        async {
-            admit::<V>(&mut request, Operation::Create)?;
-            let data = body(bytes, &request, create_shape::<V>)?;
-            V::create(data, request).await
-        }
-        .await,
-    )
+fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> impl Future<Output = Response> + Send {
+    async move {
+        admit::<V>(&mut request, Operation::Create)?;
+        let data = body(bytes, &request, create_shape::<V>)?;
+        V::create(data, request).await
+    }
+    .map(respond)
 }
 
-async fn update_route<V: Hooks>(mut request: RequestContext, path: PathPk, bytes: BodyBytes) -> Response {
-    respond(
-        async {
-            admit::<V>(&mut request, Operation::Update)?;
-            crate::viewset::etag::require_if_match::<V>(&request)?;
-            let pk = Lookup::from_path::<V>(path)?;
-            let data = body(bytes, &request, update_shape::<V>)?;
-            V::update(pk, data, request).await
-        }
-        .await,
-    )
+fn update_route<V: Hooks>(
+    mut request: RequestContext,
+    path: PathPk,
+    bytes: BodyBytes,
+) -> impl Future<Output = Response> + Send {
+    async move {
+        admit::<V>(&mut request, Operation::Update)?;
+        crate::viewset::etag::require_if_match::<V>(&request)?;
+        let pk = Lookup::from_path::<V>(path)?;
+        let data = body(bytes, &request, update_shape::<V>)?;
+        V::update(pk, data, request).await
+    }
+    .map(respond)
 }
 
-async fn delete_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> Response {
-    respond(
-        async {
-            admit::<V>(&mut request, Operation::Delete)?;
-            crate::viewset::etag::require_if_match::<V>(&request)?;
-            V::delete(Lookup::from_path::<V>(path)?, request).await
-        }
-        .await,
-    )
+fn delete_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
+    async move {
+        admit::<V>(&mut request, Operation::Delete)?;
+        crate::viewset::etag::require_if_match::<V>(&request)?;
+        V::delete(Lookup::from_path::<V>(path)?, request).await
+    }
+    .map(respond)
 }

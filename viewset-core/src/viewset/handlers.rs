@@ -1,5 +1,10 @@
 //! The default bodies of the handlers, as plain generic functions. Each can be called from an override; each
-//! decides access through [`crate::access`] (the route has already called [`access::admit`]).
+//! decides access through [`crate::access`] (the route has already called [`access::admit`]). Those that take the
+//! request by value return an `async move` block rather than being `async fn`s: an `async fn` keeps its arguments
+//! twice in its future (rust-lang/rust#62958), and a `RequestContext` is 600 bytes.
+
+// `async move` blocks on purpose (see above): clippy's `manual_async_fn` would turn them back into `async fn`s.
+#![allow(clippy::manual_async_fn)]
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -31,30 +36,49 @@ pub fn base_queryset<V: Hooks>(request: &RequestContext, filters: &Filters) -> R
 }
 
 /// Default `list`: [`access::scoped_list`] (`get_queryset`, the filter backends, the row policies), the
-/// effective ordering, then the paginator.
-pub async fn list<V: Hooks>(
+/// effective ordering, then the paginator. The query is built in a function of its own, so the future holds only
+/// the request and the paginator's future (see [`crate::pagination::fetch_rows`]).
+pub fn list<V: Hooks>(
     request: RequestContext,
     limit: u64,
     offset: u64,
     filters: Filters,
-) -> Result<Response, ApiError> {
-    let query = access::scoped_list::<V>(&request, &filters)?;
-    let order = effective_order::<V>(&query, &request);
-    let select = crate::query::narrow::<V>(query.select, &request, &order);
-    let page = PageQuery { select, order, limit, offset };
-    Ok(V::Pagination::paginate::<V>(page, &request).await?.into_response())
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        let page = page_query::<V>(&request, filters, limit, offset)?;
+        Ok(V::Pagination::paginate::<V>(page, &request).await?.into_response())
+    }
+}
+
+/// The scoped, filtered query of a list, with its effective ordering and window.
+fn page_query<V: Hooks>(
+    request: &RequestContext,
+    filters: Filters,
+    limit: u64,
+    offset: u64,
+) -> Result<PageQuery<V::Entity>, ApiError> {
+    let query = access::scoped_list::<V>(request, &filters)?;
+    let order = effective_order::<V>(&query, request);
+    let select = crate::query::narrow::<V>(query.select, request, &order);
+    Ok(PageQuery { select, order, limit, offset })
 }
 
 /// Default `retrieve`.
-pub async fn retrieve<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
-    let model = access::fetch_visible::<V>(&request, &pk).await?;
-    if request.expand.is_empty() {
-        return Ok(detail::<V>(model, &request, StatusCode::OK));
+pub fn retrieve<V: Hooks>(
+    pk: Lookup,
+    request: RequestContext,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        let model = access::fetch_visible::<V>(&request, &pk).await?;
+        if request.expand.is_empty() {
+            return Ok(detail::<V>(model, &request, StatusCode::OK));
+        }
+        let mut embedded =
+            crate::embed::embed_rows::<V>(std::slice::from_ref(&model), &request.expand, &request).await?;
+        let mut value = access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &request.left_out());
+        crate::embed::attach(&mut value, embedded.pop().unwrap_or_default());
+        Ok(etag::tagged_json(StatusCode::OK, &value))
     }
-    let mut embedded = crate::embed::embed_rows::<V>(std::slice::from_ref(&model), &request.expand, &request).await?;
-    let mut value = access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &request.left_out());
-    crate::embed::attach(&mut value, embedded.pop().unwrap_or_default());
-    Ok(etag::tagged_json(StatusCode::OK, &value))
 }
 
 /// A record as the detail representation, without the fields hidden from this caller, with its `ETag` (the hash
@@ -64,15 +88,20 @@ pub fn detail<V: ViewSet>(model: ModelOf<V>, request: &RequestContext, status: S
 }
 
 /// Default `create`: validate, insert, 201 with the record.
-pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Result<Response, ApiError> {
-    data.validate()?;
-    let mut active = data.into_active_model();
-    check_storable_body(&active)?;
-    stamp_tenant::<V>(&request, &mut active)?;
-    V::before_create(&request, &mut active)?;
-    let model = access::insert_decoded(&request.db, active, V::decode_rows).await.map_err(db_err::<V>)?;
-    publish::<V>(&request, Action::Created, &model);
-    Ok(detail::<V>(model, &request, StatusCode::CREATED))
+pub fn create<V: Hooks>(
+    data: V::Create,
+    request: RequestContext,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        data.validate()?;
+        let mut active = data.into_active_model();
+        check_storable_body(&active)?;
+        stamp_tenant::<V>(&request, &mut active)?;
+        V::before_create(&request, &mut active)?;
+        let model = access::insert_decoded(&request.db, active, V::decode_rows).await.map_err(db_err::<V>)?;
+        publish::<V>(&request, Action::Created, &model);
+        Ok(detail::<V>(model, &request, StatusCode::CREATED))
+    }
 }
 
 /// Default `update`: `If-Match` is checked against the record as this caller sees it (412), then only the sent
@@ -80,24 +109,30 @@ pub async fn create<V: Hooks>(data: V::Create, request: RequestContext) -> Resul
 /// happen in one transaction with the row locked ([`access::fetch_visible_locked`]): of two writers sending the
 /// same tag, one succeeds and the other gets 412. When nothing needs the old row
 /// ([`access::updates_in_one_statement`]) the write is one `UPDATE … RETURNING` through the same scope.
-pub async fn update<V: Hooks>(pk: Lookup, data: V::Update, request: RequestContext) -> Result<Response, ApiError> {
-    let (model, changed) = if etag::is_conditional(&request.headers) {
-        let txn = access::begin_locking::<V>(&request).await?;
-        let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
-        etag::check_if_match::<V>(&request, &model)?;
-        let written = write_update::<V, _>(&txn, model, data).await?;
-        crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
-        written
-    } else if !data.is_empty() && access::updates_in_one_statement::<V>(&request.db) {
-        (access::update_in_scope::<V>(&request, &pk, data).await?, true)
-    } else {
-        let model = access::fetch_visible::<V>(&request, &pk).await?;
-        write_update::<V, _>(&request.db, model, data).await?
-    };
-    if changed {
-        publish::<V>(&request, Action::Updated, &model);
+pub fn update<V: Hooks>(
+    pk: Lookup,
+    data: V::Update,
+    request: RequestContext,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        let (model, changed) = if etag::is_conditional(&request.headers) {
+            let txn = access::begin_locking::<V>(&request).await?;
+            let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
+            etag::check_if_match::<V>(&request, &model)?;
+            let written = write_update::<V, _>(&txn, model, data).await?;
+            crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
+            written
+        } else if !data.is_empty() && access::updates_in_one_statement::<V>(&request.db) {
+            (access::update_in_scope::<V>(&request, &pk, data).await?, true)
+        } else {
+            let model = access::fetch_visible::<V>(&request, &pk).await?;
+            write_update::<V, _>(&request.db, model, data).await?
+        };
+        if changed {
+            publish::<V>(&request, Action::Updated, &model);
+        }
+        Ok(detail::<V>(model, &request, StatusCode::OK))
     }
-    Ok(detail::<V>(model, &request, StatusCode::OK))
 }
 
 /// Validates `data` and writes the sent columns of `model` through `db` (nothing when `data` is empty); whether
@@ -120,21 +155,26 @@ async fn write_update<V: Hooks, C: ConnectionTrait>(
 
 /// Default `delete`: `If-Match` checked as for `update` (412, in one transaction with the row locked), then 200
 /// `{"deleted": true, "id": <primary key>}`.
-pub async fn delete<V: Hooks>(pk: Lookup, request: RequestContext) -> Result<Response, ApiError> {
-    let event = if etag::is_conditional(&request.headers) {
-        let txn = access::begin_locking::<V>(&request).await?;
-        let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
-        etag::check_if_match::<V>(&request, &model)?;
-        let event = delete_record::<V, _>(&txn, model).await?;
-        crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
-        event
-    } else {
-        let model = access::fetch_visible::<V>(&request, &pk).await?;
-        delete_record::<V, _>(&request.db, model).await?
-    };
-    let id = event.pk.clone();
-    request.events.publish(event);
-    Ok(Json(json!({"deleted": true, "id": id})).into_response())
+pub fn delete<V: Hooks>(
+    pk: Lookup,
+    request: RequestContext,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        let event = if etag::is_conditional(&request.headers) {
+            let txn = access::begin_locking::<V>(&request).await?;
+            let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
+            etag::check_if_match::<V>(&request, &model)?;
+            let event = delete_record::<V, _>(&txn, model).await?;
+            crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
+            event
+        } else {
+            let model = access::fetch_visible::<V>(&request, &pk).await?;
+            delete_record::<V, _>(&request.db, model).await?
+        };
+        let id = event.pk.clone();
+        request.events.publish(event);
+        Ok(Json(json!({"deleted": true, "id": id})).into_response())
+    }
 }
 
 /// Deletes `model` through `db`; the event to publish once the delete is committed.
