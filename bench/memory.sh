@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Where the Rust servers' resident memory goes: bash bench/memory.sh [servers]
+# Where the Rust servers' resident memory goes: bash bench/memory.sh [servers] [workload]
 #   servers   comma list of viewset, viewset/router, seaorm, sqlx (default: all four; viewset/router is the viewset server
 #             given to axum::serve as a Router, which axum copies for every connection, instead of into_make_service())
+#   workload  retrieve (default: GET /api/posts/<random id>) or list (GET /api/posts/?author_id=3&ordering=-views&limit=20,
+#             run.sh's "list: filter + ordering", whose page and count hold two pool connections per request)
 # For each server, on its own database with bench/seed.sql's rows:
 #   1. run normally: heap (RssAnon) and file-backed pages (RssFile), and the pages of the executable's code that are
 #      mapped and the 64 KiB windows they fall in (the kernel maps code around a page fault in windows of
 #      /sys/kernel/mm/.../fault_around_bytes, so a window costs 64 KiB however little of it runs), when the server
-#      listens, after its first retrieve, and after 5 s of retrieves on 64 connections;
+#      listens, after its first retrieve, and after 5 s of the workload on 64 connections;
 #   2. under valgrind's dhat, the same load for 6 s: the heap live at its peak, by what allocated it (bench/memory.py
 #      ROUTE_COPY and GROUPS: the route table axum copies per connection, hyper's connection buffers, in-flight
 #      request and query futures, the pool's connections, the runtime, other).
@@ -22,10 +24,16 @@ pg=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432}
 out="$root/bench/results/tmp-memory"
 mkdir -p "$out"
 port=18199
-lua="$out/retrieve.lua"
-cat >"$lua" <<'LUA'
+workload=${2:-retrieve}
+case $workload in
+  retrieve) path='"/api/posts/" .. math.random(1, 5000)'; label=retrieves ;;
+  list) path='"/api/posts/?author_id=3&ordering=-views&limit=20"'; label="list pages" ;;
+  *) echo "workload: retrieve or list" >&2; exit 2 ;;
+esac
+lua="$out/$workload.lua"
+cat >"$lua" <<LUA
 wrk.headers["Accept"] = "application/json"
-request = function() return wrk.format("GET", "/api/posts/" .. math.random(1, 5000)) end
+request = function() return wrk.format("GET", $path) end
 LUA
 
 fresh_db() { # name -> an empty database
@@ -63,7 +71,7 @@ for server in ${servers//,/ }; do
   sleep 0.2
   pages_table+=("$(row "after one retrieve" "$pid")")
   wrk -t1 -c64 -d5s -s "$lua" "http://127.0.0.1:$port" >/dev/null
-  pages_table+=("$(row "after 5 s of retrieves, 64 connections" "$pid")")
+  pages_table+=("$(row "after 5 s of $label, 64 connections" "$pid")")
   stop "$pid"
 
   fresh_db "$db"
@@ -85,7 +93,7 @@ echo "| server | when | heap (RssAnon) | file-backed (RssFile) | executable code
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${pages_table[@]}"
 echo
-echo "### Heap live at its peak under 64 connections of retrieves (KiB / blocks; valgrind dhat, t-gmax)"
+echo "### Heap live at its peak under 64 connections of $label (KiB / blocks; valgrind dhat, t-gmax)"
 echo
 header="| allocated by |"; rule="|---|"
 for s in "${heap_rows[@]}"; do header+=" $s |"; rule+="---|"; done

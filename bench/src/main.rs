@@ -11,12 +11,14 @@
 //!   1,000,000 rows, as ratios;
 //! - `fanout`: N stream subscribers, one write, time until each receives it (`fanout-client`: the subscribers'
 //!   process it starts);
+//! - `futures`: the size of the futures the viewset server's default handlers return (memory per request in flight);
 //! - `soak`: the blog's release binary under a mixed load with stream subscribers for minutes (`bench/soak.sh`).
 //!
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
 
 mod compile;
 mod fanout;
+mod futures;
 mod handwritten;
 mod harness;
 mod pages;
@@ -38,6 +40,7 @@ usage:
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
   viewset-bench fanout [--subscribers 10,100,1000,5000,10000]
+  viewset-bench futures
   viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
                      [--max-connections N] [--rate REQUESTS_PER_SECOND]";
 
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Some("fanout-client") => fanout::client(&args[1..]),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
         Some("reads") => reads::Options::parse(&args[1..]).and_then(reads::run),
+        Some("futures") => futures::run(),
         Some("soak") => soak::Options::parse(&args[1..]).and_then(soak::run),
         _ => Err(USAGE.to_string()),
     };
