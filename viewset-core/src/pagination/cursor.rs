@@ -43,12 +43,12 @@ impl Paginator for CursorPagination {
         Ok(Window { limit: query.bounded_int("limit", config.default_limit, 1, Some(max))?, offset: 0 })
     }
 
-    #[allow(clippy::manual_async_fn)] // an `async fn` would keep `page` twice (see below)
+    // An `async` block rather than an `async fn`, which would keep `page` twice (rust-lang/rust#62958).
+    #[allow(clippy::manual_async_fn)]
     fn paginate<V: ViewSet>(
         mut page: PageQuery<V::Entity>,
         request: &RequestContext,
     ) -> impl Future<Output = Result<PageBody, ApiError>> + Send {
-        // An `async` block rather than an `async fn`, which would keep `page` twice (rust-lang/rust#62958).
         async move {
             page.order.retain(|t| !t.computed.as_ref().is_some_and(|c| c.droppable));
             if let Some(computed) = page.order.iter().find_map(|t| t.computed.as_ref()) {

@@ -121,8 +121,12 @@ pub fn fetch_rows<'a, V: ViewSet>(
     db: &'a sea_orm::DatabaseConnection,
 ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
     let limit = page.limit;
-    let select = apply_order(page.select, &page.order, false).offset(page.offset).limit(limit);
-    select_rows::<V>(select, limit, db)
+    select_rows::<V>(ordered_window(page), limit, db)
+}
+
+/// `page`'s select with its ordering, offset and limit.
+fn ordered_window<E: EntityTrait>(page: PageQuery<E>) -> Select<E> {
+    apply_order(page.select, &page.order, false).offset(page.offset).limit(page.limit)
 }
 
 /// The rows of `select`, recorded as the `page` statement ([`crate::database::record_statements`]), read
@@ -182,8 +186,7 @@ impl CountedPage {
         let limit = page.limit;
         if V::CONFIG.custom_hooks {
             let inner = unordered(page.select.clone(), backend);
-            let select = apply_order(page.select, &page.order, false).offset(page.offset).limit(limit);
-            return CountedPage { page: select.build(backend), inner, limit };
+            return CountedPage { page: ordered_window(page).build(backend), inner, limit };
         }
         let inner = page.select.build(backend);
         let page = page_sql::page_statement(std::any::TypeId::of::<V>(), page, &inner, backend);
