@@ -25,16 +25,15 @@ out="$root/bench/results/tmp-memory"
 mkdir -p "$out"
 port=18199
 workload=${2:-retrieve}
+source "$root/bench/workloads.sh"
 case $workload in
-  retrieve) path='"/api/posts/" .. math.random(1, 5000)'; label=retrieves ;;
-  list) path='"/api/posts/?author_id=3&ordering=-views&limit=20"'; label="list pages" ;;
+  retrieve) label=retrieves ;;
+  list) label="list pages" ;;
   *) echo "workload: retrieve or list" >&2; exit 2 ;;
 esac
 lua="$out/$workload.lua"
-cat >"$lua" <<LUA
-wrk.headers["Accept"] = "application/json"
-request = function() return wrk.format("GET", $path) end
-LUA
+# `list` is profile.sh's and run.sh's plain list ("list: filter + ordering").
+lua "$([[ $workload == list ]] && echo list_plain || echo retrieve)" >"$lua"
 
 fresh_db() { # name -> an empty database
   psql -q "$pg/postgres" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)" \
