@@ -30,7 +30,7 @@ pg=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432}
 out="$root/bench/results/tmp-profile"
 mkdir -p "$out"
 
-source "$root/bench/workloads.sh" # lua: workload -> wrk script
+source "$root/bench/workloads.sh" # lua: workload -> wrk script; answering; deep_path
 
 mallocs() { # dump -> calls to malloc in it
   awk '/^c?fn=\(/ { id = $0; sub(/^c?fn=\(/, "", id); name = id; sub(/\).*/, "", id); sub(/^[0-9]+\) ?/, "", name)
@@ -57,16 +57,10 @@ for server in ${servers//,/ }; do
     valgrind --tool=callgrind "${cache_flags[@]}" --instr-atstart=no --callgrind-out-file="$out/$server-$workload.%p.out" \
       "$bin" serve "$server" --db "$pg/$db" --bind "127.0.0.1:$port" >"$out/$server-$workload.log" 2>&1 &
     vg=$!
-    for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$port/api/posts/?limit=1" >/dev/null 2>&1 && break; sleep 0.5; done
+    answering "$port"
     psql -q "$pg/$db" -f "$root/bench/seed.sql" >/dev/null
     deep=
-    if [[ $workload == deep_cursor ]]; then
-      deep="/cursor/posts/?limit=100"
-      for _ in $(seq 1 20); do
-        deep=$(curl -fsS "http://127.0.0.1:$port$deep" | python3 -c 'import json, sys; n = json.load(sys.stdin)["next"]; print(n[n.index("/cursor/"):])')
-      done
-      deep=${deep/limit=100/limit=20}
-    fi
+    [[ $workload == deep_cursor ]] && deep=$(deep_path "$port")
     lua "$workload" "$deep" >"$out/$workload.lua"
     wrk -t1 -c1 -d2s -s "$out/$workload.lua" "http://127.0.0.1:$port" >/dev/null # warm-up, not counted
     callgrind_control -i on "$vg" >/dev/null 2>&1

@@ -29,7 +29,7 @@ seconds=${SAMPLE_SECONDS:-8}
 pg=${BENCH_PG_URL:-postgres://postgres@127.0.0.1:5432}
 out="$root/bench/results/tmp-sample"
 rm -rf "$out" && mkdir -p "$out"
-source "$root/bench/workloads.sh" # lua: workload -> wrk script
+source "$root/bench/workloads.sh" # lua: workload -> wrk script; answering; deep_path
 
 declare -A pid port
 stop() { for s in "${!pid[@]}"; do kill "${pid[$s]}" 2>/dev/null || true; done; }
@@ -43,17 +43,9 @@ for server in ${servers//,/ }; do
   # The schema comes from the blog's migrations (run by the server itself at start), then the bench's rows.
   "$bin" serve "$server" --db "$pg/$db" --bind "127.0.0.1:${port[$server]}" >"$out/$server.log" 2>&1 &
   pid[$server]=$!
-  for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:${port[$server]}/api/posts/?limit=1" >/dev/null 2>&1 && break; sleep 0.5; done
+  answering "${port[$server]}"
   psql -q "$pg/$db" -f "$root/bench/seed.sql" >/dev/null
 done
-
-deep_path() { # port -> the cursor page 2,000 rows deep, as profile.sh reaches it
-  local deep="/cursor/posts/?limit=100"
-  for _ in $(seq 1 20); do
-    deep=$(curl -fsS "http://127.0.0.1:$1$deep" | python3 -c 'import json, sys; n = json.load(sys.stdin)["next"]; print(n[n.index("/cursor/"):])')
-  done
-  echo "${deep/limit=100/limit=20}"
-}
 
 for workload in ${workloads//,/ }; do
   for server in ${servers//,/ }; do

@@ -1,6 +1,6 @@
-# The wrk scripts of the Rust servers' workloads, one definition for bench/profile.sh and bench/memory.sh (sourced,
-# not run). lua WORKLOAD [DEEP_PATH] prints the script; its `done` prints the requests and errors wrk counted.
-# run.sh's workloads are the same requests, written in bench/src (the `run` command).
+# The wrk scripts of the Rust servers' workloads, one definition for bench/profile.sh, bench/sample.sh and
+# bench/memory.sh (sourced, not run). lua WORKLOAD [DEEP_PATH] prints the script; its `done` prints the requests and
+# errors wrk counted. run.sh's workloads are the same requests, written in bench/src (the `run` command).
 lua() { # workload -> wrk script
   case $1 in
     retrieve) echo 'wrk.headers["Accept"] = "application/json"
@@ -22,4 +22,16 @@ wrk.headers["Content-Type"] = "application/json"
 request = function() return wrk.format("PATCH", "/api/posts/" .. math.random(1, 5000), nil, "{\"views\": " .. math.random(0, 1000000) .. "}") end' ;;
   esac
   echo 'done = function(s) io.write("REQUESTS " .. s.requests .. " ERRORS " .. (s.errors.status + s.errors.connect + s.errors.read + s.errors.write + s.errors.timeout) .. "\n") end'
+}
+
+answering() { # port -> waits until the server there answers a list request (at most 60 s)
+  for _ in $(seq 1 120); do curl -fsS "http://127.0.0.1:$1/api/posts/?limit=1" >/dev/null 2>&1 && return 0; sleep 0.5; done
+}
+
+deep_path() { # port -> the deep_cursor workload's path: the cursor page 2,000 rows deep, reached by following `next`
+  local deep="/cursor/posts/?limit=100"
+  for _ in $(seq 1 20); do
+    deep=$(curl -fsS "http://127.0.0.1:$1$deep" | python3 -c 'import json, sys; n = json.load(sys.stdin)["next"]; print(n[n.index("/cursor/"):])')
+  done
+  echo "${deep/limit=100/limit=20}"
 }
