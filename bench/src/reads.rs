@@ -6,13 +6,13 @@
 //! - `?count=none` and `?count=estimated` against `?count=exact` on a table of 1,000,000 posts, page 1 and a deep
 //!   page.
 //!
-//! Before timing, every variant is run once with its HTTP requests and SQL statements counted (a metric callback on
-//! the server's connection) and its answer checked against the baseline's (same posts, same authors, same page).
+//! Before timing, every variant is run once with its HTTP requests and SQL statements counted (the store's
+//! `viewset::sql` spans, seen only while counting) and its answer checked against the baseline's (same posts, same authors, same page).
 //! Then the cases run in interleaved rounds of sequential requests; the output is the median and p95 latency per
 //! case and their ratios to the baseline measured in the same run, never a threshold.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -114,7 +114,40 @@ impl Case {
 struct Ctx {
     client: reqwest::Client,
     base: String,
-    statements: Arc<AtomicUsize>,
+    statements: Arc<Statements>,
+}
+
+/// The statements the server ran while `counting` is on, counted from the store's statement hook. Off, the hook's
+/// span is disabled, so timed runs pay for no subscriber.
+#[derive(Default)]
+struct Statements {
+    counting: AtomicBool,
+    seen: AtomicUsize,
+}
+
+/// The `tracing` layer over [`Statements`].
+struct Counter(Arc<Statements>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Counter {
+    fn register_callsite(&self, metadata: &'static tracing::Metadata<'static>) -> tracing::subscriber::Interest {
+        match metadata.target() {
+            "viewset::sql" => tracing::subscriber::Interest::sometimes(),
+            _ => tracing::subscriber::Interest::never(),
+        }
+    }
+
+    fn enabled(&self, metadata: &tracing::Metadata<'_>, _: tracing_subscriber::layer::Context<'_, S>) -> bool {
+        metadata.target() == "viewset::sql" && self.0.counting.load(Ordering::SeqCst)
+    }
+
+    fn on_new_span(
+        &self,
+        _: &tracing::span::Attributes<'_>,
+        _: &tracing::span::Id,
+        _: tracing_subscriber::layer::Context<'_, S>,
+    ) {
+        self.0.seen.fetch_add(1, Ordering::SeqCst);
+    }
 }
 
 /// What one run of a case saw: posts with their authors (or the page), and the HTTP requests it took.
@@ -140,12 +173,12 @@ async fn measure(o: Options) -> Result<(), String> {
 }
 
 async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
-    let mut conn = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
-    let statements = Arc::new(AtomicUsize::new(0));
-    let seen = statements.clone();
-    conn.set_metric_callback(move |_| {
-        seen.fetch_add(1, Ordering::SeqCst);
-    });
+    let conn = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
+    let statements = Arc::new(Statements::default());
+    let counter =
+        tracing_subscriber::layer::SubscriberExt::with(tracing_subscriber::registry(), Counter(statements.clone()));
+    // The server's tasks run on every worker thread of this process's runtime.
+    let _ = tracing::subscriber::set_global_default(counter);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
     let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
     let app = blog::app(conn.clone());
@@ -279,18 +312,18 @@ async fn count_modes(ctx: &Ctx, pool: &sqlx::PgPool, o: &Options) -> Result<(), 
     Ok(())
 }
 
-/// Each case once, untimed: its outcome and the SQL statements the server ran for it (the reads through sea-orm's
-/// driver path while counting, where the metric callback sees them; timed runs read directly, as an app does).
+/// Each case once, untimed: its outcome and the SQL statements the server ran for it (counted from the store's
+/// statement hook, which sees the statements on the path the timed runs take).
 async fn counted(ctx: &Ctx, cases: &[Case]) -> Result<(Vec<Outcome>, Vec<usize>), String> {
     let (mut outcomes, mut statements) = (Vec::new(), Vec::new());
-    viewset_core::database::set_direct_reads(false);
+    ctx.statements.counting.store(true, Ordering::SeqCst);
     for case in cases {
-        ctx.statements.store(0, Ordering::SeqCst);
+        ctx.statements.seen.store(0, Ordering::SeqCst);
         let outcome = once(ctx, *case).await;
-        statements.push(ctx.statements.load(Ordering::SeqCst));
-        outcomes.push(outcome.inspect_err(|_| viewset_core::database::set_direct_reads(true))?);
+        statements.push(ctx.statements.seen.load(Ordering::SeqCst));
+        outcomes.push(outcome.inspect_err(|_| ctx.statements.counting.store(false, Ordering::SeqCst))?);
     }
-    viewset_core::database::set_direct_reads(true);
+    ctx.statements.counting.store(false, Ordering::SeqCst);
     Ok((outcomes, statements))
 }
 

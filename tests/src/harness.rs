@@ -15,16 +15,17 @@ use serde_json::Value;
 /// The SQL a connection ran, in order, each statement with its values written in (see [`recording`]).
 pub type Statements = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
 
-/// A clone of `db` whose every statement is appended to the returned [`Statements`] (through sea-orm's metric
-/// callback), for tests that check the SQL a request sends.
+/// `db` (cloned), and the [`Statements`] that every statement the store runs on this thread from now on is appended
+/// to, for tests that check the SQL a request sends. They are read from the store's statement hook (its
+/// `viewset::sql` spans), which sees every statement on the path production takes. A test's servers run on its own
+/// thread (a current-thread runtime), so the recording is this thread's default subscriber for the rest of the test.
 pub fn recording(db: &DatabaseConnection) -> (DatabaseConnection, Statements) {
-    // sea-orm calls a metric callback only on its own driver path.
-    viewset_core::database::set_direct_reads(false);
+    use tracing_subscriber::layer::SubscriberExt;
     let statements = Statements::default();
-    let mut recorded = db.clone();
-    let sink = statements.clone();
-    recorded.set_metric_callback(move |info| sink.lock().unwrap().push(info.statement.to_string()));
-    (recorded, statements)
+    let subscriber = tracing_subscriber::registry().with(crate::sql_spans::SqlSpans::new(statements.clone()));
+    // Kept for the rest of the thread, which is the rest of the test.
+    std::mem::forget(tracing::subscriber::set_default(subscriber));
+    (db.clone(), statements)
 }
 
 /// Which database a test runs on.

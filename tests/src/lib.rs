@@ -8,4 +8,5 @@ pub mod every_database;
 pub mod fixtures;
 pub mod harness;
 pub mod identities;
+pub mod sql_spans;
 pub mod studio_fixtures;

@@ -2,13 +2,10 @@
 //! blog's authors need an identity (anonymous callers see `null`) and show `email` to staff only. The SQL of a page
 //! with `expand=author` is one statement more than without, whatever the page size.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use viewset_tests::datagen::{Rng, insert_posts};
-use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::harness::{Backend, Statements, TestApp, TestDb, recording};
 use viewset_tests::on_every_database;
 
 on_every_database!(TestApp::blog => embeds_through_the_related_policy, refuses_what_cannot_be_embedded, embeds_on_retrieve_and_has_many);
@@ -105,26 +102,19 @@ async fn embeds_on_retrieve_and_has_many(app: TestApp) {
     assert_eq!(grace["posts"], json!([]));
 }
 
-/// The blog over a connection that counts every statement it runs.
-async fn counted_blog(backend: Backend) -> (TestApp, Arc<AtomicUsize>) {
+/// The blog, with every statement it runs recorded.
+async fn counted_blog(backend: Backend) -> (TestApp, Statements) {
     let (database, db) = TestDb::seeded_blog(backend).await;
     insert_posts(&db, 300, &mut Rng::new(7)).await;
-    let count = Arc::new(AtomicUsize::new(0));
-    let mut counted = db.clone();
-    // sea-orm calls a metric callback only on its own driver path.
-    viewset_core::database::set_direct_reads(false);
-    let seen = count.clone();
-    counted.set_metric_callback(move |_| {
-        seen.fetch_add(1, Ordering::SeqCst);
-    });
-    (TestApp::serve(blog::app(counted), db, database).await, count)
+    let (recorded, statements) = recording(&db);
+    (TestApp::serve(blog::app(recorded), db, database).await, statements)
 }
 
-async fn one_query_per_relation_whatever_the_page((app, count): (TestApp, Arc<AtomicUsize>)) {
+async fn one_query_per_relation_whatever_the_page((app, statements): (TestApp, Statements)) {
     let mut seen = Vec::new();
     for limit in [1, 10, 100] {
         for expand in ["", "&expand=author"] {
-            count.store(0, Ordering::SeqCst);
+            statements.lock().unwrap().clear();
             let body = get(&app, &format!("/api/posts/?limit={limit}{expand}"), BOB).await;
             assert_eq!(body["results"].as_array().map(Vec::len), Some(limit));
             if !expand.is_empty() {
@@ -132,7 +122,7 @@ async fn one_query_per_relation_whatever_the_page((app, count): (TestApp, Arc<At
                     body["results"].as_array().expect("results").iter().all(|p| p["author"]["id"] == p["author_id"])
                 );
             }
-            seen.push((limit, expand, count.load(Ordering::SeqCst)));
+            seen.push((limit, expand, statements.lock().unwrap().len()));
         }
     }
     // A page and its count are two statements; embedding authors adds one, for 1, 10 or 100 posts.

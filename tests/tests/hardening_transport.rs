@@ -52,16 +52,16 @@ async fn unreachable_url() -> String {
 /// The returned guard keeps the held connection and the test database.
 async fn blog_without_database(backend: Backend) -> (String, tokio::task::JoinHandle<()>, Box<dyn std::any::Any>) {
     if backend == Backend::Postgres {
-        let mut options = viewset_core::database::options(&unreachable_url().await);
+        let mut options = viewset_core::store::options(&unreachable_url().await);
         options.connect_lazy(true);
-        let db = viewset_core::database::connect_with(options).await.expect("a lazy pool connects later");
+        let db = viewset_core::store::connect_with(options).await.expect("a lazy pool connects later");
         let (base, server) = serve(blog::app(db)).await;
         return (base, server, Box::new(()));
     }
     let database = TestDb::create(backend).await;
-    let mut options = viewset_core::database::options(&database.url);
+    let mut options = viewset_core::store::options(&database.url);
     options.max_connections(1).min_connections(1);
-    let db = viewset_core::database::connect_with(options).await.expect("connect");
+    let db = viewset_core::store::connect_with(options).await.expect("connect");
     blog::migrations::Migrator::up(&db, None).await.expect("migrate");
     let held = db.begin().await.expect("hold the only connection");
     let (base, server) = serve(blog::app(db)).await;

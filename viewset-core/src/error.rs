@@ -170,6 +170,11 @@ impl From<DbErr> for ApiError {
     }
 }
 
+/// A database error of a statement on the table of `E`, as [`ApiError::from_db`] maps it.
+pub(crate) fn db_err<E: sea_orm::EntityName>(err: DbErr) -> ApiError {
+    ApiError::from_db(err, E::default().table_name())
+}
+
 impl ApiError {
     /// Like `From<DbErr>`, knowing the table so a PostgreSQL constraint name gives the column.
     pub fn from_db(err: DbErr, table: &str) -> Self {

@@ -53,7 +53,8 @@
 //! | [`events`] | record lifecycle events and their stream |
 //! | [`registration`] | routers, the [`Api`] registry, discovery, route paths |
 //! | [`openapi`] | the OpenAPI document |
-//! | [`request`], [`error`], [`database`] | the request context and state, the error type, connecting |
+//! | [`request`], [`error`] | the request context and state, the error type |
+//! | [`store`] | connecting, and building, caching, recording and running every statement |
 //! | [`limits`] | body, URI and header sizes, request timeout; JSON for every transport error |
 //! | [`auth`], [`password`], [`session`] | helpers the application calls (no route or middleware is installed by them): a bearer or cookie [`auth::Authenticate`] layer, Argon2id password hashes, signed expiring session tokens |
 //!
@@ -64,7 +65,6 @@
 pub mod access;
 pub mod actions;
 pub mod auth;
-pub mod database;
 pub mod embed;
 pub mod error;
 pub mod events;
@@ -77,14 +77,15 @@ pub mod registration;
 pub mod request;
 pub mod schema;
 pub mod session;
+pub mod store;
 pub mod viewset;
 
 pub use access::{Operation, Permission, Principal, RowPolicy};
-pub use database::connect;
 pub use error::ApiError;
 pub use registration::{Api, include_viewset};
 pub use request::{RequestContext, ServiceState};
 pub use schema::ModelSchema;
+pub use store::connect;
 pub use viewset::{Config, Hooks, ModelOf, ViewSet};
 pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 
@@ -104,7 +105,6 @@ pub mod prelude {
     };
     pub use crate::actions::JsonBody;
     pub use crate::auth::Authenticate;
-    pub use crate::database::connect;
     pub use crate::error::ApiError;
     pub use crate::limits::Limits;
     pub use crate::pagination::{CursorPagination, LimitOffsetPagination, PageNumberPagination};
@@ -115,6 +115,7 @@ pub mod prelude {
     pub use crate::registration::{Api, include_viewset};
     pub use crate::request::{RequestContext, ServiceState};
     pub use crate::session::SessionSigner;
+    pub use crate::store::connect;
     pub use crate::viewset::{Hooks, ViewSet};
     pub use crate::{ModelSchema, ModelViewSet};
 }

@@ -10,11 +10,12 @@
 //! | the rows of a list: `get_queryset`, the filter backends, then the row policies again | [`scoped_list`] |
 //! | one record as the caller may see it, after object permissions | [`fetch_visible`] (by `{pk}`, or [`fetch_visible_with`] an action's list) or [`fetch_where`] |
 //! | the same, locked for a conditional write inside a transaction | [`begin_locking`], then [`fetch_visible_locked`] |
-//! | a PATCH in one `UPDATE … RETURNING` through the same scope, when nothing needs the old row | [`updates_in_one_statement`], then [`update_in_scope`] |
+//! | a PATCH in one `UPDATE … RETURNING` through the same scope, when the ViewSet's [`Plan`](crate::store::Plan) allows it | [`update_in_scope`] |
 //! | the fields a caller may see and write | set by [`admit`]: [`RequestContext::hidden_fields`], [`RequestContext::restricted_fields`] |
 //!
 //! The building blocks live in this module too: the [`Principal`] the application attaches, [`Permission`]s and
-//! their composition, [`RowPolicy`]s and field visibility.
+//! their composition, [`RowPolicy`]s and field visibility. This module decides who and which rows; the
+//! [`store`](crate::store) runs the statements.
 //!
 //! ```
 //! # mod post { use sea_orm::entity::prelude::*;
@@ -37,7 +38,6 @@
 //! }
 //! ```
 
-mod cached;
 mod composition;
 pub(crate) mod fields;
 mod lookup;
@@ -47,10 +47,7 @@ mod policy;
 mod principal;
 mod write;
 
-use sea_orm::{
-    ColumnTrait, Condition, DatabaseTransaction, QueryFilter, QuerySelect, QueryTrait, Select, SqliteTransactionMode,
-    TransactionOptions, TransactionTrait,
-};
+use sea_orm::{ColumnTrait, Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select};
 
 pub use composition::{And, Not, Or, PermissionExt};
 pub use fields::{Items, sparse_fields, visible};
@@ -63,14 +60,13 @@ pub use permission::{
 };
 pub use policy::{RowPolicy, required_condition, stamp_tenant};
 pub use principal::Principal;
-pub(crate) use write::insert_decoded;
-pub use write::{insert_returning, update_in_scope, updates_in_one_statement};
+pub use write::update_in_scope;
 
 use crate::error::ApiError;
 use crate::query::columns::column;
 use crate::query::{Filters, ListQuery, apply_exact_filters_except};
 use crate::request::RequestContext;
-use crate::viewset::handlers::db_err;
+use crate::store::{Find, On, Plan};
 use crate::viewset::{Hooks, ModelOf};
 
 /// A list of permissions, visited in order: what `permission_classes` compiles to (a ViewSet's
@@ -140,14 +136,14 @@ pub fn scoped_query<V: Hooks>(request: &RequestContext, filters: &Filters) -> Re
 /// The list query of `request`: `get_queryset`, the filter backends, then the required row policies again (so
 /// no query parameter and no backend can drop them). Ordering terms are in the returned [`ListQuery`].
 pub fn scoped_list<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<ListQuery<V::Entity>, ApiError> {
-    let base = if V::CONFIG.custom_hooks {
-        V::get_queryset(request, filters)?
-    } else {
+    let backend = request.db.get_database_backend();
+    let base = if Plan::of::<V>(backend).default_scope {
         // The default `get_queryset`, from the entity's select with its column list rendered once. A parameter both
         // allowlists name is one condition, not two: `ServiceFilterBackend` reads it as the same exact match.
-        let backend = request.db.get_database_backend();
         let by_backend: &[&str] = if V::CONFIG.filters_with_lookups() { V::CONFIG.filterable_fields } else { &[] };
-        apply_exact_filters_except(crate::query::prototype::find::<V::Entity>(backend), filters, backend, by_backend)?
+        apply_exact_filters_except(crate::store::prototype::<V::Entity>(backend), filters, backend, by_backend)?
+    } else {
+        V::get_queryset(request, filters)?
     };
     let mut query = V::filter_queryset(ListQuery::new(base), request)?;
     query.select = with_required::<V>(query.select, request)?;
@@ -187,21 +183,22 @@ pub async fn fetch_scoped<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Re
     find_by_lookup::<V>(request, pk).await?.ok_or(ApiError::NotFound)
 }
 
-/// The record at `pk` through [`scoped_query`]; when the scope is the default `get_queryset` and no required row
-/// policy applies, with the lookup statement built once per ViewSet ([`cached`]).
+/// The record at `pk` through [`scoped_query`]: in the default scope with no required row policy for this caller,
+/// the lookup alone (a statement the store builds once per ViewSet).
 async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<Option<ModelOf<V>>, ApiError> {
-    if V::CONFIG.custom_hooks {
-        return find_scoped::<V>(request, lookup_condition::<V>(pk)?).await;
-    }
-    let statement = match required_condition::<V>(request)? {
-        None => cached::lookup_statement::<V>(request.db.get_database_backend(), pk)?,
-        // `scoped_query` with the condition already worked out.
-        Some(required) => {
-            let scope = narrowed::<V>(V::get_queryset(request, &Filters::new())?, Some(required));
-            scope.filter(lookup_condition::<V>(pk)?).limit(1).build(request.db.get_database_backend())
+    let condition = lookup_condition::<V>(pk)?;
+    let what = if Plan::of::<V>(request.db.get_database_backend()).default_scope {
+        match required_condition::<V>(request)? {
+            None => Find::Lookup { value: pk.value.clone(), condition },
+            // `scoped_query` with the condition already worked out.
+            Some(required) => {
+                Find::First(narrowed::<V>(V::get_queryset(request, &Filters::new())?, Some(required)).filter(condition))
+            }
         }
+    } else {
+        Find::First(scoped_query::<V>(request, &Filters::new())?.filter(condition))
     };
-    crate::database::query_one_decoded(&request.db, statement, V::decode_rows).await.map_err(db_err::<V>)
+    crate::store::find::<V>(On::Pool(&request.db), what).await
 }
 
 /// The one record meeting `condition` through [`scoped_query`] (404 outside it), after the object permissions of
@@ -220,9 +217,7 @@ pub async fn fetch_where<V: Hooks>(
 /// database's write lock from its first statement; on PostgreSQL [`fetch_visible_locked`] locks the row. Either
 /// way a second writer of the same record waits until this one commits, then reads what it wrote.
 pub async fn begin_locking<V: Hooks>(request: &RequestContext) -> Result<DatabaseTransaction, ApiError> {
-    let options =
-        TransactionOptions { sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate), ..Default::default() };
-    crate::database::boxed(|| request.db.begin_with_options(options)).await.map_err(db_err::<V>)
+    crate::store::begin_immediate::<V>(&request.db).await
 }
 
 /// [`fetch_visible`] inside `txn` (from [`begin_locking`]), the row locked until the transaction ends
@@ -257,15 +252,14 @@ pub async fn fetch_visible_locked<V: Hooks>(
     txn: &DatabaseTransaction,
 ) -> Result<ModelOf<V>, ApiError> {
     let select = scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?).lock_exclusive();
-    let model = crate::database::boxed(|| select.one(txn)).await.map_err(db_err::<V>)?.ok_or(ApiError::NotFound)?;
+    let model = crate::store::find::<V>(On::Txn(txn), Find::First(select)).await?.ok_or(ApiError::NotFound)?;
     V::permission_classes(&mut |p| permission::check_object(p, request, &model))?;
     Ok(model)
 }
 
 async fn find_scoped<V: Hooks>(request: &RequestContext, condition: Condition) -> Result<Option<ModelOf<V>>, ApiError> {
     let select = scoped_query::<V>(request, &Filters::new())?.filter(condition);
-    // Boxed: sea-orm's query futures are several KB, and each enclosing future would otherwise copy them.
-    crate::database::boxed(|| select.one(&request.db)).await.map_err(db_err::<V>)
+    crate::store::find::<V>(On::Pool(&request.db), Find::First(select)).await
 }
 
 fn lookup_condition<V: Hooks>(pk: &Lookup) -> Result<Condition, ApiError> {

@@ -5,8 +5,8 @@
 
 use sea_orm::sea_query::{Alias, CommonTableExpression, Expr, PostgresQueryBuilder, SqliteQueryBuilder, WithClause};
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityName, EntityTrait, IdenStatic, Iterable,
-    PrimaryKeyToColumn, QueryTrait, Statement, Value,
+    ColumnTrait, Condition, DbBackend, EntityName, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QueryTrait,
+    Statement, Value,
 };
 
 use crate::access;
@@ -15,7 +15,6 @@ use crate::query::Filters;
 use crate::query::columns::field_name;
 use crate::query::value::from_json;
 use crate::request::RequestContext;
-use crate::viewset::handlers::db_err;
 use crate::viewset::{Hooks, ModelOf};
 
 fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Option<Value> {
@@ -69,7 +68,6 @@ pub async fn could_see_deleted<V: Hooks>(
         DbBackend::Postgres => with.build(PostgresQueryBuilder),
         _ => with.build(SqliteQueryBuilder),
     };
-    let found =
-        request.db.query_one_raw(Statement::from_sql_and_values(backend, sql, values)).await.map_err(db_err::<V>)?;
-    Ok(found.is_some())
+    let statement = Statement::from_sql_and_values(backend, sql, values);
+    crate::store::exists::<V>(&request.db, statement, "visibility").await
 }

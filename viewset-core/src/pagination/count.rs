@@ -9,11 +9,10 @@
 
 use std::future::Future;
 
-use sea_orm::{ConnectionTrait, DbBackend, Statement};
-
-use super::{CountedPage, PageQuery};
+use super::PageQuery;
 use crate::error::ApiError;
 use crate::request::RequestContext;
+use crate::store::{CountedPage, estimate};
 use crate::viewset::{ModelOf, ViewSet};
 
 /// Below this planner estimate `estimated` counts exactly: a small count is cheap, and the planner's guess for a
@@ -139,28 +138,4 @@ pub fn fetch_with_count<'a, V: ViewSet>(
         };
         Ok((rows, counted, asked.is_some() || default != CountMode::Exact))
     }
-}
-
-/// The planner's row estimate for `inner` (the filtered select, rendered) on PostgreSQL (`EXPLAIN (FORMAT JSON)`,
-/// the top plan's `Plan Rows`); `None` on other databases, or when the plan cannot be read (then the count is
-/// exact, and an unreachable database is reported by that count like by any other query).
-async fn estimate(inner: &Statement, db: &sea_orm::DatabaseConnection) -> Option<u64> {
-    if db.get_database_backend() != DbBackend::Postgres {
-        return None;
-    }
-    let sql = format!("EXPLAIN (FORMAT JSON) {}", inner.sql);
-    let values = inner.values.as_ref().map(|v| v.0.clone()).unwrap_or_default();
-    let plan = match crate::database::boxed(|| {
-        db.query_one_raw(Statement::from_sql_and_values(DbBackend::Postgres, sql, values))
-    })
-    .await
-    {
-        Ok(Some(row)) => row.try_get::<serde_json::Value>("", "QUERY PLAN").ok(),
-        Ok(None) => None,
-        Err(e) => {
-            tracing::warn!(error = %e, "could not read the planner's estimate; counting exactly");
-            None
-        }
-    };
-    plan.and_then(|p| p[0]["Plan"]["Plan Rows"].as_f64()).map(|rows| rows.max(0.0) as u64)
 }

@@ -28,11 +28,6 @@ use crate::viewset::Hooks;
 /// Rows read and written per chunk.
 pub const CSV_CHUNK_ROWS: usize = 200;
 
-/// Whether `V`'s CSV list is streamed (its `list` is the default and its window is by limit/offset or page).
-pub(crate) fn streams<V: Hooks>() -> bool {
-    !V::CONFIG.custom_hooks && !V::Pagination::PARAMETERS.contains(&"cursor")
-}
-
 /// What the body still has to write.
 struct Export<V: Hooks> {
     request: RequestContext,
@@ -50,7 +45,7 @@ impl<V: Hooks> Export<V> {
         }
         let size = Ord::min(CSV_CHUNK_ROWS as u64, self.end - self.next);
         let select = self.select.clone().offset(self.next).limit(size);
-        let rows = select.all(&self.request.db).await.map_err(crate::viewset::handlers::db_err::<V>)?;
+        let rows = crate::store::all::<V>(&self.request.db, select, size as usize, "page").await?;
         self.next = if (rows.len() as u64) < size { self.end } else { self.next + size };
         let records = match serde_json::to_value(list_items::<V>(rows, &self.request).await?) {
             Ok(Value::Array(records)) => records,

@@ -146,9 +146,9 @@ async fn boundary_by_key<V: ViewSet>(
 ) -> Result<CursorToken, ApiError> {
     let key = order.last().ok_or_else(|| invalid_cursor("Invalid cursor"))?.column;
     let value = typed(key, &token.values[0])?.ok_or_else(|| invalid_cursor("Invalid cursor"))?;
-    let row = crate::database::boxed(|| V::Entity::find().filter(key.eq(value)).one(&request.db))
-        .await
-        .map_err(crate::viewset::handlers::db_err::<V>)?
+    let by_key = crate::store::Find::First(V::Entity::find().filter(key.eq(value)));
+    let row = crate::store::find::<V>(crate::store::On::Pool(&request.db), by_key)
+        .await?
         .ok_or_else(|| invalid_cursor("The record this cursor points at no longer exists; start again without it"))?;
     Ok(CursorToken { values: row_values::<V>(&row, order), by_key: false, ..token })
 }

@@ -20,7 +20,6 @@ mod lookups;
 mod narrow;
 pub(crate) mod ordering;
 mod params;
-pub(crate) mod prototype;
 pub(crate) mod related;
 mod search;
 pub(crate) mod text_match;

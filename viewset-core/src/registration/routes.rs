@@ -12,17 +12,17 @@ use futures_util::FutureExt;
 
 use crate::access::fields::reject_restricted_keys;
 use crate::access::{Lookup, Operation, admit};
-use crate::database::boxed;
 use crate::embed::SharedEmbedders;
 use crate::error::ApiError;
 use crate::pagination::csv::into_csv;
-use crate::pagination::{ListFormat, Paginator, stream_csv, streams};
+use crate::pagination::{ListFormat, Paginator, stream_csv};
 use crate::query::columns::column_names;
 use crate::query::{Filters, is_reserved_query_name};
 use crate::request::{RequestContext, RouteContext, ServiceState};
 use crate::schema::body::json_body;
 use crate::schema::explain::{BodyShape, explain};
 use crate::schema::{CreateSchema, UpdateSchema};
+use crate::store::{Plan, boxed};
 use crate::viewset::Hooks;
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
@@ -196,7 +196,7 @@ fn list_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Res
                 let left_out = request.left_out();
                 let mut header = column_names::<V::Entity>();
                 header.retain(|field| !left_out.contains(field));
-                if streams::<V>() {
+                if Plan::of::<V>(request.db.get_database_backend()).streams_csv {
                     return boxed(|| stream_csv::<V>(request, filters, header)).await;
                 }
                 into_csv(boxed(|| V::list(request, window.limit, window.offset, filters)).await?, &header).await

@@ -9,26 +9,19 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityName, EntityTrait, IntoActiveModel, Select};
+use sea_orm::{EntityTrait, IntoActiveModel, Select};
 use serde_json::json;
 
 use super::{Hooks, ModelOf, ViewSet, etag};
 use crate::access::{self, Lookup, stamp_tenant};
-use crate::error::ApiError;
+use crate::error::{ApiError, db_err};
 use crate::events::{Action, ChangeEvent, publish};
 use crate::pagination::{PageQuery, Paginator};
 use crate::query::ordering::effective_order;
 use crate::query::{Filters, apply_exact_filters};
 use crate::request::RequestContext;
 use crate::schema::{CreateSchema, ReadSchema, UpdateSchema, check_storable_body};
-
-fn table<V: ViewSet>() -> &'static str {
-    V::Entity::default().table_name()
-}
-
-pub(crate) fn db_err<V: ViewSet>(err: sea_orm::DbErr) -> ApiError {
-    ApiError::from_db(err, table::<V>())
-}
+use crate::store::{On, Plan};
 
 /// The base query: every record, narrowed by the router's exact-match `filters`.
 pub fn base_queryset<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<Select<V::Entity>, ApiError> {
@@ -98,7 +91,7 @@ pub fn create<V: Hooks>(
         check_storable_body(&active)?;
         stamp_tenant::<V>(&request, &mut active)?;
         V::before_create(&request, &mut active)?;
-        let model = access::insert_decoded(&request.db, active, V::decode_rows).await.map_err(db_err::<V>)?;
+        let model = crate::store::insert(&request.db, active, V::decode_rows).await.map_err(db_err::<V::Entity>)?;
         publish::<V>(&request, Action::Created, &model);
         Ok(detail::<V>(model, &request, StatusCode::CREATED))
     }
@@ -108,7 +101,7 @@ pub fn create<V: Hooks>(
 /// fields are written; omitted fields keep their values. With `If-Match` the read, the comparison and the write
 /// happen in one transaction with the row locked ([`access::fetch_visible_locked`]): of two writers sending the
 /// same tag, one succeeds and the other gets 412. When nothing needs the old row
-/// ([`access::updates_in_one_statement`]) the write is one `UPDATE … RETURNING` through the same scope.
+/// ([`Plan::update_in_one_statement`]) the write is one `UPDATE … RETURNING` through the same scope.
 pub fn update<V: Hooks>(
     pk: Lookup,
     data: V::Update,
@@ -119,14 +112,14 @@ pub fn update<V: Hooks>(
             let txn = access::begin_locking::<V>(&request).await?;
             let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
             etag::check_if_match::<V>(&request, &model)?;
-            let written = write_update::<V, _>(&txn, model, data).await?;
-            crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
+            let written = write_update::<V>(On::Txn(&txn), model, data).await?;
+            crate::store::commit::<V>(txn).await?;
             written
-        } else if !data.is_empty() && access::updates_in_one_statement::<V>(&request.db) {
+        } else if !data.is_empty() && Plan::of::<V>(request.db.get_database_backend()).update_in_one_statement {
             (access::update_in_scope::<V>(&request, &pk, data).await?, true)
         } else {
             let model = access::fetch_visible::<V>(&request, &pk).await?;
-            write_update::<V, _>(&request.db, model, data).await?
+            write_update::<V>(On::Pool(&request.db), model, data).await?
         };
         if changed {
             publish::<V>(&request, Action::Updated, &model);
@@ -135,10 +128,10 @@ pub fn update<V: Hooks>(
     }
 }
 
-/// Validates `data` and writes the sent columns of `model` through `db` (nothing when `data` is empty); whether
+/// Validates `data` and writes the sent columns of `model` on `on` (nothing when `data` is empty); whether
 /// anything was written.
-async fn write_update<V: Hooks, C: ConnectionTrait>(
-    db: &C,
+async fn write_update<V: Hooks>(
+    on: On<'_>,
     model: ModelOf<V>,
     data: V::Update,
 ) -> Result<(ModelOf<V>, bool), ApiError> {
@@ -149,8 +142,7 @@ async fn write_update<V: Hooks, C: ConnectionTrait>(
     let mut active = model.into_active_model();
     data.apply(&mut active);
     check_storable_body(&active)?;
-    let model = crate::database::boxed(|| active.update(db)).await.map_err(db_err::<V>)?;
-    Ok((model, true))
+    Ok((crate::store::update::<V>(on, active).await?, true))
 }
 
 /// Default `delete`: `If-Match` checked as for `update` (412, in one transaction with the row locked), then 200
@@ -164,12 +156,12 @@ pub fn delete<V: Hooks>(
             let txn = access::begin_locking::<V>(&request).await?;
             let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
             etag::check_if_match::<V>(&request, &model)?;
-            let event = delete_record::<V, _>(&txn, model).await?;
-            crate::database::boxed(|| txn.commit()).await.map_err(db_err::<V>)?;
+            let event = delete_record::<V>(On::Txn(&txn), model).await?;
+            crate::store::commit::<V>(txn).await?;
             event
         } else {
             let model = access::fetch_visible::<V>(&request, &pk).await?;
-            delete_record::<V, _>(&request.db, model).await?
+            delete_record::<V>(On::Pool(&request.db), model).await?
         };
         let id = event.pk.clone();
         request.events.publish(event);
@@ -177,13 +169,9 @@ pub fn delete<V: Hooks>(
     }
 }
 
-/// Deletes `model` through `db`; the event to publish once the delete is committed.
-async fn delete_record<V: Hooks, C: ConnectionTrait>(db: &C, model: ModelOf<V>) -> Result<ChangeEvent, ApiError> {
+/// Deletes `model` on `on`; the event to publish once the delete is committed.
+async fn delete_record<V: Hooks>(on: On<'_>, model: ModelOf<V>) -> Result<ChangeEvent, ApiError> {
     let event = ChangeEvent::of::<V>(Action::Deleted, &model);
-    // A foreign-key failure of a delete means other records still point at this one.
-    crate::database::boxed(|| model.into_active_model().delete(db)).await.map_err(|e| match db_err::<V>(e) {
-        ApiError::ForeignKeyViolation => ApiError::StillReferenced,
-        other => other,
-    })?;
+    crate::store::delete::<V>(on, model).await?;
     Ok(event)
 }

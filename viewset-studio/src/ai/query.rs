@@ -1,9 +1,9 @@
 //! `POST /ai/query/execute`: a structured read-only query `{viewset, filters, search, ordering, limit, offset,
 //! cursor}` run as the ViewSet's list tool (its `GET` list route, as the caller), never SQL from the client. The
 //! answer has the rows and count the list route returned, the SQL statements it ran (recorded from the very
-//! statements, see `viewset_core::database::record_statements`) with their times, and the whole call's time. With
+//! statements, see `viewset_core::store::record_statements`) with their times, and the whole call's time. With
 //! `"explain": true` (a debug panel: only when Studio runs in debug mode) each statement also carries the
-//! database's plan (`viewset_core::database::explain`: planned with its own bound values, never run again).
+//! database's plan (`viewset_core::store::explain`: planned with its own bound values, never run again).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -14,9 +14,9 @@ use axum::http::{Extensions, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use viewset_core::database::record_statements;
 use viewset_core::query::is_reserved_query_name;
 use viewset_core::registration::ToolOperation;
+use viewset_core::store::record_statements;
 
 use super::AiState;
 use super::dispatch::{self, Caller};
@@ -112,7 +112,7 @@ pub(super) async fn execute(
     let mut sql = serde_json::to_value(&statements).unwrap_or_default();
     if query.explain {
         for (recorded, shown) in statements.iter().zip(sql.as_array_mut().into_iter().flatten()) {
-            shown["plan"] = match viewset_core::database::explain(&state.inner.db, recorded).await {
+            shown["plan"] = match viewset_core::store::explain(&state.inner.db, recorded).await {
                 Ok(plan) => json!(plan),
                 Err(e) => json!({"error": e.to_string()}),
             };

@@ -11,13 +11,10 @@ use std::any::TypeId;
 use std::mem::Discriminant;
 use std::sync::Arc;
 
-use sea_orm::{ActiveModelTrait, ActiveValue, DbBackend, EntityTrait, Iterable, QueryFilter, QuerySelect, QueryTrait};
-use sea_orm::{Statement, Value};
+use sea_orm::{ActiveModelTrait, ActiveValue, Condition, DbBackend, EntityTrait, Iterable, QueryFilter, QuerySelect};
+use sea_orm::{QueryTrait, Statement, Value};
 
-use super::{Lookup, lookup_condition};
-use crate::database::memo::Memo;
-use crate::error::ApiError;
-use crate::viewset::Hooks;
+use super::memo::Memo;
 
 /// Which statement of a ViewSet (or, for an insert, of an entity): the detail lookup, or a PATCH or an insert of
 /// the columns whose bits are set.
@@ -61,35 +58,37 @@ fn statement<E>(
     Ok(statement)
 }
 
-/// The statement reading the record at `pk` of `V` on `backend` (unscoped: call it only when the scope adds
-/// nothing, see [`super::fetch_visible`]).
-pub(super) fn lookup_statement<V: Hooks>(backend: DbBackend, pk: &Lookup) -> Result<Statement, ApiError> {
+/// The statement reading the record of `V` whose lookup field is `value` (`lookup` is that condition) on
+/// `backend`, unscoped: the store uses it only when the caller's scope adds nothing to the lookup.
+pub(super) fn lookup<V: 'static, E: EntityTrait>(backend: DbBackend, value: Value, lookup: Condition) -> Statement {
     // Room for the `LIMIT` the cached statement adds.
     let mut values = Vec::with_capacity(2);
-    values.push(pk.value.clone());
-    statement(TypeId::of::<V>(), backend, Shape::Lookup, values, || {
-        Ok(V::Entity::find().filter(lookup_condition::<V>(pk)?).limit(1).build(backend))
-    })
+    values.push(value);
+    let built = statement(TypeId::of::<V>(), backend, Shape::Lookup, values, || {
+        Ok::<_, std::convert::Infallible>(E::find().filter(lookup).limit(1).build(backend))
+    });
+    let Ok(statement) = built;
+    statement
 }
 
-/// The `UPDATE … RETURNING` writing the set columns of `active` to the record at `pk` (unscoped: call it only when
-/// no required row policy applies, see [`super::update_in_scope`]); `build` makes it through sea-query.
-pub(super) fn update_statement<V: Hooks>(
+/// The `UPDATE … RETURNING` writing the set columns of `active` to the record of `V` whose lookup field is `value`
+/// (unscoped: only when no required row policy applies); `build` makes it through sea-query.
+pub(super) fn update<V: 'static, A: ActiveModelTrait, E>(
     backend: DbBackend,
-    active: &<V::Entity as EntityTrait>::ActiveModel,
-    pk: &Lookup,
-    build: impl FnOnce() -> Result<Statement, ApiError>,
-) -> Result<Statement, ApiError> {
+    active: &A,
+    value: Value,
+    build: impl FnOnce() -> Result<Statement, E>,
+) -> Result<Statement, E> {
     let Some((mask, mut values)) = set_columns(active, |value| matches!(value, ActiveValue::Set(_))) else {
         return build();
     };
-    values.push(pk.value.clone());
+    values.push(value);
     statement(TypeId::of::<V>(), backend, Shape::Update(mask), values, build)
 }
 
 /// The `INSERT … RETURNING` of `active` (its set and unchanged columns, as sea-orm's `Insert::one` writes them);
 /// `build` makes it through sea-query.
-pub(super) fn insert_statement<A: ActiveModelTrait, E>(
+pub(super) fn insert<A: ActiveModelTrait, E>(
     backend: DbBackend,
     active: &A,
     build: impl FnOnce() -> Result<Statement, E>,

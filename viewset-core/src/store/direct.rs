@@ -1,16 +1,7 @@
-//! The generated reads sent to sqlx directly, on the pool sea-orm opened: the statement is built by sea-query as
-//! before and the rows come back as sea-orm `QueryResult`s, but sea-orm's driver call around the query is left out.
-//!
-//! That call (`SqlxPostgresPoolConnection::query_one` and its kin) is an `async fn` under `#[instrument]`, which
-//! builds its body's future (the pool's acquire and the query, about 9 KB) and then moves it whole into the
-//! instrumented wrapper: a 9 KB `memcpy` on every query, a tenth of a retrieve's instructions (BENCHMARKS.md), and
-//! a clone of the statement's values. Here the values are moved and the futures are written where they run.
-//!
-//! What differs from going through sea-orm: a metric callback set with `DatabaseConnection::set_metric_callback`
-//! is not called for these reads (sea-orm keeps it private, so it cannot be called from here; `set_direct_reads`
-//! turns this path off for a process that relies on one), and sea-orm's `trace`-level span is not opened; sqlx's
-//! own statement logging and spans run as usual. Errors are mapped to the same `DbErr` variants sea-orm maps them
-//! to, so the answers (503 on an unreachable pool, …) are unchanged.
+//! Statements sent to sqlx directly, on the pool sea-orm opened: built by sea-query as before, rows back as sea-orm
+//! `QueryResult`s, errors mapped to the `DbErr` variants sea-orm maps them to; only sea-orm's driver call, whose
+//! `#[instrument]` wrapper moved a ~9 KB future on every query, is left out (BENCHMARKS.md, "Instructions per
+//! request"). The statement hook sees these statements as it sees the others (`observe.rs`).
 
 use sea_orm::{ConnAcquireErr, DbErr, QueryResult, RuntimeErr, Statement, Values};
 use sea_query_sqlx::SqlxValues;

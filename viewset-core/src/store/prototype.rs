@@ -15,7 +15,7 @@ use std::mem::Discriminant;
 use sea_orm::sea_query::Expr;
 use sea_orm::{DbBackend, EntityTrait, QuerySelect, QueryTrait, Select};
 
-use crate::database::memo::Memo;
+use super::memo::Memo;
 
 /// A prototype `Select<E>` of the entity `E`, as `Any`; `None` where it could not be checked.
 type Prototype = Option<Box<dyn Any + Send + Sync>>;

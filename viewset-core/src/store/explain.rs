@@ -1,0 +1,63 @@
+//! The database's plan of a statement: [`explain`] for `/ai` and Studio, [`estimate`] for `?count=estimated`.
+
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement};
+
+use super::RecordedStatement;
+use super::run::{On, row};
+
+/// The database's plan for a recorded statement, one line per plan row, without running it: `EXPLAIN` on
+/// PostgreSQL (never `ANALYZE`), `EXPLAIN QUERY PLAN` on SQLite, with the statement's own bound values (nothing
+/// is inlined into the SQL).
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::ConnectionTrait;
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// db.execute_unprepared("CREATE TABLE posts (id INTEGER PRIMARY KEY, views INTEGER)").await?;
+/// let statement = sea_orm::Statement::from_sql_and_values(
+///     db.get_database_backend(),
+///     "SELECT id FROM posts WHERE views > ?",
+///     [7.into()],
+/// );
+/// let recorded =
+///     viewset_core::store::RecordedStatement { role: "page", sql: statement.to_string(), elapsed_ms: None, statement };
+/// let plan = viewset_core::store::explain(&db, &recorded).await?;
+/// assert!(plan.iter().any(|line| line.contains("posts")), "{plan:?}");
+/// # Ok(()) }
+/// ```
+pub async fn explain(db: &DatabaseConnection, recorded: &RecordedStatement) -> Result<Vec<String>, DbErr> {
+    let backend = db.get_database_backend();
+    let prefix = if backend == DbBackend::Sqlite { "EXPLAIN QUERY PLAN " } else { "EXPLAIN " };
+    let values = recorded.statement.values.clone().map(|v| v.0).unwrap_or_default();
+    let plan = Statement::from_sql_and_values(backend, format!("{prefix}{}", recorded.statement.sql), values);
+    let rows = super::boxed(|| db.query_all_raw(plan)).await?;
+    let line = |row: &sea_orm::QueryResult| -> String {
+        if backend == DbBackend::Sqlite {
+            row.try_get::<String>("", "detail").unwrap_or_default()
+        } else {
+            row.try_get::<String>("", "QUERY PLAN").unwrap_or_default()
+        }
+    };
+    Ok(rows.iter().map(line).collect())
+}
+
+/// The planner's row estimate for `inner` (a filtered select) on PostgreSQL (`EXPLAIN (FORMAT JSON)`, the top
+/// plan's `Plan Rows`); `None` on other databases, or when the plan cannot be read (the caller then counts exactly,
+/// and an unreachable database is reported by that count like by any other query).
+pub(crate) async fn estimate(inner: &Statement, db: &DatabaseConnection) -> Option<u64> {
+    if db.get_database_backend() != DbBackend::Postgres {
+        return None;
+    }
+    let sql = format!("EXPLAIN (FORMAT JSON) {}", inner.sql);
+    let values = inner.values.as_ref().map(|v| v.0.clone()).unwrap_or_default();
+    let statement = Statement::from_sql_and_values(DbBackend::Postgres, sql, values);
+    let plan = match row(On::Pool(db), statement, "estimate").await {
+        Ok(Some(row)) => row.try_get::<serde_json::Value>("", "QUERY PLAN").ok(),
+        Ok(None) => None,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the planner's estimate; counting exactly");
+            None
+        }
+    };
+    plan.and_then(|p| p[0]["Plan"]["Plan Rows"].as_f64()).map(|rows| rows.max(0.0) as u64)
+}

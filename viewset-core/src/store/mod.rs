@@ -1,0 +1,107 @@
+//! The store: the one layer that builds, caches, records and runs SQL. Everything above it asks for *what* (the
+//! record at this lookup within this scope, this page, this count, this insert) and never decides *how*; the store
+//! decides, from the ViewSet's [`Plan`] and the connection's backend.
+//!
+//! | part | holds |
+//! |---|---|
+//! | this file | connecting with the measured pool policy ([`connect`], [`options`]) |
+//! | [`Plan`] (`plan.rs`) | which path each operation of a ViewSet takes, computed once per ViewSet and backend |
+//! | `read.rs`, `write.rs` | the statements the access path, the paginators, embedding and the stream ask for |
+//! | `page.rs` | a list's page and count statements, the page written after the count's text |
+//! | `statements.rs`, `prototype.rs`, `memo.rs` | statements and column lists built once per type and backend |
+//! | `run.rs`, `direct.rs` | running a statement: sqlx directly on the pool, sea-orm inside a transaction |
+//! | `observe.rs` | the statement hook: a `tracing` span per statement, and [`record_statements`] |
+//! | `explain.rs` | the database's plan of a statement ([`explain`]) and the planner's row estimate |
+//!
+//! Every statement the generated routes run passes through one hook (`observe.rs`), whichever way it is sent: a
+//! `DEBUG` span on the target `viewset::sql` with the statement (`sql`, values written in), its `role`, and once it
+//! returned `rows` and `elapsed_ms`; and, inside [`record_statements`], an entry of the recording.
+//!
+//! ```
+//! # async fn run() -> Result<(), sea_orm::DbErr> {
+//! use sea_orm::{ConnectionTrait, Statement};
+//! let db = viewset_core::store::connect("sqlite::memory:").await?;
+//! let statement = Statement::from_string(db.get_database_backend(), "SELECT 1 AS one");
+//! let (row, recorded) = viewset_core::store::record_statements(async {
+//!     viewset_core::store::query_one::<sea_orm::JsonValue>(&db, statement).await
+//! })
+//! .await;
+//! assert_eq!(row?.unwrap()["one"], 1);
+//! assert_eq!((recorded.len(), recorded[0].role), (1, "query"));
+//! # Ok(()) }
+//! ```
+
+use std::time::Duration;
+
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
+mod direct;
+mod explain;
+pub(crate) mod memo;
+mod observe;
+mod page;
+mod plan;
+mod prototype;
+mod read;
+mod run;
+mod statements;
+mod write;
+
+pub(crate) use explain::estimate;
+pub use explain::explain;
+pub use observe::{RecordedStatement, record_statements};
+pub(crate) use page::{CountedPage, page_rows};
+pub use page::{PageQuery, count_rows};
+pub use plan::Plan;
+pub(crate) use prototype::find as prototype;
+pub(crate) use read::{Find, all, exists, find};
+pub(crate) use run::{On, boxed};
+pub use run::{query_all, query_one};
+pub use write::insert_returning;
+pub(crate) use write::{begin_immediate, commit, delete, insert, update, update_where};
+
+/// Connections idle at least this long are pinged before use; busier ones are handed out as they are.
+const PING_AFTER_IDLE: Duration = Duration::from_secs(30);
+
+/// How long a request waits for a pool connection (and a new connection for its handshake) before it is answered
+/// 503 `database_unavailable`: short, so an outage fails fast instead of holding every request for sea-orm's 30 s.
+pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The options [`connect`] uses for `url`, to adjust before [`connect_with`]: sea-orm's defaults, except that only
+/// connections idle for 30 s are pinged on checkout (pinging every checkout costs a round trip per request:
+/// +29 % / +43 % retrieves at 16 / 64 connections in `BENCHMARKS.md`), SQL statements are not logged, and a
+/// connection must be acquired (or opened) within [`DEFAULT_ACQUIRE_TIMEOUT`].
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// let mut options = viewset_core::store::options("sqlite::memory:");
+/// options.acquire_timeout(std::time::Duration::from_millis(500)).max_connections(8);
+/// let db = viewset_core::store::connect_with(options).await?;
+/// # let _ = db; Ok(()) }
+/// ```
+pub fn options(url: &str) -> ConnectOptions {
+    let mut options = ConnectOptions::new(url.to_string());
+    options
+        .sqlx_logging(false)
+        .test_before_acquire_if_idle_for(PING_AFTER_IDLE)
+        .acquire_timeout(DEFAULT_ACQUIRE_TIMEOUT)
+        .connect_timeout(DEFAULT_ACQUIRE_TIMEOUT);
+    options
+}
+
+/// Connects to `url` (a SQLite file is created if missing with `?mode=rwc`) with [`options`].
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// # let _ = db; Ok(()) }
+/// ```
+pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
+    connect_with(options(url)).await
+}
+
+/// Connects with explicit options (start from [`options`] to keep the measured policy).
+pub async fn connect_with(options: ConnectOptions) -> Result<DatabaseConnection, DbErr> {
+    Database::connect(options).await
+}

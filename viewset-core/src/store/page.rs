@@ -1,0 +1,292 @@
+//! A list's statements: the page's rows and the count of the filtered set. A counted list renders its filtered
+//! select once for the count, and the page is that same SQL with `ORDER BY …`, `LIMIT` and `OFFSET` after it; the
+//! `ORDER BY` text is kept per ViewSet, backend and ordering once sea-query's own rendering of a page proved it
+//! (a page written here is always the statement sea-query writes). Measurements: BENCHMARKS.md, "Instructions per
+//! request".
+
+use std::any::TypeId;
+use std::mem::Discriminant;
+use std::sync::Arc;
+
+use sea_orm::{
+    DbBackend, EntityTrait, IdenStatic, Iterable, QuerySelect, QueryTrait, Select, Statement, Value, Values,
+};
+
+use super::memo::Memo;
+use super::run::{On, row, rows};
+use crate::error::{ApiError, db_err};
+use crate::query::OrderTerm;
+use crate::query::ordering::apply_order;
+use crate::viewset::{Direction, ModelOf, ViewSet};
+
+/// A filtered, not yet ordered list query with its effective ordering and window: what a paginator asks the store
+/// for.
+#[derive(Debug)]
+pub struct PageQuery<E: EntityTrait> {
+    /// Conditions (filters, search, policy).
+    pub select: Select<E>,
+    /// Effective ordering, primary key last.
+    pub order: Vec<OrderTerm<E>>,
+    /// Page size.
+    pub limit: u64,
+    /// Offset.
+    pub offset: u64,
+}
+
+impl<E: EntityTrait> PageQuery<E> {
+    /// The select with its ordering, offset and limit.
+    pub(crate) fn ordered_window(self) -> Select<E> {
+        apply_order(self.select, &self.order, false).offset(self.offset).limit(self.limit)
+    }
+}
+
+/// The statements of a counted page: the page's own, and the filtered select it counts.
+pub(crate) struct CountedPage {
+    /// The rows of the window, ordered.
+    page: Statement,
+    /// The filtered select without ordering or window, which the count wraps.
+    pub(crate) inner: Statement,
+    /// The window's size.
+    limit: u64,
+}
+
+impl CountedPage {
+    /// Both statements of `page` for `backend`. The count wraps the select rendered before the page's ordering and
+    /// window are added to it (cloning the statement cost more than rendering it). The default scope holds no
+    /// ordering (its terms are kept apart until the page is built); a custom `get_queryset` may add one, which the
+    /// count leaves out. In the default scope ([`super::Plan::default_scope`]) the page is `inner` with its ordering
+    /// and window after it: the conditions are rendered once for both statements.
+    pub(crate) fn of<V: ViewSet>(page: PageQuery<V::Entity>, backend: DbBackend) -> Self {
+        let limit = page.limit;
+        if !super::Plan::of::<V>(backend).default_scope {
+            let inner = unordered(page.select.clone(), backend);
+            return CountedPage { page: page.ordered_window().build(backend), inner, limit };
+        }
+        let inner = page.select.build(backend);
+        let page = page_statement(TypeId::of::<V>(), page, &inner, backend);
+        CountedPage { page, inner, limit }
+    }
+
+    /// The page's rows alone.
+    pub(crate) fn rows<'a, V: ViewSet>(
+        self,
+        db: &'a sea_orm::DatabaseConnection,
+    ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
+        page_rows::<V>(self.page, self.limit, db)
+    }
+
+    /// The page's rows and the size of the filtered set, concurrently (each on its own pool connection).
+    pub(crate) fn rows_and_count<'a, V: ViewSet>(
+        self,
+        db: &'a sea_orm::DatabaseConnection,
+    ) -> impl Future<Output = Result<(Vec<ModelOf<V>>, u64), ApiError>> + Send + 'a {
+        futures_util::future::try_join(page_rows::<V>(self.page, self.limit, db), count_of::<V>(self.inner, db))
+    }
+}
+
+/// The rows of a page `statement` (role `page`), decoded by the ViewSet ([`ViewSet::decode_rows`]: by position
+/// when the columns are the entity's own, in order). `limit` is the statement's `LIMIT`: room for that many rows
+/// (at most 256) is reserved before they arrive.
+pub(crate) async fn page_rows<V: ViewSet>(
+    statement: Statement,
+    limit: u64,
+    db: &sea_orm::DatabaseConnection,
+) -> Result<Vec<ModelOf<V>>, ApiError> {
+    let capacity = limit.min(256) as usize;
+    let rows = rows(On::Pool(db), statement, capacity, "page").await.and_then(|rows| V::decode_rows(&rows));
+    rows.map_err(db_err::<V::Entity>)
+}
+
+/// The size of the filtered result set of `select` (any ordering of it is left out).
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+/// use viewset_core::prelude::*;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity)]
+/// pub struct Posts;
+///
+/// # async fn run() -> Result<(), ApiError> {
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// db.execute_unprepared("CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO posts (title) VALUES ('a'), ('b')").await?;
+/// let select = post::Entity::find().filter(post::Column::Title.eq("b"));
+/// assert_eq!(viewset_core::store::count_rows::<Posts>(select, &db).await?, 1);
+/// # Ok(()) }
+/// ```
+pub async fn count_rows<V: ViewSet>(
+    select: Select<V::Entity>,
+    db: &sea_orm::DatabaseConnection,
+) -> Result<u64, ApiError> {
+    count_of::<V>(unordered(select, db.get_database_backend()), db).await
+}
+
+/// `select` rendered for `backend` without its ordering.
+fn unordered<E: EntityTrait>(select: Select<E>, backend: DbBackend) -> Statement {
+    let mut inner = select.into_query();
+    inner.clear_order_by();
+    backend.build(&inner)
+}
+
+/// The number of rows `inner` (a built select, its `ORDER BY` ignored by the database) returns: sea-orm's
+/// `PaginatorTrait::count` statement (role `count`).
+async fn count_of<V: ViewSet>(inner: Statement, db: &sea_orm::DatabaseConnection) -> Result<u64, ApiError> {
+    let count = row(On::Pool(db), count_statement(inner), "count").await.map_err(db_err::<V::Entity>)?;
+    let count = count.map(|row| row.try_get::<i64>("", "num_items")).transpose().map_err(db_err::<V::Entity>)?;
+    Ok(count.map_or(0, |n| n.max(0) as u64))
+}
+
+/// `SELECT COUNT(*) AS num_items FROM (<inner>) AS "sub_query"`, written as sea-query writes it (the unit test
+/// compares both) around SQL already rendered: its values keep their places.
+fn count_statement(inner: Statement) -> Statement {
+    let alias = if inner.db_backend == DbBackend::MySql { "`sub_query`" } else { r#""sub_query""# };
+    let sql = format!("SELECT COUNT(*) AS num_items FROM ({}) AS {alias}", inner.sql);
+    Statement { sql, ..inner }
+}
+
+/// The `ORDER BY` text of each ViewSet, backend and ordering; `None` where sea-query's page was not the select and
+/// a tail (a computed ordering that binds values, say), which is then rendered in full every time.
+static CACHE: Memo<(TypeId, Discriminant<DbBackend>, u64), Option<Arc<str>>> = Memo::new();
+
+/// The statement of `page` for `backend` (of the ViewSet `of`), given `inner`, its select rendered without
+/// ordering or window: `inner`'s SQL and values followed by the ordering and the window, or sea-query's rendering
+/// of the whole page where that text is not known.
+fn page_statement<E: EntityTrait>(of: TypeId, page: PageQuery<E>, inner: &Statement, backend: DbBackend) -> Statement {
+    let Some(key) = ordering_key(&page.order).map(|k| (of, std::mem::discriminant(&backend), k)) else {
+        return rendered(page, backend);
+    };
+    let before = inner.values.as_ref().map_or(0, |v| v.0.len());
+    if let Some(found) = CACHE.read().get(&key) {
+        let Some(order) = found else { return rendered(page, backend) };
+        let mut sql = String::with_capacity(inner.sql.len() + order.len() + 32);
+        sql.push_str(&inner.sql);
+        sql.push_str(order);
+        push_window(&mut sql, backend, before);
+        let mut values = Vec::with_capacity(before + 2);
+        values.extend(inner.values.iter().flat_map(|v| v.0.iter().cloned()));
+        values.extend(window_values(&page));
+        return Statement { sql, values: Some(Values(values)), db_backend: backend };
+    }
+    let expected = window_values(&page);
+    let mut window = String::new();
+    push_window(&mut window, backend, before);
+    let full = rendered(page, backend);
+    let order = full
+        .sql
+        .strip_prefix(inner.sql.as_str())
+        .and_then(|rest| rest.strip_suffix(window.as_str()))
+        .filter(|_| {
+            let (full, inner) = (full.values.as_ref().map(|v| &v.0[..]), inner.values.as_ref().map(|v| &v.0[..]));
+            let (full, inner) = (full.unwrap_or_default(), inner.unwrap_or_default());
+            full.len() == before + 2 && full.starts_with(inner) && full[before..] == expected
+        })
+        .map(Arc::from);
+    CACHE.insert(key, order);
+    full
+}
+
+/// The page rendered through sea-query: the select ordered, then its offset and limit.
+fn rendered<E: EntityTrait>(page: PageQuery<E>, backend: DbBackend) -> Statement {
+    page.ordered_window().build(backend)
+}
+
+/// The values of the window, as sea-query binds them (`LIMIT`, then `OFFSET`).
+fn window_values<E: EntityTrait>(page: &PageQuery<E>) -> [Value; 2] {
+    [Value::BigUnsigned(Some(page.limit)), Value::BigUnsigned(Some(page.offset))]
+}
+
+/// ` LIMIT <placeholder> OFFSET <placeholder>` after `before` values, written at the end of `sql`.
+fn push_window(sql: &mut String, backend: DbBackend, before: usize) {
+    use std::fmt::Write;
+    match backend {
+        DbBackend::Postgres => write!(sql, " LIMIT ${} OFFSET ${}", before + 1, before + 2).expect("a String takes it"),
+        _ => sql.push_str(" LIMIT ? OFFSET ?"),
+    }
+}
+
+/// The ordering as a number: each term's column position and direction (`None` past 8 terms or 63 columns, or
+/// with a computed term, whose expression is not a column's).
+fn ordering_key<E: EntityTrait>(order: &[OrderTerm<E>]) -> Option<u64> {
+    if order.len() > 8 {
+        return None;
+    }
+    let mut key = order.len() as u64;
+    for (i, term) in order.iter().enumerate() {
+        if term.computed.is_some() {
+            return None;
+        }
+        let column = E::Column::iter().position(|c| c.as_str() == term.column.as_str()).filter(|&p| p < 63)?;
+        let bits = ((column as u64) << 1) | u64::from(term.direction == Direction::Desc);
+        key |= bits << (4 + 7 * i);
+    }
+    Some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_entity::{Column, Entity};
+    use sea_orm::sea_query::{Expr, Query};
+    use sea_orm::{ColumnTrait, QueryFilter};
+
+    #[test]
+    fn the_count_around_rendered_sql_is_what_sea_query_writes() {
+        for backend in [DbBackend::Postgres, DbBackend::Sqlite, DbBackend::MySql] {
+            let select = Entity::find().filter(Column::Name.contains("a")).filter(Column::Id.gt(3));
+            let mut wrapped = Query::select();
+            wrapped.expr(Expr::cust("COUNT(*) AS num_items")).from_subquery(select.clone().into_query(), "sub_query");
+            let ours = count_statement(select.build(backend));
+            assert_eq!(ours, backend.build(&wrapped), "{backend:?}");
+            assert_eq!(ours.values.as_ref().map(|v| v.0.len()), Some(2));
+        }
+    }
+
+    fn page(search: &str, order: Vec<OrderTerm<Entity>>) -> PageQuery<Entity> {
+        let select = Entity::find().filter(Column::Name.contains(search)).filter(Column::Id.gt(3));
+        PageQuery { select, order, limit: 20, offset: 40 }
+    }
+
+    fn term(column: Column, direction: Direction) -> OrderTerm<Entity> {
+        OrderTerm { column, direction, computed: None }
+    }
+
+    /// A unique type per test, so the cache entries of the tests do not meet.
+    struct Marker<const N: usize>;
+
+    #[test]
+    fn pages_written_here_are_the_pages_sea_query_writes() {
+        for backend in [DbBackend::Postgres, DbBackend::Sqlite, DbBackend::MySql] {
+            let order = || vec![term(Column::Name, Direction::Desc), term(Column::Id, Direction::Asc)];
+            let of = TypeId::of::<Marker<1>>();
+            for search in ["a", "b%", "longer"] {
+                let inner = page(search, order()).select.build(backend);
+                let ours = page_statement(of, page(search, order()), &inner, backend);
+                assert_eq!(ours, rendered(page(search, order()), backend), "{backend:?} {search}");
+            }
+            let key = (of, std::mem::discriminant(&backend), ordering_key(&order()).unwrap());
+            assert!(CACHE.read().get(&key).is_some_and(Option::is_some), "{backend:?}: cached");
+        }
+    }
+
+    #[test]
+    fn orderings_do_not_share_a_text() {
+        let of = TypeId::of::<Marker<2>>();
+        let backend = DbBackend::Postgres;
+        for order in [vec![term(Column::Id, Direction::Asc)], vec![term(Column::Id, Direction::Desc)]] {
+            for _ in 0..2 {
+                let inner = page("x", order.clone()).select.build(backend);
+                let ours = page_statement(of, page("x", order.clone()), &inner, backend);
+                assert_eq!(ours, rendered(page("x", order.clone()), backend));
+            }
+        }
+        let one = ordering_key(&[term(Column::Id, Direction::Asc), term(Column::Name, Direction::Asc)]);
+        let other = ordering_key(&[term(Column::Name, Direction::Asc), term(Column::Id, Direction::Asc)]);
+        assert_ne!(one, other);
+    }
+}

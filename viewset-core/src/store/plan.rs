@@ -1,0 +1,91 @@
+//! Which path each operation of a ViewSet takes, decided once from its configuration, its permissions and the
+//! backend's capabilities. Every fast path of the store is a read of this plan; a new backend or a new kind of
+//! statement changes the plan and the store, nothing above them.
+
+use sea_orm::{DbBackend, EntityTrait, Iterable, PrimaryKeyToColumn};
+
+use crate::access::Permission;
+use crate::pagination::Paginator;
+use crate::viewset::ViewSet;
+
+/// How the store runs the operations of one ViewSet on one backend.
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use sea_orm::DbBackend;
+/// use viewset_core::prelude::*;
+/// use viewset_core::store::Plan;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity, permission_classes = [IsAuthenticated])]
+/// pub struct Posts;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity, save_hooks)]
+/// pub struct HookedPosts;
+///
+/// assert!(Plan::of::<Posts>(DbBackend::Postgres).update_in_one_statement);
+/// assert!(!Plan::of::<HookedPosts>(DbBackend::Postgres).update_in_one_statement);
+/// assert!(!Plan::of::<Posts>(DbBackend::MySql).insert_returning);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// The scope is the default `get_queryset` (no `custom_hooks`): a list starts from the entity's pre-rendered
+    /// column list and its page statement is the count's text with the ordering after it; a detail lookup with no
+    /// required row policy for the caller is a statement built once.
+    pub default_scope: bool,
+    /// A PATCH without `If-Match` is one `UPDATE … WHERE <lookup> AND <required row policies> RETURNING *`:
+    /// the default scope, no permission that checks objects, no `save_hooks`, the lookup field is the single-column
+    /// primary key, and the backend writes `RETURNING`. Otherwise the record is read, checked, then written.
+    pub update_in_one_statement: bool,
+    /// A write reads its row back through `RETURNING` (PostgreSQL, SQLite ≥ 3.35); otherwise it is read again by key.
+    pub insert_returning: bool,
+    /// The CSV list is streamed in chunks of rows (its `list` is the default and its window is by limit/offset or
+    /// page); otherwise the JSON page is converted.
+    pub streams_csv: bool,
+}
+
+impl Plan {
+    /// The plan of `V` on `backend`.
+    pub fn of<V: ViewSet>(backend: DbBackend) -> Plan {
+        let config = &V::CONFIG;
+        let returning = backend.support_returning();
+        let default_scope = !config.custom_hooks;
+        Plan {
+            default_scope,
+            update_in_one_statement: default_scope
+                && !config.save_hooks
+                && returning
+                && lookup_is_key::<V>()
+                && !checks_objects::<V>(),
+            insert_returning: returning,
+            streams_csv: default_scope && !V::Pagination::PARAMETERS.contains(&"cursor"),
+        }
+    }
+}
+
+/// Whether a permission of `V` looks at records ([`Permission::checks_objects`]).
+fn checks_objects<V: ViewSet>() -> bool {
+    let mut checks = false;
+    let _ = V::permission_classes(&mut |p: &dyn Permission| {
+        checks |= p.checks_objects();
+        Ok(())
+    });
+    checks
+}
+
+/// Whether the lookup field of `V` is its single-column primary key (so at most one row matches).
+fn lookup_is_key<V: ViewSet>() -> bool {
+    let mut keys = <V::Entity as EntityTrait>::PrimaryKey::iter();
+    match (keys.next(), keys.next()) {
+        (Some(key), None) => {
+            crate::query::columns::field_name::<V::Entity>(key.into_column()) == V::CONFIG.lookup_field
+        }
+        _ => false,
+    }
+}

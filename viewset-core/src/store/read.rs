@@ -1,0 +1,61 @@
+//! The reads the access path, embedding, the cursor paginator and the stream ask for, by what they need.
+
+use sea_orm::{Condition, QuerySelect, QueryTrait, Select, Statement, Value};
+
+use super::run::{On, one_decoded, row, rows};
+use crate::error::{ApiError, db_err};
+use crate::viewset::{ModelOf, ViewSet};
+
+/// Which record of a ViewSet to read. Consumed as soon as it is made (its statement is rendered before any future is
+/// built), so the size of a `Select` is never carried.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Find<E: sea_orm::EntityTrait> {
+    /// The record whose lookup field is `value` (`condition` says so), with nothing else in the caller's scope:
+    /// the statement is built once per ViewSet and backend.
+    Lookup {
+        /// The lookup field's value.
+        value: Value,
+        /// The lookup field equal to `value`.
+        condition: Condition,
+    },
+    /// The first row of a scoped select.
+    First(Select<E>),
+}
+
+/// The record `what` names, read on `on` (role `lookup`) and decoded by the ViewSet. The statement is rendered
+/// when this is called: the future holds it, not the query it came from.
+pub(crate) fn find<'a, V: ViewSet>(
+    on: On<'a>,
+    what: Find<V::Entity>,
+) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
+    let backend = on.backend();
+    let statement = match what {
+        Find::Lookup { value, condition } => super::statements::lookup::<V, V::Entity>(backend, value, condition),
+        Find::First(select) => select.limit(1).build(backend),
+    };
+    async move { one_decoded(on, statement, V::decode_rows, "lookup").await.map_err(db_err::<V::Entity>) }
+}
+
+/// Every row of `select` (role `role`), decoded by the ViewSet; `capacity` rows are reserved up front. The
+/// statement is rendered when this is called.
+pub(crate) fn all<'a, V: ViewSet>(
+    db: &'a sea_orm::DatabaseConnection,
+    select: Select<V::Entity>,
+    capacity: usize,
+    role: &'static str,
+) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
+    let statement = select.build(db.get_database_backend());
+    async move {
+        let found = rows(On::Pool(db), statement, capacity, role).await;
+        found.and_then(|rows| V::decode_rows(&rows)).map_err(db_err::<V::Entity>)
+    }
+}
+
+/// Whether `statement` returns a row (role `role`); its errors are reported as `V`'s.
+pub(crate) async fn exists<V: ViewSet>(
+    db: &sea_orm::DatabaseConnection,
+    statement: Statement,
+    role: &'static str,
+) -> Result<bool, ApiError> {
+    Ok(row(On::Pool(db), statement, role).await.map_err(db_err::<V::Entity>)?.is_some())
+}

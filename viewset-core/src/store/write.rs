@@ -1,0 +1,186 @@
+//! The writes: a create as one `INSERT … RETURNING *`, a PATCH as one `UPDATE … WHERE <lookup> AND <required row
+//! policies> RETURNING *` (when the plan allows it), a record's update and delete with the model's
+//! `ActiveModelBehavior` hooks, and the transaction of a conditional write. Each runs its statements through the
+//! statement hook, as `ActiveModelTrait::insert`, `update` and `delete` would run them.
+
+use sea_orm::sea_query::{FromValueTuple, ValueTuple};
+use sea_orm::{
+    ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection,
+    DatabaseTransaction, DbErr, EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QueryTrait,
+    Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
+};
+
+use super::read::{Find, find};
+use super::run::{Decode, On, boxed, execute, one_decoded};
+use crate::error::{ApiError, db_err};
+use crate::viewset::{ModelOf, ViewSet};
+
+type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
+
+/// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
+/// `after_save` — with the statement built once per set of columns and run through the store. A database without
+/// `RETURNING` takes sea-orm's own path (insert, then read the key back).
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// # #[derive(Clone, Debug, PartialEq, DeriveEntityModel)] #[sea_orm(table_name = "posts")]
+/// # pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// # #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// # impl ActiveModelBehavior for ActiveModel {} }
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// use sea_orm::{ActiveValue::Set, ConnectionTrait};
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// db.execute_unprepared("CREATE TABLE posts (id INTEGER PRIMARY KEY, title TEXT NOT NULL)").await?;
+/// let active = post::ActiveModel { title: Set("hello".into()), ..Default::default() };
+/// let stored = viewset_core::store::insert_returning(&db, active).await?;
+/// assert_eq!((stored.id, stored.title.as_str()), (1, "hello"));
+/// # Ok(()) }
+/// ```
+pub async fn insert_returning<A>(db: &DatabaseConnection, active: A) -> Result<<A::Entity as EntityTrait>::Model, DbErr>
+where
+    A: ActiveModelTrait + ActiveModelBehavior + Send,
+    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
+{
+    insert(db, active, crate::schema::rows::decode_by_name).await
+}
+
+/// [`insert_returning`] with the stored row decoded by `decode` (a ViewSet's [`ViewSet::decode_rows`]).
+pub(crate) async fn insert<A>(
+    db: &DatabaseConnection,
+    active: A,
+    decode: Decode<<A::Entity as EntityTrait>::Model>,
+) -> Result<<A::Entity as EntityTrait>::Model, DbErr>
+where
+    A: ActiveModelTrait + ActiveModelBehavior + Send,
+    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
+{
+    if !db.support_returning() {
+        // The one place a backend without `RETURNING` inserts: sea-orm's insert, then a read by key.
+        return boxed(|| active.insert(db)).await;
+    }
+    let active = Box::pin(A::before_save(active, db, true)).await?;
+    let backend = db.get_database_backend();
+    let statement = super::statements::insert(backend, &active, || {
+        let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
+        query.returning(every_column::<A::Entity>(backend));
+        Ok::<_, DbErr>(backend.build(&query))
+    })?;
+    let stored = one_decoded(On::Pool(db), statement, decode, "insert").await?;
+    let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
+    Box::pin(A::after_save(stored, db, true)).await
+}
+
+/// Writes the set columns of `active` to the record of `V` whose lookup field is `value` (`lookup`), within
+/// `required` (the caller's required row policies), in one `UPDATE … RETURNING`; `None` when no row matched. Only
+/// where [`super::Plan::update_in_one_statement`] holds. The statement is rendered when this is called.
+pub(crate) fn update_where<'a, V: ViewSet>(
+    db: &'a DatabaseConnection,
+    active: Active<V>,
+    value: Value,
+    lookup: Condition,
+    required: Option<Condition>,
+) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
+    let backend = db.get_database_backend();
+    // sea-orm's `exec_with_returning` statement.
+    let build = |active: Active<V>, required: Option<Condition>| -> Statement {
+        let mut update = V::Entity::update_many().set(active).filter(lookup);
+        if let Some(required) = required {
+            update = update.filter(required);
+        }
+        let mut query = update.into_query();
+        query.returning(every_column::<V::Entity>(backend));
+        backend.build(&query)
+    };
+    let statement = match required {
+        None => super::statements::update::<V, _, std::convert::Infallible>(backend, &active, value, || {
+            Ok(build(active.clone(), None))
+        }),
+        Some(required) => Ok(build(active, Some(required))),
+    };
+    let Ok(statement) = statement;
+    async move { one_decoded(On::Pool(db), statement, V::decode_rows, "update").await.map_err(db_err::<V::Entity>) }
+}
+
+/// Writes the set columns of `active` (a stored record with changes) as `ActiveModelTrait::update` does:
+/// `before_save`, the `UPDATE` of its row by primary key (`RETURNING` every column, or read back by key where the
+/// backend has no `RETURNING`), `after_save`.
+pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<ModelOf<V>, ApiError> {
+    let active = match on {
+        On::Pool(db) => Box::pin(Active::<V>::before_save(active, db, false)).await,
+        On::Txn(txn) => Box::pin(Active::<V>::before_save(active, txn, false)).await,
+    };
+    let active = active.map_err(db_err::<V::Entity>)?;
+    let key = primary_key(&active).map_err(db_err::<V::Entity>)?;
+    let mut query = V::Entity::update(active).validate().map_err(db_err::<V::Entity>)?.into_query();
+    let backend = on.backend();
+    let written = if query.get_values().is_empty() {
+        // Nothing to write: the record as stored.
+        find::<V>(on, Find::First(by_key::<V::Entity>(key.clone()))).await?
+    } else if on.support_returning() {
+        query.returning(every_column::<V::Entity>(backend));
+        let written = one_decoded(on, backend.build(&query), V::decode_rows, "update").await;
+        written.map_err(db_err::<V::Entity>)?
+    } else {
+        match execute(on, backend.build(&query), "update").await.map_err(db_err::<V::Entity>)? {
+            0 => None,
+            _ => find::<V>(on, Find::First(by_key::<V::Entity>(key))).await?,
+        }
+    };
+    let written = written.ok_or(ApiError::NotFound)?;
+    let written = match on {
+        On::Pool(db) => Box::pin(Active::<V>::after_save(written, db, false)).await,
+        On::Txn(txn) => Box::pin(Active::<V>::after_save(written, txn, false)).await,
+    };
+    written.map_err(db_err::<V::Entity>)
+}
+
+/// Deletes `model` as `ActiveModelTrait::delete` does: `before_delete`, the `DELETE` of its row by primary key,
+/// `after_delete`. A foreign-key failure means other records still point at this one (409 `still_referenced`).
+pub(crate) async fn delete<V: ViewSet>(on: On<'_>, model: ModelOf<V>) -> Result<(), ApiError> {
+    let refused = |e: DbErr| match db_err::<V::Entity>(e) {
+        ApiError::ForeignKeyViolation => ApiError::StillReferenced,
+        other => other,
+    };
+    let active = match on {
+        On::Pool(db) => Box::pin(Active::<V>::before_delete(model.into_active_model(), db)).await,
+        On::Txn(txn) => Box::pin(Active::<V>::before_delete(model.into_active_model(), txn)).await,
+    };
+    let active = active.map_err(refused)?;
+    let query = V::Entity::delete(active.clone()).validate().map_err(refused)?.into_query();
+    execute(on, on.backend().build(&query), "delete").await.map_err(refused)?;
+    let done = match on {
+        On::Pool(db) => Box::pin(Active::<V>::after_delete(active, db)).await,
+        On::Txn(txn) => Box::pin(Active::<V>::after_delete(active, txn)).await,
+    };
+    done.map(drop).map_err(refused)
+}
+
+/// A transaction for a conditional write (`If-Match`): on SQLite it is begun `IMMEDIATE`, so it holds the
+/// database's write lock from its first statement; on PostgreSQL the locking read locks the row.
+pub(crate) async fn begin_immediate<V: ViewSet>(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiError> {
+    let options =
+        TransactionOptions { sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate), ..Default::default() };
+    boxed(|| db.begin_with_options(options)).await.map_err(db_err::<V::Entity>)
+}
+
+/// Commits `txn`.
+pub(crate) async fn commit<V: ViewSet>(txn: DatabaseTransaction) -> Result<(), ApiError> {
+    boxed(|| txn.commit()).await.map_err(db_err::<V::Entity>)
+}
+
+/// The primary key value of `active`.
+fn primary_key<A: ActiveModelTrait>(active: &A) -> Result<ValueTuple, DbErr> {
+    active.get_primary_key_value().ok_or(DbErr::UpdateGetPrimaryKey)
+}
+
+/// The select of the record whose primary key is `key`.
+fn by_key<E: EntityTrait>(key: ValueTuple) -> Select<E> {
+    E::find_by_id(<<E as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType::from_value_tuple(key))
+}
+
+/// `RETURNING` every column of `E`, each as sea-orm's own `exec_with_returning` selects it (so the row decodes as the
+/// model).
+fn every_column<E: EntityTrait>(backend: sea_orm::DbBackend) -> sea_orm::sea_query::ReturningClause {
+    let columns = E::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
+    sea_orm::sea_query::Query::returning().exprs(columns)
+}
