@@ -167,7 +167,8 @@ impl EventBus {
     fn deliver(&self, event: ChangeEvent) {
         let sequenced = Sequenced { seq: self.0.next.fetch_add(1, Ordering::SeqCst), event: Arc::new(event) };
         {
-            let mut replay = self.0.replay.lock().expect("replay buffer");
+            // A poisoned lock is read through, as the store's caches do: an event is only ever pushed whole.
+            let mut replay = self.0.replay.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             if replay.len() == REPLAY {
                 replay.pop_front();
             }
@@ -189,7 +190,7 @@ impl EventBus {
     /// The buffered events after `seq`, or `None` when some of them are no longer buffered, may have been lost
     /// (a gap after `seq`), or `seq` was never sent.
     pub fn since(&self, seq: u64) -> Option<Vec<Sequenced>> {
-        let replay = self.0.replay.lock().expect("replay buffer");
+        let replay = self.0.replay.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let next = self.0.next.load(Ordering::SeqCst);
         let oldest = replay.front().map_or(next, |e| e.seq);
         if seq + 1 < oldest || seq >= next || seq < *self.0.gap.borrow() {

@@ -1,14 +1,6 @@
-//! Keeps each request's timeout from waking the runtime.
-//!
-//! tokio's timer driver remembers, when a worker parks, the earliest deadline it holds. A timer registered with an
-//! earlier deadline than that (or any timer, when the driver parked holding none) must wake the parked driver so it
-//! sleeps less: a write to its event descriptor and, when another worker is parked in it, a context switch for
-//! nothing. At one connection each request's timeout was such a timer, since the previous request had removed its
-//! own: about one more voluntary context switch per request than a server without a timeout, and 10 to 14 µs of
-//! kernel time (measured on the deep cursor page and on retrieve). One task per process holding a timer that fires
-//! well before any request's deadline (half the shortest timeout seen, re-armed when it fires) makes each request's
-//! deadline a later one than the driver's, registered without waking it. The task wakes twice per timeout (every
-//! 15 s by default); it ends with its runtime, and the next request on another runtime starts another.
+//! Keeps each request's timeout from waking the runtime: one task per runtime holds a timer due at half the shortest
+//! request timeout, so a request's deadline is never the timer driver's earliest and registering it wakes nothing.
+//! Why, and what it saves: BENCHMARKS.md, "Design notes behind the fast paths".
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;

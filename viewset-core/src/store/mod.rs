@@ -21,14 +21,16 @@
 //! # async fn run() -> Result<(), sea_orm::DbErr> {
 //! use sea_orm::{ConnectionTrait, Statement};
 //! let db = viewset_core::store::connect("sqlite::memory:").await?;
-//! let statement = Statement::from_string(db.get_database_backend(), "SELECT 1 AS one");
-//! let (row, recorded) = viewset_core::store::record_statements(async {
-//!     viewset_core::store::query_one::<sea_orm::JsonValue>(&db, statement).await
+//! db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1), (2)").await?;
+//! let statement = Statement::from_string(db.get_database_backend(), "SELECT n FROM t ORDER BY n");
+//! let (rows, recorded) = viewset_core::store::record_statements(async {
+//!     viewset_core::store::query_all::<sea_orm::JsonValue>(&db, statement).await
 //! })
 //! .await;
-//! assert_eq!(row?.unwrap()["one"], 1);
+//! assert_eq!(rows?, [serde_json::json!({"n": 1}), serde_json::json!({"n": 2})]);
 //! assert_eq!((recorded.len(), recorded[0].role), (1, "query"));
 //! # Ok(()) }
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
 //! ```
 
 use std::time::Duration;

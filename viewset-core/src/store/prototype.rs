@@ -1,13 +1,8 @@
 //! The select a default list starts from: `Entity::find()` with its column list rendered once per entity and
-//! backend. sea-orm's `Select::new` builds one expression per column on every call, and sea-query renders them
-//! again for the page and again inside the count's subquery; a list of 20 rows spent about 20k instructions there
-//! (BENCHMARKS.md). Here the column list is one custom expression holding the SQL sea-query wrote for it, checked
-//! once to render exactly the statement `Entity::find()` renders (otherwise the entity keeps `Entity::find()`).
-//!
-//! Only the generated list path starts from it (a ViewSet without `custom_hooks`, whose `get_queryset` is the
-//! default): sea-orm's `select_also` / `find_also_related` rename the selected columns one by one and refuse a
-//! custom expression, so the public [`crate::viewset::base_queryset`] stays on `Entity::find()`. Each column list
-//! is kept for the life of the process (one string per entity and backend).
+//! backend as one expression, checked once to render exactly what `Entity::find()` renders (otherwise the entity
+//! keeps `Entity::find()`). Only for the default scope ([`super::Plan::default_scope`]): sea-orm's `select_also`
+//! refuses a custom expression, so the public [`crate::viewset::base_queryset`] stays on `Entity::find()`. Why:
+//! BENCHMARKS.md, "Design notes behind the fast paths".
 
 use std::any::{Any, TypeId};
 use std::mem::Discriminant;

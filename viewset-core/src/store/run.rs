@@ -48,6 +48,7 @@ pub(crate) type Decode<M> = fn(&[QueryResult]) -> Result<Vec<M>, DbErr>;
 /// let rows: Vec<sea_orm::JsonValue> = viewset_core::store::query_all(&db, statement).await?;
 /// assert_eq!(rows.len(), 2);
 /// # Ok(()) }
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
 /// ```
 pub async fn query_all<M: sea_orm::FromQueryResult>(
     db: &DatabaseConnection,
@@ -62,10 +63,12 @@ pub async fn query_all<M: sea_orm::FromQueryResult>(
 /// # async fn run() -> Result<(), sea_orm::DbErr> {
 /// use sea_orm::{ConnectionTrait, Statement};
 /// let db = viewset_core::connect("sqlite::memory:").await?;
-/// let statement = Statement::from_string(db.get_database_backend(), "SELECT 7 AS seven");
+/// db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (7)").await?;
+/// let statement = Statement::from_string(db.get_database_backend(), "SELECT n FROM t");
 /// let row: Option<sea_orm::JsonValue> = viewset_core::store::query_one(&db, statement).await?;
-/// assert_eq!(row.unwrap()["seven"], 7);
+/// assert_eq!(row.unwrap()["n"], 7);
 /// # Ok(()) }
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
 /// ```
 pub async fn query_one<M: sea_orm::FromQueryResult>(
     db: &DatabaseConnection,

@@ -1,11 +1,8 @@
-//! Statements built once per ViewSet, database backend and shape, when the scope is the default `get_queryset`
-//! with no required row policy for this request: a detail lookup is
-//! `SELECT <every column> FROM <table> WHERE <lookup column> = $1 LIMIT $2` whatever the key, and a PATCH is
-//! `UPDATE <table> SET <the sent columns> WHERE <lookup column> = $n RETURNING <every column>` whatever the values,
-//! and a create `INSERT INTO <table> (<the set columns>) VALUES (…) RETURNING <every column>`. Building them through
-//! sea-query on every request (a fifth of a retrieve's instructions, 15k instructions of a PATCH) is work done
-//! once. The first statement of each shape is built through sea-query as before, and cached only when its values
-//! are exactly those this module would bind, so a cached statement is always the one sea-query builds.
+//! Statements built once per ViewSet, backend and shape, used when the caller's scope adds nothing: the detail
+//! lookup, a PATCH of a set of columns (`UPDATE … WHERE <lookup> RETURNING *`) and an insert of a set of columns. The
+//! first statement of each shape is built through sea-query and cached only when its values are exactly those this
+//! module would bind, so a cached statement is always the one sea-query builds. Why: BENCHMARKS.md, "Design notes
+//! behind the fast paths".
 
 use std::any::TypeId;
 use std::mem::Discriminant;
