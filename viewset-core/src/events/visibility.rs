@@ -1,13 +1,8 @@
 //! Who may see an event: the record is loaded through the subscriber's own view ([`access::fetch_where`]: the
 //! scoped query and object permissions); a deleted row, which can no longer be loaded, is checked by running the
-//! subscriber's [`access::scoped_query`] over a one-row common table expression holding its last state, named like
-//! the table.
+//! subscriber's [`access::scoped_query`] over its last state (the store's one-row common table expression).
 
-use sea_orm::sea_query::{Alias, CommonTableExpression, Expr, PostgresQueryBuilder, SqliteQueryBuilder, WithClause};
-use sea_orm::{
-    ColumnTrait, Condition, DbBackend, EntityName, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QueryTrait,
-    Statement, Value,
-};
+use sea_orm::{ColumnTrait, Condition, EntityTrait, Iterable, PrimaryKeyToColumn, Value};
 
 use crate::access;
 use crate::error::ApiError;
@@ -49,25 +44,14 @@ pub async fn could_see_deleted<V: Hooks>(
     request: &RequestContext,
     snapshot: &serde_json::Value,
 ) -> Result<bool, ApiError> {
-    let table = V::Entity::default().table_name();
-    let mut row = sea_orm::sea_query::Query::select();
+    let mut row = Vec::new();
     for col in <V::Entity as EntityTrait>::Column::iter() {
         let field = snapshot.get(field_name::<V::Entity>(col)).unwrap_or(&serde_json::Value::Null);
         let Some(value) = typed(col, field) else {
             return Ok(false);
         };
-        row.expr_as(Expr::val(value), Alias::new(col.as_str()));
+        row.push((col, value));
     }
-    let mut cte = CommonTableExpression::new();
-    cte.query(row).table_name(Alias::new(table));
-    let mut query = access::scoped_query::<V>(request, &Filters::new())?.into_query();
-    query.clear_selects().expr(Expr::val(1)).limit(1);
-    let with = query.with(WithClause::new().cte(cte).to_owned());
-    let backend = request.db.get_database_backend();
-    let (sql, values) = match backend {
-        DbBackend::Postgres => with.build(PostgresQueryBuilder),
-        _ => with.build(SqliteQueryBuilder),
-    };
-    let statement = Statement::from_sql_and_values(backend, sql, values);
-    crate::store::exists::<V>(&request.db, statement, "visibility").await
+    let scope = access::scoped_query::<V>(request, &Filters::new())?;
+    crate::store::admits_row::<V>(&request.db, scope, row).await
 }

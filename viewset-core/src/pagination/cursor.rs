@@ -79,7 +79,7 @@ impl Paginator for CursorPagination {
                 select = select.filter(after::<V::Entity>(&page.order, &token.values, backwards)?);
             }
             let select = apply_order(select, &page.order, backwards).limit(page.limit + 1);
-            let mut rows: Vec<ModelOf<V>> = super::select_rows::<V>(select, page.limit + 1, &request.db).await?;
+            let mut rows: Vec<ModelOf<V>> = crate::store::select_page::<V>(select, page.limit + 1, &request.db).await?;
             let more = rows.len() as u64 > page.limit;
             rows.truncate(page.limit as usize);
             if backwards {

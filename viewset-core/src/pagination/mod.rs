@@ -13,7 +13,6 @@ mod picked;
 
 use std::future::Future;
 
-use sea_orm::{QueryTrait, Select};
 use serde::Serialize;
 
 use crate::access::fields::Items;
@@ -105,16 +104,7 @@ pub fn fetch_rows<'a, V: ViewSet>(
     db: &'a sea_orm::DatabaseConnection,
 ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
     let limit = page.limit;
-    select_rows::<V>(page.ordered_window(), limit, db)
-}
-
-/// The rows of `select` (an ordered window whose `LIMIT` is `limit`), read through the store as a page.
-pub(crate) fn select_rows<'a, V: ViewSet>(
-    select: Select<V::Entity>,
-    limit: u64,
-    db: &'a sea_orm::DatabaseConnection,
-) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
-    crate::store::page_rows::<V>(select.build(db.get_database_backend()), limit, db)
+    crate::store::select_page::<V>(page.ordered_window(), limit, db)
 }
 
 /// The ordered rows of a page window and the size of the filtered set. The two queries run concurrently (each on

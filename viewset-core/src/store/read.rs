@@ -1,6 +1,11 @@
 //! The reads the access path, embedding, the cursor paginator and the stream ask for, by what they need.
 
-use sea_orm::{Condition, QuerySelect, QueryTrait, Select, Statement, Value};
+use sea_orm::sea_query::{
+    Alias, CommonTableExpression, Expr, PostgresQueryBuilder, Query, SqliteQueryBuilder, WithClause,
+};
+use sea_orm::{
+    Condition, DbBackend, EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Statement, Value,
+};
 
 use super::run::{On, one_decoded, row, rows};
 use crate::error::{ApiError, db_err};
@@ -51,11 +56,28 @@ pub(crate) fn all<'a, V: ViewSet>(
     }
 }
 
-/// Whether `statement` returns a row (role `role`); its errors are reported as `V`'s.
-pub(crate) async fn exists<V: ViewSet>(
+/// Whether `scope` (a scoped select of `V`) admits a row that is no longer stored, given as its columns' values
+/// (the last state of a deleted record): the scope runs over a one-row common table expression named like the
+/// table (role `visibility`).
+pub(crate) async fn admits_row<V: ViewSet>(
     db: &sea_orm::DatabaseConnection,
-    statement: Statement,
-    role: &'static str,
+    scope: Select<V::Entity>,
+    row_values: Vec<(<V::Entity as EntityTrait>::Column, Value)>,
 ) -> Result<bool, ApiError> {
-    Ok(row(On::Pool(db), statement, role).await.map_err(db_err::<V::Entity>)?.is_some())
+    let mut one_row = Query::select();
+    for (column, value) in row_values {
+        one_row.expr_as(Expr::val(value), Alias::new(column.as_str()));
+    }
+    let mut cte = CommonTableExpression::new();
+    cte.query(one_row).table_name(Alias::new(V::Entity::default().table_name()));
+    let mut query = scope.into_query();
+    query.clear_selects().expr(Expr::val(1)).limit(1);
+    let with = query.with(WithClause::new().cte(cte).to_owned());
+    let backend = db.get_database_backend();
+    let (sql, values) = match backend {
+        DbBackend::Postgres => with.build(PostgresQueryBuilder),
+        _ => with.build(SqliteQueryBuilder),
+    };
+    let statement = Statement::from_sql_and_values(backend, sql, values);
+    Ok(row(On::Pool(db), statement, "visibility").await.map_err(db_err::<V::Entity>)?.is_some())
 }
