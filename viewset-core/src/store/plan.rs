@@ -2,8 +2,12 @@
 //! backend's capabilities. Every fast path of the store is a read of this plan; a new backend or a new kind of
 //! statement changes the plan and the store, nothing above them.
 
+use std::any::TypeId;
+use std::mem::Discriminant;
+
 use sea_orm::{DbBackend, EntityTrait, Iterable, PrimaryKeyToColumn};
 
+use super::memo::Memo;
 use crate::access::Permission;
 use crate::pagination::Paginator;
 use crate::viewset::ViewSet;
@@ -50,9 +54,22 @@ pub struct Plan {
     pub streams_csv: bool,
 }
 
+/// The plan of each ViewSet and backend, worked out on first use.
+static PLANS: Memo<(TypeId, Discriminant<DbBackend>), Plan> = Memo::new();
+
 impl Plan {
-    /// The plan of `V` on `backend`.
+    /// The plan of `V` on `backend` (worked out once, then read from a process-wide cache).
     pub fn of<V: ViewSet>(backend: DbBackend) -> Plan {
+        let key = (TypeId::of::<V>(), std::mem::discriminant(&backend));
+        if let Some(plan) = PLANS.read().get(&key) {
+            return *plan;
+        }
+        let plan = Plan::work_out::<V>(backend);
+        PLANS.insert(key, plan);
+        plan
+    }
+
+    fn work_out<V: ViewSet>(backend: DbBackend) -> Plan {
         let config = &V::CONFIG;
         let returning = backend.support_returning();
         let default_scope = !config.custom_hooks;
