@@ -11,7 +11,7 @@ mod catalog;
 pub mod codegen;
 mod context;
 mod dispatch;
-pub(crate) mod health;
+mod health;
 mod indexes;
 mod mcp;
 mod query;
@@ -19,14 +19,12 @@ mod query;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 pub(crate) use self::catalog::Tool;
-use crate::gate::error;
 use crate::paths::{AI_CONTEXT_FULL, AI_QUERY_EXECUTE, AI_SCHEMA_HEALTH, AI_TOOLS, AI_TOOLS_MCP};
+use crate::reply::method_not_allowed;
 use crate::studio::state::Inner;
 
 /// What the `/ai` handlers share.
@@ -46,7 +44,7 @@ pub(crate) struct AiState {
 }
 
 /// The tool catalog of `studio`'s registered tools, described from its OpenAPI document.
-pub(crate) fn tools(studio: &crate::Studio) -> Vec<Tool> {
+pub(crate) fn tools(studio: &crate::studio::Studio) -> Vec<Tool> {
     catalog::build(&studio.tools, &studio.openapi)
 }
 
@@ -79,8 +77,4 @@ pub(crate) fn catalog_json(state: &AiState) -> Value {
 
 async fn tool_catalog(axum::extract::State(state): axum::extract::State<Arc<AiState>>) -> axum::Json<Value> {
     axum::Json(catalog_json(&state))
-}
-
-pub(crate) async fn method_not_allowed() -> Response {
-    error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed.", "method_not_allowed").into_response()
 }

@@ -9,9 +9,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use super::state::{Inner, Shared, now};
+use super::state::{Inner, Shared};
 use super::{RUST_VERSION, SERVICE_VERSION};
-use crate::gate::error;
 use crate::paths::{
     AI_CODEGEN_PATHS, CODEGEN_ENDPOINTS, CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY,
     SCHEMA_HANDSHAKE, STUDIO_PATHS,
@@ -20,10 +19,11 @@ use crate::protocol::{
     ContextSummary, Handshake, Health, MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project,
     handshake_json_schema,
 };
+use crate::reply::{error, now};
 
 /// Every Studio JSON endpoint at its path (the paths of [`STUDIO_PATHS`] but the UI's, which `crate::ui` mounts),
 /// over `state`; no gate yet.
-pub(super) fn routes(state: Arc<Inner>) -> Router {
+pub(crate) fn routes(state: Arc<Inner>) -> Router {
     Router::new()
         .route(HANDSHAKE, get(handshake).fallback(method_not_allowed))
         .route(CONTEXT_SUMMARY, get(context_summary).fallback(method_not_allowed))

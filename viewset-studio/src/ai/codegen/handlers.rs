@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 
 use super::provider::Provider;
 use super::{CodegenError, Operation, Preview};
-use crate::Environment;
 use crate::paths::{AI_CODEGEN_PREVIEW, AI_PATCH_APPLY, AI_PATCH_PREVIEW, AI_PLAN_APPLY, AI_PLAN_PREVIEW};
+use crate::settings::Environment;
 
 /// The most operations one request may carry.
 const MAX_OPERATIONS: usize = 20;
@@ -41,7 +41,7 @@ pub(crate) struct Service {
 
 impl Service {
     /// The service for the project at `root`, with the provider the settings configure.
-    pub(crate) fn new(root: PathBuf, settings: &crate::StudioSettings) -> Self {
+    pub(crate) fn new(root: PathBuf, settings: &crate::settings::StudioSettings) -> Self {
         Service {
             root,
             environment: settings.environment,
@@ -69,7 +69,7 @@ impl Service {
 
 /// The routes (no gate: the caller layers Studio's).
 pub(crate) fn routes(service: Arc<Service>) -> Router {
-    let fallback = || super::super::method_not_allowed;
+    let fallback = || crate::reply::method_not_allowed;
     Router::new()
         .route(AI_CODEGEN_PREVIEW, post(codegen_preview).fallback(fallback()))
         .route(AI_PATCH_PREVIEW, post(patch_preview).fallback(fallback()))
