@@ -29,30 +29,17 @@ impl Studio {
         if !self.settings.studio_require_auth {
             tracing::warn!("Studio is mounted without authentication (SERVICE_STUDIO_REQUIRE_AUTH is false)");
         }
-        let codegen = match &self.project_dir {
-            Some(dir) => {
-                let root = crate::ai::codegen::project_root(dir)
-                    .map_err(|e| SettingsError(format!("Studio::project_dir: {e}")))?;
-                if !self.settings.studio_require_auth {
-                    tracing::warn!(
-                        "Studio's code generator is mounted without authentication: anyone who reaches Studio can \
-                         preview (and in development apply) edits of {}",
-                        root.display()
-                    );
-                }
-                Some(Arc::new(crate::ai::codegen::handlers::Service::new(root, &self.settings)))
-            }
-            None => None,
-        };
+        let generator = crate::ai::generator(&self)?;
         let gate = Arc::new(Gate::new(&self.settings, self.staff_session.clone(), crate::ui::sign_in_page));
         let studio_token = self.settings.studio_auth_token.clone();
         let project = self.name.clone();
         let tools = crate::ai::tools(&self);
         let inner = Arc::new(Inner::new(self, db, tools.len() as u64, crate::ai::offers_query(&tools)));
-        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project, codegen });
+        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project });
         let router = crate::studio::handlers::routes(inner.clone())
             .merge(crate::ui::routes(inner))
             .merge(crate::ai::routes(ai))
+            .merge(generator)
             .layer(axum::middleware::from_fn_with_state(gate, crate::gate::check));
         Ok(Some(router))
     }

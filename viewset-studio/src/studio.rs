@@ -201,7 +201,8 @@ impl Studio {
     /// The application's source directory (where its `Cargo.toml` is), laid out as `viewset new` writes it: with it,
     /// Studio serves the code generator (`/ai/codegen/preview`, `/ai/patch/preview|apply`,
     /// `/ai/plan/preview|apply`), whose apply writes there in the development environment only. Without it those
-    /// endpoints do not exist. Mounting fails when the directory does not exist.
+    /// endpoints do not exist. Mounting fails when the directory does not exist. The generator is compiled with the
+    /// crate's `codegen` feature only; without it the endpoints answer 501 `codegen_unavailable`.
     ///
     /// ```no_run
     /// # fn run(app: axum::Router, db: sea_orm::DatabaseConnection) -> Result<axum::Router, viewset_studio::SettingsError> {

@@ -74,7 +74,10 @@ async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
                 .iter()
                 .chain(if studio.project_dir.is_some() { AI_CODEGEN_PATHS.as_slice() } else { &[] })
                 .collect::<Vec<_>>(),
-            "ai_planner_provider": settings.ai_provider_url.is_some() && studio.project_dir.is_some(),
+            "ai_planner_provider": cfg!(feature = "codegen")
+                && settings.ai_provider_url.is_some()
+                && studio.project_dir.is_some(),
+            "codegen_feature": cfg!(feature = "codegen"),
             "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
         }),
     })

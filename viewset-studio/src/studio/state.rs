@@ -62,8 +62,9 @@ impl Inner {
         if self.ai_query && database.connected {
             caps.push("ai_query");
         }
-        // The code generator's endpoints exist with a project directory; apply writes only in development.
-        if studio.project_dir.is_some() {
+        // The code generator's endpoints exist with a project directory, and work when the `codegen` feature compiled
+        // the generator in; apply writes only in development.
+        if cfg!(feature = "codegen") && studio.project_dir.is_some() {
             caps.push("ai_codegen");
             if studio.settings.environment == Environment::Development {
                 caps.push("ai_patch");
