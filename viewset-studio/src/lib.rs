@@ -5,7 +5,9 @@
 //! panels as plain ES modules embedded in the binary, with a token sign-in that sets a signed session cookie), and
 //! the `/ai/` surface: the tool catalog, an MCP server whose tool calls are the application's own REST routes as the caller, structured read-only queries and the full context,
 //! and — when the application registers its project directory ([`Studio::project_dir`]) — a code generator whose
-//! previews are unified diffs and whose apply writes only in development ([`codegen`]).
+//! previews are unified diffs and whose apply writes only in development (the `codegen` module). The generator, with
+//! its optional OpenAI-compatible provider (an HTTP client) and its diffs, is compiled only with the crate's
+//! `codegen` feature, off by default: without it its endpoints answer 501 `codegen_unavailable`.
 //! It is outside the stable contract and disabled by default in every environment, debug included: when off, no
 //! Studio or `/ai` route exists at all.
 //!
@@ -32,12 +34,15 @@ pub mod database;
 mod gate;
 mod message_error;
 mod migrations;
+mod mount;
 pub mod paths;
 mod protocol;
+mod reply;
 mod settings;
 mod studio;
 mod ui;
 
+#[cfg(feature = "codegen")]
 pub use ai::codegen;
 pub use checksum::{canonical, checksum, constant_time_eq};
 pub use gate::{STUDIO_TOKEN, StaffSessionHook, cookie};

@@ -4,11 +4,19 @@
 //! viewset-studio handshake --url http://127.0.0.1:8000 [--token T] [--origin O] [--json]
 //! viewset-studio endpoints --url http://127.0.0.1:8000 [--token T] [--origin O]
 //! ```
+//!
+//! Its one request is a plain HTTP/1.1 `GET` (hyper's client connection; `http://` only), so the binary links no
+//! HTTP client library of its own.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use reqwest::StatusCode;
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Bytes;
+use hyper::header::{ACCEPT, AUTHORIZATION, HOST, ORIGIN};
+use hyper::{Request, StatusCode, Uri};
+use hyper_util::rt::TokioIo;
 use viewset_studio::Handshake;
 use viewset_studio::paths::{HANDSHAKE, STUDIO_PATHS};
 
@@ -74,30 +82,64 @@ fn base(target: &Target) -> String {
     target.url.trim_end_matches('/').to_string()
 }
 
+/// How long the whole handshake request may take.
+const TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Why a `GET` got no answer.
+enum Failure {
+    /// The TCP connection failed (or the host name did not resolve).
+    Connect,
+    /// Anything after it (the URL, the HTTP exchange, the body).
+    Other(String),
+}
+
+/// `GET url` with `headers` over one HTTP/1.1 connection: the status and the body as text.
+async fn get(url: &str, headers: &[(hyper::header::HeaderName, String)]) -> Result<(StatusCode, String), Failure> {
+    let uri: Uri = url.parse().map_err(|e| Failure::Other(format!("invalid URL: {e}")))?;
+    if uri.scheme_str() != Some("http") {
+        return Err(Failure::Other("only http:// URLs are supported".into()));
+    }
+    let authority = uri.authority().ok_or_else(|| Failure::Other("the URL has no host".into()))?.clone();
+    let address = match authority.port_u16() {
+        Some(_) => authority.to_string(),
+        None => format!("{authority}:80"),
+    };
+    let stream = tokio::net::TcpStream::connect(address).await.map_err(|_| Failure::Connect)?;
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.map_err(|e| Failure::Other(e.to_string()))?;
+    tokio::spawn(connection);
+    let path = uri.path_and_query().map_or("/", |p| p.as_str());
+    let mut request = Request::get(path).header(HOST, authority.as_str());
+    for (name, value) in headers {
+        request = request.header(name, value);
+    }
+    let request = request.body(Empty::<Bytes>::new()).map_err(|e| Failure::Other(e.to_string()))?;
+    let response = sender.send_request(request).await.map_err(|e| Failure::Other(e.to_string()))?;
+    let status = response.status();
+    let body = response.into_body().collect().await.map_err(|e| Failure::Other(format!("reading the answer: {e}")))?;
+    Ok((status, String::from_utf8_lossy(&body.to_bytes()).into_owned()))
+}
+
 async fn fetch(target: &Target) -> Result<(serde_json::Value, Handshake), String> {
     let url = format!("{}{HANDSHAKE}", base(target));
-    let client = reqwest::Client::builder()
-        .timeout(std::time::Duration::from_secs(15))
-        .build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-    let mut request = client.get(&url).header("accept", "application/json");
+    let mut headers = vec![(ACCEPT, "application/json".to_string())];
     if let Some(token) = &target.token {
-        request = request.bearer_auth(token);
+        headers.push((AUTHORIZATION, format!("Bearer {token}")));
     }
     if let Some(origin) = &target.origin {
-        request = request.header("origin", origin);
+        headers.push((ORIGIN, origin.clone()));
     }
-    let response = request.send().await.map_err(|e| {
-        if e.is_connect() {
-            format!("could not connect to {} (connection refused or unreachable): is the app running?", base(target))
-        } else if e.is_timeout() {
-            format!("{url} did not answer within 15 s")
-        } else {
-            format!("request to {url} failed: {e}")
+    let (status, body) = match tokio::time::timeout(TIMEOUT, get(&url, &headers)).await {
+        Err(_) => return Err(format!("{url} did not answer within 15 s")),
+        Ok(Err(Failure::Connect)) => {
+            return Err(format!(
+                "could not connect to {} (connection refused or unreachable): is the app running?",
+                base(target)
+            ));
         }
-    })?;
-    let status = response.status();
-    let body = response.text().await.map_err(|e| format!("reading the answer of {url}: {e}"))?;
+        Ok(Err(Failure::Other(e))) => return Err(format!("request to {url} failed: {e}")),
+        Ok(Ok(answer)) => answer,
+    };
     let detail = || {
         serde_json::from_str::<serde_json::Value>(&body)
             .ok()

@@ -171,7 +171,7 @@ impl MigrationGraph {
 
     /// SHA-256 of [`MigrationGraph::to_json`]: the graph and the registered migrations' source texts.
     pub fn checksum(&self) -> String {
-        crate::checksum(&self.to_json())
+        crate::checksum::checksum(&self.to_json())
     }
 
     /// Reads the applied migrations from the migrations table, without creating it (a missing table means

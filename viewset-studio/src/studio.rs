@@ -1,30 +1,38 @@
-//! `Studio`: what the application tells Studio about itself, and the router of the `/studio/` endpoints
-//! (`handlers` serve them over the shared `state`; `model` describes one model).
+//! `Studio`: what the application tells Studio about itself (`model` describes one model, `facts` what schema
+//! health checks of one ViewSet), the state the Studio handlers share once it is mounted (`state`), and the
+//! `/studio/` endpoints (`handlers`). Mounting it with the UI, the `/ai` surface and the gate is `crate::mount`.
 
-mod handlers;
+mod facts;
+pub(crate) mod handlers;
 mod model;
 pub(crate) mod state;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
-use axum::Router;
-use sea_orm::{DatabaseConnection, EntityTrait};
+use sea_orm::{DatabaseConnection, DbErr, EntityTrait};
 use serde_json::{Value, json};
 use viewset_core::registration::{RouteInfo, ToolInfo};
 use viewset_core::viewset::OrderingFields;
 use viewset_core::{Api, Hooks};
 
+pub(crate) use self::facts::ViewSetFacts;
 pub use self::model::ModelEntry;
-use crate::gate::{Gate, StaffSessionHook};
+use crate::gate::StaffSessionHook;
 use crate::migrations::MigrationGraph;
 use crate::protocol::Checksums;
-use crate::{Environment, SettingsError, StudioSettings};
+use crate::settings::StudioSettings;
 
 /// The version of viewset that serves Studio (`service_version`).
 pub const SERVICE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// The Rust toolchain that built this crate (and the application linking it).
 pub const RUST_VERSION: &str = env!("VIEWSET_STUDIO_RUSTC_VERSION");
+
+/// The application's migrator, type-erased: applies every pending migration it knows.
+pub(crate) type ApplyMigrations =
+    Arc<dyn Fn(DatabaseConnection) -> Pin<Box<dyn Future<Output = Result<(), DbErr>> + Send>> + Send + Sync>;
 
 /// Studio for one application: its settings, what it serves, and an optional staff-session hook.
 ///
@@ -40,7 +48,7 @@ pub const RUST_VERSION: &str = env!("VIEWSET_STUDIO_RUSTC_VERSION");
 /// ```
 #[derive(Clone)]
 pub struct Studio {
-    settings: StudioSettings,
+    pub(crate) settings: StudioSettings,
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) apps: Vec<String>,
@@ -48,7 +56,7 @@ pub struct Studio {
     pub(crate) routes: Vec<RouteInfo>,
     pub(crate) models: Vec<ModelEntry>,
     pub(crate) migrations: MigrationGraph,
-    staff_session: Option<StaffSessionHook>,
+    pub(crate) staff_session: Option<StaffSessionHook>,
     /// The AI tools of the registered `Api`s.
     pub(crate) tools: Vec<ToolInfo>,
     /// Their OpenAPI documents merged (paths and component schemas), as JSON: the tools' input schemas.
@@ -56,11 +64,11 @@ pub struct Studio {
     /// Each ViewSet registered with [`Studio::viewset`]: configuration and actions.
     pub(crate) viewset_details: Vec<Value>,
     /// What `/ai/schema/health` checks of each ViewSet registered with [`Studio::viewset`].
-    pub(crate) health: Vec<crate::ai::health::ViewSetFacts>,
+    pub(crate) health: Vec<ViewSetFacts>,
     /// The project's source directory (the code generator's endpoints exist only with it).
     pub(crate) project_dir: Option<std::path::PathBuf>,
     /// The application's migrator, when registered with [`Studio::migrator`] (the Migration Manager's apply).
-    pub(crate) apply_migrations: Option<crate::ui::ApplyMigrations>,
+    pub(crate) apply_migrations: Option<ApplyMigrations>,
 }
 
 impl std::fmt::Debug for Studio {
@@ -158,7 +166,7 @@ impl Studio {
             })
             .collect();
         self.health.retain(|f| f.viewset() != c.name);
-        self.health.push(crate::ai::health::ViewSetFacts::of::<V>());
+        self.health.push(ViewSetFacts::of::<V>());
         self.viewset_details.retain(|v| v["name"] != c.name);
         self.viewset_details.push(json!({
             "name": c.name, "model": c.model_name, "prefix": V::prefix(), "lookup_field": c.lookup_field,
@@ -193,7 +201,8 @@ impl Studio {
     /// The application's source directory (where its `Cargo.toml` is), laid out as `viewset new` writes it: with it,
     /// Studio serves the code generator (`/ai/codegen/preview`, `/ai/patch/preview|apply`,
     /// `/ai/plan/preview|apply`), whose apply writes there in the development environment only. Without it those
-    /// endpoints do not exist. Mounting fails when the directory does not exist.
+    /// endpoints do not exist. Mounting fails when the directory does not exist. The generator is compiled with the
+    /// crate's `codegen` feature only; without it the endpoints answer 501 `codegen_unavailable`.
     ///
     /// ```no_run
     /// # fn run(app: axum::Router, db: sea_orm::DatabaseConnection) -> Result<axum::Router, viewset_studio::SettingsError> {
@@ -273,63 +282,10 @@ impl Studio {
         let mut models: Vec<Value> = self.models.iter().map(ModelEntry::to_json).collect();
         models.sort_by_key(|m| m["table_name"].as_str().unwrap_or_default().to_string());
         Checksums {
-            schema_checksum: crate::checksum(&Value::Array(models)),
+            schema_checksum: crate::checksum::checksum(&Value::Array(models)),
             migrations_checksum: self.migrations.checksum(),
-            settings_checksum: crate::checksum(&self.public_settings()),
-            routes_checksum: crate::checksum(&self.routes_json()),
+            settings_checksum: crate::checksum::checksum(&self.public_settings()),
+            routes_checksum: crate::checksum::checksum(&self.routes_json()),
         }
-    }
-
-    /// The Studio and `/ai` routes, or `None` when the settings keep Studio off. Unsafe settings are an error.
-    /// `app` is the application's router: AI tool calls and queries are requests to it, as the caller.
-    pub fn router(self, app: Router, db: DatabaseConnection) -> Result<Option<Router>, SettingsError> {
-        self.settings.validate()?;
-        if !self.settings.should_mount() {
-            return Ok(None);
-        }
-        if self.settings.environment != Environment::Development
-            && self.settings.studio_allowed_origins.iter().any(|o| o == "*")
-        {
-            tracing::warn!(
-                "SERVICE_STUDIO_ALLOWED_ORIGINS=* lets every origin use Studio; it is meant for development"
-            );
-        }
-        if !self.settings.studio_require_auth {
-            tracing::warn!("Studio is mounted without authentication (SERVICE_STUDIO_REQUIRE_AUTH is false)");
-        }
-        let codegen = match &self.project_dir {
-            Some(dir) => {
-                let root = crate::ai::codegen::project_root(dir)
-                    .map_err(|e| SettingsError(format!("Studio::project_dir: {e}")))?;
-                if !self.settings.studio_require_auth {
-                    tracing::warn!(
-                        "Studio's code generator is mounted without authentication: anyone who reaches Studio can \
-                         preview (and in development apply) edits of {}",
-                        root.display()
-                    );
-                }
-                Some(Arc::new(crate::ai::codegen::handlers::Service::new(root, &self.settings)))
-            }
-            None => None,
-        };
-        let gate = Arc::new(Gate::new(&self.settings, self.staff_session.clone()));
-        let studio_token = self.settings.studio_auth_token.clone();
-        let project = self.name.clone();
-        let tools = crate::ai::tools(&self);
-        let inner = Arc::new(state::Inner::new(self, db, &tools));
-        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project, codegen });
-        let router = handlers::routes(inner.clone())
-            .merge(crate::ui::routes(inner))
-            .merge(crate::ai::routes(ai))
-            .layer(axum::middleware::from_fn_with_state(gate, crate::gate::check));
-        Ok(Some(router))
-    }
-
-    /// `app` with the Studio routes merged in when the settings mount Studio; `app` unchanged otherwise.
-    pub fn mount(self, app: Router, db: DatabaseConnection) -> Result<Router, SettingsError> {
-        Ok(match self.router(app.clone(), db)? {
-            Some(studio) => app.merge(studio),
-            None => app,
-        })
     }
 }

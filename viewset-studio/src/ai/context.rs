@@ -10,7 +10,7 @@ use axum::extract::State;
 use serde_json::{Value, json};
 
 use super::{AiState, catalog_json};
-use crate::studio::state::now;
+use crate::reply::now;
 
 /// The handler.
 pub(super) async fn full(State(state): State<Arc<AiState>>) -> axum::Json<Value> {
@@ -104,7 +104,7 @@ fn admin(state: &AiState) -> Value {
             "models": models,
         },
         "query_explorer": {"explain": studio.settings().debug},
-        "migration_manager": {"apply": crate::ui::offers_apply_migrations(&state.inner)},
+        "migration_manager": {"apply": state.inner.offers_apply_migrations()},
     })
 }
 

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
 use super::catalog::{BODY, IF_MATCH, PK, Tool};
+use crate::gate::session::{CSRF_HEADER, without_session_cookie};
 use crate::gate::{STUDIO_TOKEN, authorization_is_token};
 
 /// Largest answer read back from a route (the list routes are bounded by `max_limit`).
@@ -80,14 +81,14 @@ impl Caller<'_> {
         for (name, value) in self.headers {
             let skip = TRANSPORT.contains(&name.as_str())
                 || name.as_str() == STUDIO_TOKEN
-                || name.as_str() == crate::ui::session::CSRF_HEADER
+                || name.as_str() == CSRF_HEADER
                 || (name == header::AUTHORIZATION && studio_bearer);
             if skip {
                 continue;
             }
             if name == header::COOKIE {
                 // The Studio session cookie is Studio's credential too: the application gets its own cookies only.
-                if let Some(rest) = crate::ui::session::without_session_cookie(value) {
+                if let Some(rest) = without_session_cookie(value) {
                     headers.append(name.clone(), rest);
                 }
                 continue;

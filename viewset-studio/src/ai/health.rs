@@ -14,75 +14,16 @@
 //! reported: only the allowlists a ViewSet declares are its intent.
 
 use std::collections::BTreeSet;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use axum::extract::State;
-use sea_orm::{DbBackend, EntityName, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn};
+use sea_orm::DbBackend;
 use serde_json::{Value, json};
-use viewset_core::viewset::OrderingFields;
-use viewset_core::{Hooks, Operation};
 
 use super::AiState;
 use super::indexes::{self, TableCatalog};
-use crate::studio::state::now;
-
-/// What schema health checks of one ViewSet, worked out when it is registered with Studio.
-#[derive(Debug, Clone)]
-pub(crate) struct ViewSetFacts {
-    viewset: &'static str,
-    table: String,
-    primary_key: Vec<String>,
-    /// `(allowlist, column)` for every column the ViewSet queries by: an index should start with it.
-    queried: Vec<(&'static str, String)>,
-    /// Every column, when `ordering_fields = "__all__"` (each may be ordered by).
-    orderable: Vec<String>,
-    /// The write operations an anonymous caller is admitted to.
-    anonymous_writes: Vec<&'static str>,
-}
-
-impl ViewSetFacts {
-    /// The ViewSet's name.
-    pub(crate) fn viewset(&self) -> &'static str {
-        self.viewset
-    }
-
-    /// The facts of `V`.
-    pub(crate) fn of<V: Hooks>() -> Self {
-        let c = V::CONFIG;
-        let column = |field: &str| {
-            <V::Entity as EntityTrait>::Column::from_str(field)
-                .map_or_else(|_| field.to_string(), |c| c.as_str().into())
-        };
-        let mut queried: Vec<(&'static str, String)> = Vec::new();
-        queried.extend(c.filterable_fields.iter().map(|f| ("filterable_fields", column(f))));
-        if let OrderingFields::Only(fields) = c.ordering_fields {
-            queried.extend(fields.iter().map(|f| ("ordering_fields", column(f))));
-        }
-        queried.extend(c.ordering.iter().map(|(f, _)| ("ordering", column(f))));
-        queried.extend(c.tenant_field.iter().map(|f| ("tenant_field", column(f))));
-        queried.extend(c.search_fields.iter().map(|f| ("search_fields", column(f))));
-        let orderable = match c.ordering_fields {
-            OrderingFields::All => <V::Entity as EntityTrait>::Column::iter().map(|c| c.as_str().to_string()).collect(),
-            OrderingFields::Only(_) => Vec::new(),
-        };
-        let writes = [("create", Operation::Create), ("update", Operation::Update), ("delete", Operation::Delete)];
-        ViewSetFacts {
-            viewset: c.name,
-            table: V::Entity::default().table_name().to_string(),
-            primary_key: <V::Entity as EntityTrait>::PrimaryKey::iter()
-                .map(|k| k.into_column().as_str().to_string())
-                .collect(),
-            queried,
-            orderable,
-            anonymous_writes: writes
-                .into_iter()
-                .filter(|(_, op)| viewset_core::access::admits_anonymous::<V>(*op))
-                .map(|(name, _)| name)
-                .collect(),
-        }
-    }
-}
+use crate::reply::now;
+use crate::studio::ViewSetFacts;
 
 /// One finding.
 struct Finding {

@@ -18,6 +18,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 
 use super::AiState;
 use super::dispatch::{self, Caller};
+use crate::studio::SERVICE_VERSION;
 
 /// One MCP request's handler over the shared state.
 #[derive(Clone)]
@@ -57,7 +58,7 @@ impl McpServer {
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(format!("{} (viewset)", self.state.project), crate::SERVICE_VERSION))
+            .with_server_info(Implementation::new(format!("{} (viewset)", self.state.project), SERVICE_VERSION))
             .with_instructions(
                 "Each tool is one REST route of this application, called as your own identity (the application's \
                  authentication, e.g. `Authorization: Bearer`, decides who you are). A non-2xx answer is a tool \

@@ -1,32 +1,39 @@
 //! The `/ai/` surface, mounted only with Studio and behind the same gate: the tool catalog (`GET /ai/tools`), the
 //! MCP server (`/ai/tools/mcp`), structured read-only queries (`POST /ai/query/execute`), the full context
 //! (`GET /ai/context/full`) and the schema's health (`GET /ai/schema/health`); with a registered project directory,
-//! the code generator ([`codegen`]: `/ai/codegen/preview`, `/ai/patch/preview|apply`, `/ai/plan/preview|apply`).
+//! the code generator (`codegen`: `/ai/codegen/preview`, `/ai/patch/preview|apply`, `/ai/plan/preview|apply`),
+//! compiled with the crate's `codegen` feature only (without it those endpoints answer 501 `codegen_unavailable`,
+//! `without_codegen`).
 //!
 //! No data is read here: every tool call and query is a request to the application's own router
 //! ([`dispatch`]), answered by the generated handler as the caller's own principal, through
 //! `viewset_core::access` like any REST request. A Studio credential admits to `/ai`; it is never an identity.
 
 mod catalog;
+#[cfg(feature = "codegen")]
 pub mod codegen;
 mod context;
 mod dispatch;
-pub(crate) mod health;
+mod health;
 mod indexes;
 mod mcp;
 mod query;
+#[cfg(not(feature = "codegen"))]
+mod without_codegen;
 
 use std::sync::Arc;
 
 use axum::Router;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use serde_json::{Value, json};
 
 pub(crate) use self::catalog::Tool;
-use crate::gate::error;
+#[cfg(feature = "codegen")]
+pub(crate) use self::codegen::handlers::generator;
+#[cfg(not(feature = "codegen"))]
+pub(crate) use self::without_codegen::generator;
 use crate::paths::{AI_CONTEXT_FULL, AI_QUERY_EXECUTE, AI_SCHEMA_HEALTH, AI_TOOLS, AI_TOOLS_MCP};
+use crate::reply::method_not_allowed;
 use crate::studio::state::Inner;
 
 /// What the `/ai` handlers share.
@@ -41,12 +48,10 @@ pub(crate) struct AiState {
     pub(crate) studio_token: Option<String>,
     /// The application's name.
     pub(crate) project: String,
-    /// The code generator, when the application registered its project directory.
-    pub(crate) codegen: Option<Arc<codegen::handlers::Service>>,
 }
 
 /// The tool catalog of `studio`'s registered tools, described from its OpenAPI document.
-pub(crate) fn tools(studio: &crate::Studio) -> Vec<Tool> {
+pub(crate) fn tools(studio: &crate::studio::Studio) -> Vec<Tool> {
     catalog::build(&studio.tools, &studio.openapi)
 }
 
@@ -55,13 +60,9 @@ pub(crate) fn offers_query(tools: &[Tool]) -> bool {
     tools.iter().any(|t| t.info.operation == viewset_core::registration::ToolOperation::List)
 }
 
-/// The `/ai` routes over `state` (no gate yet).
+/// The `/ai` routes over `state` but the code generator's ([`generator`]); no gate yet.
 pub(crate) fn routes(state: Arc<AiState>) -> Router {
     let mcp = mcp::service(state.clone(), state.inner.studio.settings().studio_require_auth);
-    let generator = match &state.codegen {
-        Some(service) => codegen::handlers::routes(service.clone()),
-        None => Router::new(),
-    };
     Router::new()
         .route(AI_TOOLS, get(tool_catalog).fallback(method_not_allowed))
         .route(AI_CONTEXT_FULL, get(context::full).fallback(method_not_allowed))
@@ -69,7 +70,6 @@ pub(crate) fn routes(state: Arc<AiState>) -> Router {
         .route(AI_SCHEMA_HEALTH, get(health::handler).fallback(method_not_allowed))
         .route_service(AI_TOOLS_MCP, mcp)
         .with_state(state)
-        .merge(generator)
 }
 
 /// The catalog as `GET /ai/tools` answers it (and `/ai/context/full` embeds it).
@@ -79,8 +79,4 @@ pub(crate) fn catalog_json(state: &AiState) -> Value {
 
 async fn tool_catalog(axum::extract::State(state): axum::extract::State<Arc<AiState>>) -> axum::Json<Value> {
     axum::Json(catalog_json(&state))
-}
-
-pub(crate) async fn method_not_allowed() -> Response {
-    error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed.", "method_not_allowed").into_response()
 }

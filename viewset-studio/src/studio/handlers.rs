@@ -9,9 +9,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use super::state::{Inner, Shared, now};
+use super::state::{Inner, Shared};
 use super::{RUST_VERSION, SERVICE_VERSION};
-use crate::gate::error;
 use crate::paths::{
     AI_CODEGEN_PATHS, CODEGEN_ENDPOINTS, CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY,
     SCHEMA_HANDSHAKE, STUDIO_PATHS,
@@ -20,10 +19,11 @@ use crate::protocol::{
     ContextSummary, Handshake, Health, MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project,
     handshake_json_schema,
 };
+use crate::reply::{error, now};
 
 /// Every Studio JSON endpoint at its path (the paths of [`STUDIO_PATHS`] but the UI's, which `crate::ui` mounts),
 /// over `state`; no gate yet.
-pub(super) fn routes(state: Arc<Inner>) -> Router {
+pub(crate) fn routes(state: Arc<Inner>) -> Router {
     Router::new()
         .route(HANDSHAKE, get(handshake).fallback(method_not_allowed))
         .route(CONTEXT_SUMMARY, get(context_summary).fallback(method_not_allowed))
@@ -74,7 +74,10 @@ async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
                 .iter()
                 .chain(if studio.project_dir.is_some() { AI_CODEGEN_PATHS.as_slice() } else { &[] })
                 .collect::<Vec<_>>(),
-            "ai_planner_provider": settings.ai_provider_url.is_some() && studio.project_dir.is_some(),
+            "ai_planner_provider": cfg!(feature = "codegen")
+                && settings.ai_provider_url.is_some()
+                && studio.project_dir.is_some(),
+            "codegen_feature": cfg!(feature = "codegen"),
             "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
         }),
     })

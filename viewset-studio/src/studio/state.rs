@@ -9,6 +9,7 @@ use sea_orm::DatabaseConnection;
 use super::Studio;
 use crate::migrations::AppliedState;
 use crate::protocol::{Checksums, DatabaseStatus};
+use crate::settings::Environment;
 
 /// What every Studio handler reads.
 pub(crate) struct Inner {
@@ -26,17 +27,17 @@ pub(crate) struct Inner {
 /// The extractor of the shared state.
 pub(super) type Shared = State<Arc<Inner>>;
 
-/// Now, as ISO 8601 UTC with milliseconds.
-pub(crate) fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
 impl Inner {
-    /// The state of a mounted `studio` (its checksums computed now).
-    pub(super) fn new(studio: Studio, db: DatabaseConnection, tools: &[crate::ai::Tool]) -> Self {
+    /// The state of a mounted `studio` (its checksums computed now), with the size of its AI tool catalog and
+    /// whether `/ai/query/execute` has a list tool to run.
+    pub(crate) fn new(studio: Studio, db: DatabaseConnection, ai_tool_count: u64, ai_query: bool) -> Self {
         let checksums = studio.checksums();
-        let (ai_tool_count, ai_query) = (tools.len() as u64, crate::ai::offers_query(tools));
         Inner { studio, checksums, db, ai_tool_count, ai_query, applied: Mutex::new(None) }
+    }
+
+    /// Whether the `apply_migrations` capability holds: a registered migrator, in development.
+    pub(crate) fn offers_apply_migrations(&self) -> bool {
+        self.studio.apply_migrations.is_some() && self.studio.settings().environment == Environment::Development
     }
 
     /// The capabilities inferred from what the application registered and the database status.
@@ -61,10 +62,11 @@ impl Inner {
         if self.ai_query && database.connected {
             caps.push("ai_query");
         }
-        // The code generator's endpoints exist with a project directory; apply writes only in development.
-        if studio.project_dir.is_some() {
+        // The code generator's endpoints exist with a project directory, and work when the `codegen` feature compiled
+        // the generator in; apply writes only in development.
+        if cfg!(feature = "codegen") && studio.project_dir.is_some() {
             caps.push("ai_codegen");
-            if studio.settings.environment == crate::Environment::Development {
+            if studio.settings.environment == Environment::Development {
                 caps.push("ai_patch");
             }
             caps.push("ai_planner");
@@ -77,7 +79,7 @@ impl Inner {
         if caps.contains(&"write_data") {
             caps.push("admin_access");
         }
-        if database.connected && crate::ui::offers_apply_migrations(self) {
+        if database.connected && self.offers_apply_migrations() {
             caps.push("apply_migrations");
         }
         caps.into_iter().map(str::to_string).collect()

@@ -3,8 +3,6 @@
 //! `apply_migrations` capability says exactly when): it runs the migrator's `up` (every pending migration the
 //! migrator knows, in its order) and answers which migrations are newly applied and the summary after.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use axum::Router;
@@ -12,17 +10,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use sea_orm::{DatabaseConnection, DbErr};
 use serde_json::json;
 
-use crate::Environment;
-use crate::gate::error;
 use crate::paths::MIGRATIONS_APPLY;
+use crate::reply::{error, method_not_allowed};
+use crate::studio::ApplyMigrations;
 use crate::studio::state::Inner;
-
-/// The application's migrator, type-erased: applies every pending migration it knows.
-pub(crate) type ApplyMigrations =
-    Arc<dyn Fn(DatabaseConnection) -> Pin<Box<dyn Future<Output = Result<(), DbErr>> + Send>> + Send + Sync>;
 
 struct MigrateState {
     inner: Arc<Inner>,
@@ -35,17 +28,12 @@ struct MigrateState {
 pub(crate) fn routes(inner: Arc<Inner>) -> Router {
     let Some(apply) = inner.studio.apply_migrations.clone() else { return Router::new() };
     let state = Arc::new(MigrateState { inner, apply, running: tokio::sync::Mutex::new(()) });
-    Router::new().route(MIGRATIONS_APPLY, post(apply_pending).fallback(super::method_not_allowed)).with_state(state)
-}
-
-/// Whether the `apply_migrations` capability holds: a registered migrator, in development.
-pub(crate) fn offered(inner: &Inner) -> bool {
-    inner.studio.apply_migrations.is_some() && inner.studio.settings().environment == Environment::Development
+    Router::new().route(MIGRATIONS_APPLY, post(apply_pending).fallback(method_not_allowed)).with_state(state)
 }
 
 async fn apply_pending(State(state): State<Arc<MigrateState>>) -> Response {
     let inner = &state.inner;
-    if !offered(inner) {
+    if !inner.offers_apply_migrations() {
         return error(
             StatusCode::FORBIDDEN,
             "Studio applies migrations in the development environment only; run your migrator.",

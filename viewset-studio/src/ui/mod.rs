@@ -4,13 +4,12 @@
 //! script would (the Studio ones with the session cookie and its CSRF header; the application's own routes with the
 //! identity the developer chooses), so it reads no data around the API.
 //!
-//! Signing in ([`session`]): when Studio requires authentication, `GET /studio/ui` without a credential is a 401
+//! Signing in ([`crate::gate::session`]): when Studio requires authentication, `GET /studio/ui` without a credential is a 401
 //! with a sign-in form (one password field for the Studio token) that posts to `/studio/session`; the answer sets
 //! the signed session cookie and sends the browser back to the page. `DELETE /studio/session` signs out.
 
 mod assets;
 mod migrate;
-pub(crate) mod session;
 
 use std::sync::Arc;
 
@@ -18,15 +17,15 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LOCATION};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 
-pub(crate) use self::migrate::{ApplyMigrations, offered as offers_apply_migrations};
-use self::session::{Sessions, append_cookies, clear_cookies, unix_seconds};
-use crate::gate::{Admission, error};
+use crate::gate::Admission;
+use crate::gate::session::{self, Sessions, append_cookies, clear_cookies, unix_seconds};
 use crate::paths::{SESSION, UI, UI_ASSETS};
+use crate::reply::{error, method_not_allowed};
 use crate::studio::state::Inner;
 
 /// The Content-Security-Policy of the page, the sign-in page and every asset: this origin only, no inline code.
@@ -59,19 +58,6 @@ pub(crate) fn routes(inner: Arc<Inner>) -> Router {
         .merge(migrate)
 }
 
-/// Paths the gate lets through without a credential: the sign-in itself (it checks the token) and the static
-/// assets (the sign-in page needs the style sheet; they hold no data).
-pub(crate) fn exempt(method: &Method, path: &str) -> bool {
-    (*method == Method::POST && path == SESSION)
-        || (matches!(*method, Method::GET | Method::HEAD)
-            && path.strip_prefix(UI_ASSETS).is_some_and(|rest| rest.starts_with('/')))
-}
-
-/// Whether `path` is the page (the gate answers it with the sign-in form instead of JSON).
-pub(crate) fn is_page(path: &str) -> bool {
-    path == UI
-}
-
 /// The headers every UI response carries.
 fn protect(mut response: Response, cache: &'static str) -> Response {
     let headers = response.headers_mut();
@@ -89,7 +75,8 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
-/// The sign-in page with `status` and an optional message (why the last attempt or the cookie was refused).
+/// The sign-in page with `status` and an optional message (why the last attempt or the cookie was refused); the gate
+/// answers it to a browser at the page without a credential.
 pub(crate) fn sign_in_page(status: StatusCode, message: Option<&str>) -> Response {
     let message = message.map(|m| format!("<p class=\"alert\" role=\"alert\">{}</p>", escape(m))).unwrap_or_default();
     let html = assets::SIGN_IN_HTML.replace("{{message}}", &message).replace("{{action}}", SESSION);
@@ -160,7 +147,7 @@ async fn sign_in(State(state): State<Arc<UiState>>, headers: HeaderMap, body: By
         form_urlencoded::parse(&body).find(|(k, _)| k == "token").map(|(_, v)| v.into_owned())
     };
     let presented = presented.unwrap_or_default();
-    if !crate::constant_time_eq(presented.trim().as_bytes(), expected.as_bytes()) {
+    if !crate::checksum::constant_time_eq(presented.trim().as_bytes(), expected.as_bytes()) {
         return refuse(StatusCode::UNAUTHORIZED, "That is not the Studio token.", "invalid_token");
     }
     let (value, csrf) = sessions.issue();
@@ -184,8 +171,4 @@ async fn sign_out() -> Response {
 
 fn see_other(location: &'static str) -> Response {
     (StatusCode::SEE_OTHER, [(LOCATION, location)]).into_response()
-}
-
-async fn method_not_allowed() -> Response {
-    error(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed.", "method_not_allowed")
 }

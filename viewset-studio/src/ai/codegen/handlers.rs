@@ -1,7 +1,8 @@
 //! The endpoints: `POST /ai/codegen/preview` (one `new_resource`), `POST /ai/patch/preview` (allowlist and column
 //! edits), `POST /ai/plan/preview` (any operations, or a prompt a provider turns into operations), and `POST
 //! /ai/patch/apply` = `POST /ai/plan/apply` (a preview's id or operations, with `"confirm": true`, in development
-//! only). Mounted only when the application registered its project directory ([`crate::Studio::project_dir`]).
+//! only). Mounted only when the application registered its project directory ([`crate::Studio::project_dir`]):
+//! [`generator`].
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -19,8 +20,8 @@ use serde_json::{Value, json};
 
 use super::provider::Provider;
 use super::{CodegenError, Operation, Preview};
-use crate::Environment;
 use crate::paths::{AI_CODEGEN_PREVIEW, AI_PATCH_APPLY, AI_PATCH_PREVIEW, AI_PLAN_APPLY, AI_PLAN_PREVIEW};
+use crate::settings::Environment;
 
 /// The most operations one request may carry.
 const MAX_OPERATIONS: usize = 20;
@@ -30,7 +31,7 @@ const MAX_PROMPT_CHARS: usize = 4000;
 const KEPT_PREVIEWS: usize = 64;
 
 /// What the code generator's endpoints share.
-pub(crate) struct Service {
+struct Service {
     root: PathBuf,
     environment: Environment,
     provider: Option<Provider>,
@@ -41,7 +42,7 @@ pub(crate) struct Service {
 
 impl Service {
     /// The service for the project at `root`, with the provider the settings configure.
-    pub(crate) fn new(root: PathBuf, settings: &crate::StudioSettings) -> Self {
+    fn new(root: PathBuf, settings: &crate::settings::StudioSettings) -> Self {
         Service {
             root,
             environment: settings.environment,
@@ -67,9 +68,26 @@ impl Service {
     }
 }
 
-/// The routes (no gate: the caller layers Studio's).
-pub(crate) fn routes(service: Arc<Service>) -> Router {
-    let fallback = || super::super::method_not_allowed;
+/// The code generator's routes for the project directory `studio` registered (none without one), or why that
+/// directory cannot be used. No gate: the caller layers Studio's.
+pub(crate) fn generator(studio: &crate::studio::Studio) -> Result<Router, crate::settings::SettingsError> {
+    let Some(dir) = &studio.project_dir else { return Ok(Router::new()) };
+    let root =
+        super::project_root(dir).map_err(|e| crate::settings::SettingsError(format!("Studio::project_dir: {e}")))?;
+    let settings = studio.settings();
+    if !settings.studio_require_auth {
+        tracing::warn!(
+            "Studio's code generator is mounted without authentication: anyone who reaches Studio can preview (and in \
+             development apply) edits of {}",
+            root.display()
+        );
+    }
+    Ok(routes(Arc::new(Service::new(root, settings))))
+}
+
+/// The routes over `service`.
+fn routes(service: Arc<Service>) -> Router {
+    let fallback = || crate::reply::method_not_allowed;
     Router::new()
         .route(AI_CODEGEN_PREVIEW, post(codegen_preview).fallback(fallback()))
         .route(AI_PATCH_PREVIEW, post(patch_preview).fallback(fallback()))

@@ -194,7 +194,7 @@ pub fn preview(dir: &Path, operations: &[Operation]) -> Result<Preview, CodegenE
             after: c.after,
         })
         .collect();
-    let id = crate::checksum(&json!({"operations": operations, "inputs": inputs}));
+    let id = crate::checksum::checksum(&json!({"operations": operations, "inputs": inputs}));
     Ok(Preview { id, operations: operations.to_vec(), steps, files, inputs })
 }
 

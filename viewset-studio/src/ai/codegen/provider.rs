@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::StudioSettings;
+use crate::settings::StudioSettings;
 
 /// The whole call's time limit.
 pub(crate) const TIMEOUT: Duration = Duration::from_secs(30);

@@ -1,6 +1,9 @@
 //! The checks every Studio request passes, in order: Origin, then (when auth is required) credentials: the Studio
 //! token, the application's staff session, or a Studio session cookie (whose writes also need the session's CSRF
-//! header, see [`crate::ui::session`]).
+//! header, see [`session`]). The gate knows the credentials, not the pages: the sign-in page it answers a browser
+//! with is the UI's, handed over when Studio is mounted ([`SignInPage`]).
+
+pub(crate) mod session;
 
 use std::sync::Arc;
 
@@ -8,16 +11,21 @@ use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, HOST, ORIGIN, WWW_AUTHENTICATE};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use axum::response::Response;
 
-use crate::StudioSettings;
+use self::session::{CookieState, Sessions, append_cookies, clear_cookies, csrf_ok};
 use crate::checksum::constant_time_eq;
-use crate::ui::session::{CookieState, Sessions, append_cookies, clear_cookies, csrf_ok};
+use crate::paths::{SESSION, UI, UI_ASSETS};
+use crate::reply::error;
+use crate::settings::StudioSettings;
 
 /// Decides whether a request carries a valid staff session (the application's own sessions; the framework has no
 /// login). Return `true` only for an authenticated staff user.
 pub type StaffSessionHook = Arc<dyn Fn(&HeaderMap) -> bool + Send + Sync>;
+
+/// The page a browser without a credential gets at `GET /studio/ui`, with its status and why the last attempt or the
+/// cookie was refused (the UI's sign-in form).
+pub(crate) type SignInPage = fn(StatusCode, Option<&str>) -> Response;
 
 /// What the middleware needs.
 #[derive(Clone)]
@@ -28,6 +36,8 @@ pub(crate) struct Gate {
     pub(crate) staff_session: Option<StaffSessionHook>,
     /// Studio sessions, when `studio_secret_token` (and the token) are set.
     pub(crate) sessions: Option<Sessions>,
+    /// The sign-in page of the UI.
+    pub(crate) sign_in_page: SignInPage,
 }
 
 /// How a request got through the gate (a request extension the handlers read).
@@ -46,13 +56,19 @@ pub(crate) enum Admission {
 }
 
 impl Gate {
-    pub(crate) fn new(settings: &StudioSettings, staff_session: Option<StaffSessionHook>) -> Self {
+    /// The gate of `settings`, with the application's staff-session hook and the UI's sign-in page.
+    pub(crate) fn new(
+        settings: &StudioSettings,
+        staff_session: Option<StaffSessionHook>,
+        sign_in_page: SignInPage,
+    ) -> Self {
         Gate {
             allowed_origins: settings.studio_allowed_origins.iter().map(|o| normalize(o)).collect(),
             require_auth: settings.studio_require_auth,
             token: settings.studio_auth_token.clone(),
             staff_session,
             sessions: Sessions::new(settings),
+            sign_in_page,
         }
     }
 
@@ -75,7 +91,7 @@ impl Gate {
         if !self.require_auth {
             return Ok(Admission::Open);
         }
-        if crate::ui::exempt(method, path) {
+        if exempt(method, path) {
             return Ok(Admission::Exempt);
         }
         if self.bearer_ok(headers) {
@@ -99,11 +115,11 @@ impl Gate {
                 Ok(Admission::Session { csrf, expires_at })
             }
             CookieState::Refused(reason) => {
-                let mut response = unauthorized(method, path, Some(reason));
+                let mut response = self.unauthorized(method, path, Some(reason));
                 append_cookies(response.headers_mut(), clear_cookies());
                 Err(Box::new(response))
             }
-            CookieState::Absent => Err(Box::new(unauthorized(method, path, None))),
+            CookieState::Absent => Err(Box::new(self.unauthorized(method, path, None))),
         }
     }
 
@@ -116,6 +132,22 @@ impl Gate {
 
     fn session_ok(&self, headers: &HeaderMap) -> bool {
         self.staff_session.as_ref().is_some_and(|hook| hook(headers))
+    }
+
+    /// The 401 of a request without a valid credential: the sign-in page for the UI, JSON elsewhere.
+    fn unauthorized(&self, method: &Method, path: &str, reason: Option<&str>) -> Response {
+        if matches!(*method, Method::GET | Method::HEAD) && path == UI {
+            return (self.sign_in_page)(StatusCode::UNAUTHORIZED, reason);
+        }
+        let detail = format!(
+            "{}Studio requires its token (`X-Studio-Token: <token>` or `Authorization: Bearer <token>`), a staff session \
+             or a Studio session (sign in at /studio/ui).",
+            reason.map(|r| format!("{r} ")).unwrap_or_default()
+        );
+        let code = if reason.is_some() { "session_invalid" } else { "not_authenticated" };
+        let mut response = error(StatusCode::UNAUTHORIZED, &detail, code);
+        response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"studio\""));
+        response
     }
 }
 
@@ -133,20 +165,12 @@ pub(crate) fn authorization_is_token(headers: &HeaderMap, token: Option<&str>) -
     presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes()))
 }
 
-/// The 401 of a request without a valid credential: the sign-in page for the UI, JSON elsewhere.
-fn unauthorized(method: &Method, path: &str, reason: Option<&str>) -> Response {
-    if matches!(*method, Method::GET | Method::HEAD) && crate::ui::is_page(path) {
-        return crate::ui::sign_in_page(StatusCode::UNAUTHORIZED, reason);
-    }
-    let detail = format!(
-        "{}Studio requires its token (`X-Studio-Token: <token>` or `Authorization: Bearer <token>`), a staff session \
-         or a Studio session (sign in at /studio/ui).",
-        reason.map(|r| format!("{r} ")).unwrap_or_default()
-    );
-    let code = if reason.is_some() { "session_invalid" } else { "not_authenticated" };
-    let mut response = error(StatusCode::UNAUTHORIZED, &detail, code);
-    response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"studio\""));
-    response
+/// Paths the gate lets through without a credential: the sign-in itself (it checks the token) and the UI's static
+/// assets (the sign-in page needs the style sheet; they hold no data).
+fn exempt(method: &Method, path: &str) -> bool {
+    (*method == Method::POST && path == SESSION)
+        || (matches!(*method, Method::GET | Method::HEAD)
+            && path.strip_prefix(UI_ASSETS).is_some_and(|rest| rest.starts_with('/')))
 }
 
 /// Whether `origin` (normalized) is the request's own `Host` (any scheme) and that host is a loopback name: the
@@ -165,11 +189,6 @@ fn same_origin(origin: &str, headers: &HeaderMap) -> bool {
 
 fn normalize(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
-}
-
-/// A JSON error body in the framework's shape.
-pub(crate) fn error(status: StatusCode, detail: &str, code: &str) -> Response {
-    (status, axum::Json(json!({"detail": detail, "code": code}))).into_response()
 }
 
 /// The middleware: Origin first (403), then credentials (401), then CSRF (403); the [`Admission`] becomes a request

@@ -20,7 +20,7 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
 use viewset_core::session::{SessionError, SessionSigner};
 
-use crate::{Environment, StudioSettings};
+use crate::settings::{Environment, StudioSettings};
 
 /// The cookie's name.
 pub(crate) const COOKIE: &str = "studio_session";

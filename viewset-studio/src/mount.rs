@@ -1,0 +1,54 @@
+//! Mounting a registered [`Studio`]: its state, the `/studio/` endpoints, the web UI and the `/ai` surface, all
+//! behind the gate. The one place that knows every part; no part knows it.
+
+use std::sync::Arc;
+
+use axum::Router;
+use sea_orm::DatabaseConnection;
+
+use crate::gate::Gate;
+use crate::settings::{Environment, SettingsError};
+use crate::studio::Studio;
+use crate::studio::state::Inner;
+
+impl Studio {
+    /// The Studio and `/ai` routes, or `None` when the settings keep Studio off. Unsafe settings are an error.
+    /// `app` is the application's router: AI tool calls and queries are requests to it, as the caller.
+    pub fn router(self, app: Router, db: DatabaseConnection) -> Result<Option<Router>, SettingsError> {
+        self.settings.validate()?;
+        if !self.settings.should_mount() {
+            return Ok(None);
+        }
+        if self.settings.environment != Environment::Development
+            && self.settings.studio_allowed_origins.iter().any(|o| o == "*")
+        {
+            tracing::warn!(
+                "SERVICE_STUDIO_ALLOWED_ORIGINS=* lets every origin use Studio; it is meant for development"
+            );
+        }
+        if !self.settings.studio_require_auth {
+            tracing::warn!("Studio is mounted without authentication (SERVICE_STUDIO_REQUIRE_AUTH is false)");
+        }
+        let generator = crate::ai::generator(&self)?;
+        let gate = Arc::new(Gate::new(&self.settings, self.staff_session.clone(), crate::ui::sign_in_page));
+        let studio_token = self.settings.studio_auth_token.clone();
+        let project = self.name.clone();
+        let tools = crate::ai::tools(&self);
+        let inner = Arc::new(Inner::new(self, db, tools.len() as u64, crate::ai::offers_query(&tools)));
+        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project });
+        let router = crate::studio::handlers::routes(inner.clone())
+            .merge(crate::ui::routes(inner))
+            .merge(crate::ai::routes(ai))
+            .merge(generator)
+            .layer(axum::middleware::from_fn_with_state(gate, crate::gate::check));
+        Ok(Some(router))
+    }
+
+    /// `app` with the Studio routes merged in when the settings mount Studio; `app` unchanged otherwise.
+    pub fn mount(self, app: Router, db: DatabaseConnection) -> Result<Router, SettingsError> {
+        Ok(match self.router(app.clone(), db)? {
+            Some(studio) => app.merge(studio),
+            None => app,
+        })
+    }
+}
