@@ -1,4 +1,4 @@
-//! Retrieve reads through a lookup statement built once per ViewSet (`access::cached`) when the scope adds nothing:
+//! Retrieve reads through a lookup statement built once per ViewSet (`store::statements`) when the scope adds nothing:
 //! each key still answers its own record, the SQL is the same text every time, and a required row policy that
 //! applies to this caller still scopes the read (404), while one that does not apply leaves the cached read.
 //! On SQLite and PostgreSQL.

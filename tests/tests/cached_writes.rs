@@ -1,4 +1,4 @@
-//! PATCH and create send statements built once per set of columns (`access::cached`): whatever order the sets of
+//! PATCH and create send statements built once per set of columns (`store::statements`): whatever order the sets of
 //! columns come in, each write is one statement and stores exactly what was sent (and a `null` as well as a value),
 //! and the other columns keep their values. The SQLite and PostgreSQL tests share one process, so one backend's
 //! statement is never sent to the other. On SQLite and PostgreSQL.

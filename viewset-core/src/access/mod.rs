@@ -47,7 +47,7 @@ mod policy;
 mod principal;
 mod write;
 
-use sea_orm::{ColumnTrait, Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select};
+use sea_orm::{Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select};
 
 pub use composition::{And, Not, Or, PermissionExt};
 pub use fields::{Items, sparse_fields, visible};
@@ -63,7 +63,6 @@ pub use principal::Principal;
 pub use write::update_in_scope;
 
 use crate::error::ApiError;
-use crate::query::columns::column;
 use crate::query::{Filters, ListQuery, apply_exact_filters_except};
 use crate::request::RequestContext;
 use crate::store::{Find, On, Plan};
@@ -186,17 +185,17 @@ pub async fn fetch_scoped<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Re
 /// The record at `pk` through [`scoped_query`]: in the default scope with no required row policy for this caller,
 /// the lookup alone (a statement the store builds once per ViewSet).
 async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<Option<ModelOf<V>>, ApiError> {
-    let condition = lookup_condition::<V>(pk)?;
     let what = if Plan::of::<V>(request.db.get_database_backend()).default_scope {
         match required_condition::<V>(request)? {
-            None => Find::Lookup { value: pk.value.clone(), condition },
+            None => Find::Lookup(pk.value.clone()),
             // `scoped_query` with the condition already worked out.
-            Some(required) => {
-                Find::First(narrowed::<V>(V::get_queryset(request, &Filters::new())?, Some(required)).filter(condition))
-            }
+            Some(required) => Find::First(
+                narrowed::<V>(V::get_queryset(request, &Filters::new())?, Some(required))
+                    .filter(lookup_condition::<V>(pk)?),
+            ),
         }
     } else {
-        Find::First(scoped_query::<V>(request, &Filters::new())?.filter(condition))
+        Find::First(scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?))
     };
     crate::store::find::<V>(On::Pool(&request.db), what).await
 }
@@ -263,6 +262,5 @@ async fn find_scoped<V: Hooks>(request: &RequestContext, condition: Condition) -
 }
 
 fn lookup_condition<V: Hooks>(pk: &Lookup) -> Result<Condition, ApiError> {
-    let col = column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
-    Ok(Condition::all().add(col.eq(pk.value.clone())))
+    crate::store::lookup_condition::<V>(pk.value.clone())
 }

@@ -3,7 +3,7 @@
 
 use sea_orm::{ActiveModelTrait, EntityTrait};
 
-use super::{Lookup, fetch_scoped, lookup_condition, required_condition};
+use super::{Lookup, fetch_scoped, required_condition};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::{UpdateSchema, check_storable_body};
@@ -28,8 +28,7 @@ pub async fn update_in_scope<V: Hooks>(
         }
     };
     let required = required_condition::<V>(request)?;
-    let written =
-        crate::store::update_where::<V>(&request.db, active, pk.value.clone(), lookup_condition::<V>(pk)?, required);
+    let written = crate::store::update_where::<V>(&request.db, active, pk.value.clone(), required);
     written.await?.ok_or(ApiError::NotFound)
 }
 

@@ -60,6 +60,7 @@ pub(crate) use prototype::find as prototype;
 pub(crate) use read::{Find, admits_row, all, find};
 pub(crate) use run::{On, boxed};
 pub use run::{query_all, query_one};
+pub(crate) use statements::lookup_condition;
 pub use write::insert_returning;
 pub(crate) use write::{begin_immediate, commit, delete, insert, update, update_where};
 

@@ -3,9 +3,7 @@
 use sea_orm::sea_query::{
     Alias, CommonTableExpression, Expr, PostgresQueryBuilder, Query, SqliteQueryBuilder, WithClause,
 };
-use sea_orm::{
-    Condition, DbBackend, EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Statement, Value,
-};
+use sea_orm::{DbBackend, EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Statement, Value};
 
 use super::run::{On, one_decoded, row, rows};
 use crate::error::{ApiError, db_err};
@@ -15,14 +13,9 @@ use crate::viewset::{ModelOf, ViewSet};
 /// built), so the size of a `Select` is never carried.
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Find<E: sea_orm::EntityTrait> {
-    /// The record whose lookup field is `value` (`condition` says so), with nothing else in the caller's scope:
-    /// the statement is built once per ViewSet and backend.
-    Lookup {
-        /// The lookup field's value.
-        value: Value,
-        /// The lookup field equal to `value`.
-        condition: Condition,
-    },
+    /// The record whose lookup field is this value, with nothing else in the caller's scope: the statement is
+    /// built once per ViewSet and backend.
+    Lookup(Value),
     /// The first row of a scoped select.
     First(Select<E>),
 }
@@ -35,10 +28,10 @@ pub(crate) fn find<'a, V: ViewSet>(
 ) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
     let backend = on.backend();
     let statement = match what {
-        Find::Lookup { value, condition } => super::statements::lookup::<V, V::Entity>(backend, value, condition),
-        Find::First(select) => select.limit(1).build(backend),
+        Find::Lookup(value) => super::statements::lookup::<V>(backend, value),
+        Find::First(select) => Ok(select.limit(1).build(backend)),
     };
-    async move { one_decoded(on, statement, V::decode_rows, "lookup").await.map_err(db_err::<V::Entity>) }
+    async move { one_decoded(on, statement?, V::decode_rows, "lookup").await.map_err(db_err::<V::Entity>) }
 }
 
 /// Every row of `select` (role `role`), decoded by the ViewSet; `capacity` rows are reserved up front. The

@@ -8,10 +8,12 @@ use std::any::TypeId;
 use std::mem::Discriminant;
 use std::sync::Arc;
 
-use sea_orm::{ActiveModelTrait, ActiveValue, Condition, DbBackend, EntityTrait, Iterable, QueryFilter, QuerySelect};
-use sea_orm::{QueryTrait, Statement, Value};
+use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, Condition, DbBackend, EntityTrait, Iterable, QueryFilter};
+use sea_orm::{QuerySelect, QueryTrait, Statement, Value};
 
 use super::memo::Memo;
+use crate::error::ApiError;
+use crate::viewset::ViewSet;
 
 /// Which statement of a ViewSet (or, for an insert, of an entity): the detail lookup, or a PATCH or an insert of
 /// the columns whose bits are set.
@@ -30,14 +32,15 @@ struct Cached {
 
 static CACHE: Memo<(TypeId, Discriminant<DbBackend>, Shape), Cached> = Memo::new();
 
-/// The statement of `shape` for the type `of` with `values` bound first: the cached SQL, or `build()`'s statement,
-/// cached when its values start with `values` (anything else, such as a value sea-query inlines, is not cached).
+/// The statement of `shape` for the type `of` with `values` bound first: the cached SQL, or `build(&values)`'s
+/// statement, cached when its values start with `values` (anything else, such as a value sea-query inlines, is not
+/// cached). Nothing is built on a hit.
 fn statement<E>(
     of: TypeId,
     backend: DbBackend,
     shape: Shape,
     values: Vec<Value>,
-    build: impl FnOnce() -> Result<Statement, E>,
+    build: impl FnOnce(&[Value]) -> Result<Statement, E>,
 ) -> Result<Statement, E> {
     let key = (of, std::mem::discriminant(&backend), shape);
     if let Some(found) = CACHE.read().get(&key) {
@@ -46,7 +49,7 @@ fn statement<E>(
         values.extend(found.rest.iter().cloned());
         return Ok(Statement::from_sql_and_values(backend, &*found.sql, values));
     }
-    let statement = build()?;
+    let statement = build(&values)?;
     let built = statement.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();
     if let Some(rest) = built.strip_prefix(values.as_slice()) {
         let cached = Cached { sql: Arc::from(statement.sql.as_str()), rest: rest.to_vec() };
@@ -55,17 +58,21 @@ fn statement<E>(
     Ok(statement)
 }
 
-/// The statement reading the record of `V` whose lookup field is `value` (`lookup` is that condition) on
-/// `backend`, unscoped: the store uses it only when the caller's scope adds nothing to the lookup.
-pub(super) fn lookup<V: 'static, E: EntityTrait>(backend: DbBackend, value: Value, lookup: Condition) -> Statement {
+/// The statement reading the record of `V` whose lookup field is `value` on `backend`, unscoped: the store uses it
+/// only when the caller's scope adds nothing to the lookup.
+pub(super) fn lookup<V: ViewSet>(backend: DbBackend, value: Value) -> Result<Statement, ApiError> {
     // Room for the `LIMIT` the cached statement adds.
     let mut values = Vec::with_capacity(2);
     values.push(value);
-    let built = statement(TypeId::of::<V>(), backend, Shape::Lookup, values, || {
-        Ok::<_, std::convert::Infallible>(E::find().filter(lookup).limit(1).build(backend))
-    });
-    let Ok(statement) = built;
-    statement
+    statement(TypeId::of::<V>(), backend, Shape::Lookup, values, |values| {
+        Ok(V::Entity::find().filter(lookup_condition::<V>(values[0].clone())?).limit(1).build(backend))
+    })
+}
+
+/// The lookup field of `V` equal to `value` (404 when the lookup field is no column, which the derive rules out).
+pub(crate) fn lookup_condition<V: ViewSet>(value: Value) -> Result<Condition, ApiError> {
+    let column = crate::query::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    Ok(Condition::all().add(column.eq(value)))
 }
 
 /// The `UPDATE … RETURNING` writing the set columns of `active` to the record of `V` whose lookup field is `value`
@@ -74,10 +81,10 @@ pub(super) fn update<V: 'static, A: ActiveModelTrait, E>(
     backend: DbBackend,
     active: &A,
     value: Value,
-    build: impl FnOnce() -> Result<Statement, E>,
+    build: impl FnOnce(&[Value]) -> Result<Statement, E>,
 ) -> Result<Statement, E> {
     let Some((mask, mut values)) = set_columns(active, |value| matches!(value, ActiveValue::Set(_))) else {
-        return build();
+        return build(std::slice::from_ref(&value));
     };
     values.push(value);
     statement(TypeId::of::<V>(), backend, Shape::Update(mask), values, build)
@@ -88,10 +95,10 @@ pub(super) fn update<V: 'static, A: ActiveModelTrait, E>(
 pub(super) fn insert<A: ActiveModelTrait, E>(
     backend: DbBackend,
     active: &A,
-    build: impl FnOnce() -> Result<Statement, E>,
+    build: impl FnOnce(&[Value]) -> Result<Statement, E>,
 ) -> Result<Statement, E> {
     let Some((mask, values)) = set_columns(active, |value| !matches!(value, ActiveValue::NotSet)) else {
-        return build();
+        return build(&[]);
     };
     statement(TypeId::of::<A::Entity>(), backend, Shape::Insert(mask), values, build)
 }

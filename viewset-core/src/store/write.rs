@@ -12,6 +12,7 @@ use sea_orm::{
 
 use super::read::{Find, find};
 use super::run::{Decode, On, boxed, execute, one_decoded};
+use super::statements::lookup_condition;
 use crate::error::{ApiError, db_err};
 use crate::viewset::{ModelOf, ViewSet};
 
@@ -60,7 +61,7 @@ where
     }
     let active = Box::pin(A::before_save(active, db, true)).await?;
     let backend = db.get_database_backend();
-    let statement = super::statements::insert(backend, &active, || {
+    let statement = super::statements::insert(backend, &active, |_| {
         let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
         query.returning(every_column::<A::Entity>(backend));
         Ok::<_, DbErr>(backend.build(&query))
@@ -70,35 +71,37 @@ where
     Box::pin(A::after_save(stored, db, true)).await
 }
 
-/// Writes the set columns of `active` to the record of `V` whose lookup field is `value` (`lookup`), within
+/// Writes the set columns of `active` to the record of `V` whose lookup field is `value`, within
 /// `required` (the caller's required row policies), in one `UPDATE … RETURNING`; `None` when no row matched. Only
 /// where [`super::Plan::update_in_one_statement`] holds. The statement is rendered when this is called.
 pub(crate) fn update_where<'a, V: ViewSet>(
     db: &'a DatabaseConnection,
     active: Active<V>,
     value: Value,
-    lookup: Condition,
     required: Option<Condition>,
 ) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
     let backend = db.get_database_backend();
     // sea-orm's `exec_with_returning` statement.
-    let build = |active: Active<V>, required: Option<Condition>| -> Statement {
-        let mut update = V::Entity::update_many().set(active).filter(lookup);
+    let build = |active: Active<V>, value: Value, required: Option<Condition>| -> Result<Statement, ApiError> {
+        let mut update = V::Entity::update_many().set(active).filter(lookup_condition::<V>(value)?);
         if let Some(required) = required {
             update = update.filter(required);
         }
         let mut query = update.into_query();
         query.returning(every_column::<V::Entity>(backend));
-        backend.build(&query)
+        Ok(backend.build(&query))
     };
     let statement = match required {
-        None => super::statements::update::<V, _, std::convert::Infallible>(backend, &active, value, || {
-            Ok(build(active.clone(), None))
+        // The lookup's value is the last one the cached statement binds.
+        None => super::statements::update::<V, _, _>(backend, &active, value, |values| {
+            build(active.clone(), values.last().cloned().unwrap_or(Value::Int(None)), None)
         }),
-        Some(required) => Ok(build(active, Some(required))),
+        Some(required) => build(active, value, Some(required)),
     };
-    let Ok(statement) = statement;
-    async move { one_decoded(On::Pool(db), statement, V::decode_rows, "update").await.map_err(db_err::<V::Entity>) }
+    async move {
+        let written = one_decoded(On::Pool(db), statement?, V::decode_rows, "update").await;
+        written.map_err(db_err::<V::Entity>)
+    }
 }
 
 /// Writes the set columns of `active` (a stored record with changes) as `ActiveModelTrait::update` does:
