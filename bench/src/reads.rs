@@ -12,10 +12,13 @@
 //! case and their ratios to the baseline measured in the same run, never a threshold.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+mod sql_count;
+use sql_count::Statements;
 use sqlx::{AssertSqlSafe, Executor};
 
 use crate::harness::{db, loadavg};
@@ -117,39 +120,6 @@ struct Ctx {
     statements: Arc<Statements>,
 }
 
-/// The statements the server ran while `counting` is on, counted from the store's statement hook. Off, the hook's
-/// span is disabled, so timed runs pay for no subscriber.
-#[derive(Default)]
-struct Statements {
-    counting: AtomicBool,
-    seen: AtomicUsize,
-}
-
-/// The `tracing` layer over [`Statements`].
-struct Counter(Arc<Statements>);
-
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Counter {
-    fn register_callsite(&self, metadata: &'static tracing::Metadata<'static>) -> tracing::subscriber::Interest {
-        match metadata.target() {
-            "viewset::sql" => tracing::subscriber::Interest::sometimes(),
-            _ => tracing::subscriber::Interest::never(),
-        }
-    }
-
-    fn enabled(&self, metadata: &tracing::Metadata<'_>, _: tracing_subscriber::layer::Context<'_, S>) -> bool {
-        metadata.target() == "viewset::sql" && self.0.counting.load(Ordering::SeqCst)
-    }
-
-    fn on_new_span(
-        &self,
-        _: &tracing::span::Attributes<'_>,
-        _: &tracing::span::Id,
-        _: tracing_subscriber::layer::Context<'_, S>,
-    ) {
-        self.0.seen.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 /// What one run of a case saw: posts with their authors (or the page), and the HTTP requests it took.
 struct Outcome {
     pairs: Vec<(Value, Value)>,
@@ -174,11 +144,7 @@ async fn measure(o: Options) -> Result<(), String> {
 
 async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
     let conn = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
-    let statements = Arc::new(Statements::default());
-    let counter =
-        tracing_subscriber::layer::SubscriberExt::with(tracing_subscriber::registry(), Counter(statements.clone()));
-    // The server's tasks run on every worker thread of this process's runtime.
-    let _ = tracing::subscriber::set_global_default(counter);
+    let statements = Statements::install();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
     let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
     let app = blog::app(conn.clone());
