@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::harness::repo_root;
+use crate::repo::repo_root;
 
 #[derive(Debug, Clone)]
 pub struct Options {

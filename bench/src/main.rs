@@ -23,6 +23,7 @@ mod handwritten;
 mod harness;
 mod pages;
 mod reads;
+mod repo;
 mod soak;
 mod viewset_server;
 

@@ -13,7 +13,7 @@ mod report;
 mod sanity;
 mod workload;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -27,10 +27,7 @@ pub use options::Options;
 use python::*;
 use workload::*;
 
-/// The repository root (the bench crate's parent).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
-}
+use crate::repo::repo_root;
 
 /// One measured run.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::repo_root;
+use crate::repo::repo_root;
 
 /// Options of `run`.
 #[derive(Debug, Clone)]
