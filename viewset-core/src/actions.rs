@@ -45,11 +45,15 @@ use axum::extract::{FromRequest, Path, Request};
 use axum::http::Method;
 use serde::de::DeserializeOwned;
 
-use crate::access::{self, Lookup, Operation, PermissionList};
+use crate::access::lookup::Lookup;
+use crate::access::operation::Operation;
+use crate::access::{self, PermissionList};
 use crate::error::ApiError;
 use crate::request::{RequestContext, ServiceState};
 use crate::schema::ModelSchema;
-use crate::viewset::{Hooks, ModelOf, ViewSet};
+pub use crate::viewset::contract::ActionInfo;
+use crate::viewset::contract::{ModelOf, ViewSet};
+use crate::viewset::hooks::Hooks;
 
 /// Admits an action's request through [`access::admit_with`] under its effective permission list.
 pub fn admit_action<V: Hooks>(
@@ -104,28 +108,6 @@ impl<V> Default for Probe<V> {
     fn default() -> Self {
         Probe::new()
     }
-}
-
-/// What an action is, for documentation and route-collision checks.
-#[derive(Debug, Clone, Copy)]
-pub struct ActionInfo {
-    /// The method's name.
-    pub name: &'static str,
-    /// A detail action (`<prefix>/{pk}/<path>`).
-    pub detail: bool,
-    /// HTTP methods, upper case.
-    pub methods: &'static [&'static str],
-    /// Path after the prefix (and `{pk}`).
-    pub path: &'static str,
-    /// The method's doc comment.
-    pub doc: &'static str,
-    /// Schema of its JSON body (`JsonBody<T>` or `Json<T>` parameter), if any.
-    pub request_schema: Option<fn() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
-    /// Schema of its JSON response (`Json<R>` or `Result<Json<R>, _>`), if it can be told.
-    pub response_schema: Option<fn() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>,
-    /// Whether the action is an AI tool (`#[action(ai_exposed = false)]` removes it; the ViewSet's own
-    /// `ai_exposed = false` removes all of its tools).
-    pub ai_exposed: bool,
 }
 
 /// Finds the best schema of an action's body or response type at compile time: `utoipa::ToSchema` if the type

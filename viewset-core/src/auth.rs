@@ -32,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tower::{Layer, Service};
 
-use crate::access::Principal;
+use crate::access::principal::Principal;
 
 type Verdict = Pin<Box<dyn Future<Output = Option<Principal>> + Send>>;
 type Verifier = Arc<dyn Fn(String) -> Verdict + Send + Sync>;

@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use crate::access::Permission;
+use super::permission::Permission;
 use crate::request::RequestContext;
 
 /// Both permissions must allow.

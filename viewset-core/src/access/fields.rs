@@ -6,12 +6,7 @@ use serde::ser::{Serialize, SerializeSeq, Serializer};
 use crate::error::ApiError;
 use crate::query::columns::column_names;
 use crate::request::RequestContext;
-use crate::viewset::ViewSet;
-
-/// Default visibility: `staff_only_fields` are hidden from everyone but staff.
-pub fn default_hidden_fields<V: ViewSet>(request: &RequestContext) -> Vec<&'static str> {
-    if request.principal.is_staff { Vec::new() } else { V::CONFIG.staff_only_fields.to_vec() }
-}
+use crate::viewset::contract::ViewSet;
 
 /// Fields clients may not filter, search or order by, nor write: hidden ones and the tenant field.
 pub fn restricted_fields<V: ViewSet>(hidden: &[&'static str]) -> Vec<&'static str> {
@@ -128,7 +123,7 @@ impl<T: Serialize> Serialize for Items<T> {
         for (i, item) in self.items.iter().enumerate() {
             let mut value = visible(item, &self.hidden);
             if let Some(embedded) = self.embedded.get(i) {
-                crate::embed::attach(&mut value, embedded.clone());
+                crate::embed::tree::attach(&mut value, embedded.clone());
             }
             seq.serialize_element(&value)?;
         }

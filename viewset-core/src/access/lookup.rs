@@ -7,7 +7,7 @@ use sea_orm::Value;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
-use crate::viewset::ViewSet;
+use crate::viewset::contract::ViewSet;
 
 /// A parsed detail identifier: the raw path segment and the typed value.
 #[derive(Debug, Clone, PartialEq)]

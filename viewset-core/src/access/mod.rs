@@ -38,14 +38,15 @@
 //! }
 //! ```
 
-mod composition;
+pub(crate) mod composition;
 pub(crate) mod fields;
-mod lookup;
-mod operation;
+pub(crate) mod lookup;
+pub(crate) mod operation;
 pub(crate) mod permission;
-mod policy;
-mod principal;
-mod write;
+pub(crate) mod policy;
+pub(crate) mod principal;
+pub(crate) mod required;
+pub(crate) mod write;
 
 use sea_orm::{Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select};
 
@@ -58,15 +59,21 @@ pub use operation::Operation;
 pub use permission::{
     AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
 };
-pub use policy::{RowPolicy, required_condition, stamp_tenant};
+pub use policy::RowPolicy;
 pub use principal::Principal;
+pub use required::{required_condition, stamp_tenant};
 pub use write::update_in_scope;
 
 use crate::error::ApiError;
-use crate::query::{Filters, ListQuery, apply_exact_filters_except};
+use crate::query::filter::apply_exact_filters_except;
+use crate::query::list_query::ListQuery;
+use crate::query::params::Filters;
 use crate::request::RequestContext;
-use crate::store::{Find, On, Plan};
-use crate::viewset::{Hooks, ModelOf};
+use crate::store::plan::Plan;
+use crate::store::read::Find;
+use crate::store::run::On;
+use crate::viewset::contract::ModelOf;
+use crate::viewset::hooks::Hooks;
 
 /// A list of permissions, visited in order: what `permission_classes` compiles to (a ViewSet's
 /// [`ViewSet::permission_classes`](crate::ViewSet::permission_classes), or an action's own list).
@@ -120,7 +127,7 @@ pub fn admit_with<V: Hooks>(
         _ => Vec::new(),
     };
     if matches!(operation, Operation::List | Operation::Retrieve) {
-        request.expand = crate::embed::Expand::parse::<V>(request)?;
+        request.expand = crate::request::embedders::Expand::parse::<V>(request)?;
     }
     Ok(())
 }

@@ -6,27 +6,28 @@ use futures_util::future::BoxFuture;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value as Json;
 
-use super::tree::Expand;
-use super::{MAX_EMBEDDED_ROWS, tree::Item};
-use crate::access::{self, permission, visible};
-use crate::error::ApiError;
-use crate::query::columns::{column_named, field_name};
-use crate::query::ordering::{apply_order, effective_order};
-use crate::query::value::from_json;
-use crate::query::{Filters, ListQuery};
-use crate::request::RequestContext;
-use crate::schema::ReadSchema;
-use crate::viewset::{Hooks, ModelOf, ViewSet};
+use sea_orm::QueryTrait;
+use sea_orm::sea_query::SelectStatement;
 
-/// What one relation asks of the ViewSet serving its table.
-pub(crate) struct Batch<'a> {
-    /// The column (database name) the keys are values of.
-    pub column: &'a str,
-    /// Distinct keys, as the embedding rows serialize them.
-    pub keys: Vec<Json>,
-    /// Relations to embed in the loaded records.
-    pub nested: &'a Expand,
-}
+use crate::access::fields::visible;
+use crate::access::{self, permission};
+use crate::error::ApiError;
+use crate::query::columns::{column, column_named, field_name};
+use crate::query::filter::condition;
+use crate::query::list_query::ListQuery;
+use crate::query::ordering::{apply_order, effective_order};
+use crate::query::params::Filters;
+use crate::query::related::composite;
+use crate::query::value::from_json;
+use crate::request::RequestContext;
+use crate::request::embedders::{Ask, Batch, Embedder, Expand, Item};
+use crate::schema::ReadSchema;
+use crate::viewset::contract::{ModelOf, ViewSet};
+use crate::viewset::hooks::Hooks;
+
+/// The most records one relation may embed into one response (a has-many relation over a page); more is a 422
+/// asking for a smaller page.
+pub const MAX_EMBEDDED_ROWS: u64 = 10_000;
 
 /// The JSON value of the field of `E` stored in database column `column` (`Null` when there is none).
 fn field_of<E: EntityTrait>(row: &Json, column: &str) -> Json {
@@ -142,4 +143,45 @@ pub(crate) fn load<'a, R: Hooks>(
             })
             .collect())
     })
+}
+
+impl Embedder {
+    /// `V` as the server of embedded `V` records.
+    pub fn of<V: Hooks>() -> Self {
+        Embedder {
+            viewset: V::CONFIG.name,
+            table: sea_orm::EntityName::table_name(&V::Entity::default()),
+            expandable: V::CONFIG.expandable,
+            load: load::<V>,
+            scope: scope::<V>,
+        }
+    }
+}
+
+/// `R`'s scoped query for `ask`, as the caller may run it: `None` when `R` does not admit the caller to `list`; a 422
+/// `unknown_field` when the caller may not see the field.
+pub(crate) fn scope<R: Hooks>(request: &RequestContext, ask: &Ask<'_>) -> Result<Option<SelectStatement>, ApiError> {
+    let own = access::admit_related::<R>(request);
+    let unknown = || ApiError::input(["query", ask.param], format!("Unknown field `{}`", ask.param), "unknown_field");
+    let field = column::<R::Entity>(ask.field).ok_or_else(unknown)?;
+    // The value is checked first, for every caller: a bad value is a 422 whether or not anything could match.
+    let condition = match ask.filter {
+        Some((lookup, raw)) => {
+            let backend = request.db.get_database_backend();
+            Some(condition(field, lookup, raw, ask.param, backend, &ask.limits)?)
+        }
+        None => None,
+    };
+    let Some(own) = own else { return Ok(None) };
+    if !own.may_query(ask.field) {
+        return Err(unknown());
+    }
+    let select = access::scoped_query::<R>(&own, &Filters::new())?;
+    Ok(Some(match condition {
+        Some(condition) => {
+            let key = column_named::<R::Entity>(ask.key);
+            select.filter(condition).select_only().column(key.ok_or_else(|| composite(ask.param))?).into_query()
+        }
+        None => select.select_only().column(field).limit(1).into_query(),
+    }))
 }

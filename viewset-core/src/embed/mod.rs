@@ -44,43 +44,11 @@
 //! }
 //! ```
 
-mod load;
-mod registry;
-mod tree;
+pub(crate) mod load;
+pub(crate) mod registry;
+pub(crate) mod tree;
 
-use sea_orm::RelationDef;
-
-pub use load::embed_rows;
-pub use registry::{Embedder, Embedders};
-pub(crate) use registry::{Hop, HopError, SharedEmbedders};
-pub use tree::Expand;
-
-/// One `expandable` entry: the name clients write in `?expand=` (and the key of the embedded value) and the
-/// sea-orm relation it follows (the derive writes `|| Relation::Author.def()`, checked at compile time).
-#[derive(Debug, Clone, Copy)]
-pub struct Expandable {
-    /// `author`.
-    pub name: &'static str,
-    /// The relation from this ViewSet's model.
-    pub relation: fn() -> RelationDef,
-}
-
-/// Adds `embedded` (relation name, value) to `record`, a JSON object (anything else is left as it is).
-///
-/// ```
-/// let mut record = serde_json::json!({"id": 1});
-/// viewset_core::embed::attach(&mut record, vec![("author", serde_json::Value::Null)]);
-/// assert_eq!(record, serde_json::json!({"id": 1, "author": null}));
-/// ```
-pub fn attach(record: &mut serde_json::Value, embedded: Vec<(&'static str, serde_json::Value)>) {
-    if let serde_json::Value::Object(map) = record {
-        map.extend(embedded.into_iter().map(|(name, value)| (name.to_string(), value)));
-    }
-}
-
-/// The deepest `?expand=` path: `a.b.c`.
-pub const MAX_EXPAND_DEPTH: usize = 3;
-
-/// The most records one relation may embed into one response (a has-many relation over a page); more is a 422
-/// asking for a smaller page.
-pub const MAX_EMBEDDED_ROWS: u64 = 10_000;
+pub use crate::request::embedders::{Embedder, Embedders, Expand};
+pub use crate::viewset::options::Expandable;
+pub use load::{MAX_EMBEDDED_ROWS, embed_rows};
+pub use tree::{MAX_EXPAND_DEPTH, attach};

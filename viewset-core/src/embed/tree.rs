@@ -1,45 +1,18 @@
 //! `?expand=author,comments.author`: parsed and resolved against the declared `expandable` relations and the
 //! registered ViewSets before any row is read, so a wrong name is a 422 and costs no query.
 
-use super::registry::{Embedder, Embedders, Hop, HopError};
-use super::{Expandable, MAX_EXPAND_DEPTH};
+use super::registry::{Hop, HopError};
 use crate::error::ApiError;
 use crate::request::RequestContext;
-use crate::viewset::ViewSet;
-
-/// The relations one request embeds, each with those embedded in its records in turn.
-#[derive(Debug, Clone, Default)]
-pub struct Expand {
-    pub(crate) items: Vec<Item>,
-}
-
-/// One embedded relation, resolved.
-#[derive(Debug, Clone)]
-pub(crate) struct Item {
-    /// The `expandable` name: the key in each record.
-    pub name: &'static str,
-    /// Has-many: an array; otherwise one record or `null`.
-    pub many: bool,
-    /// The column of the embedding model holding the key.
-    pub from: String,
-    /// The column of the embedded model it matches.
-    pub to: String,
-    /// Who serves the embedded records.
-    pub target: Embedder,
-    /// What is embedded in those.
-    pub nested: Expand,
-}
+use crate::request::embedders::{Embedders, Expand, Item};
+use crate::viewset::contract::ViewSet;
+use crate::viewset::options::Expandable;
 
 fn invalid(msg: String, code: &str) -> ApiError {
     ApiError::input(["query", "expand"], msg, code)
 }
 
 impl Expand {
-    /// Whether nothing is embedded.
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
     /// `?expand=` of `request` for `V`: comma-separated paths of `expandable` names joined by dots. A name that is
     /// not expandable here, a path deeper than [`MAX_EXPAND_DEPTH`], or a relation whose table no registered
     /// ViewSet serves is a 422 at `["query", "expand"]`.
@@ -134,3 +107,19 @@ fn resolve(entry: &Expandable, embedders: Option<&Embedders>) -> Result<Item, Ap
         nested: Expand::default(),
     })
 }
+
+/// Adds `embedded` (relation name, value) to `record`, a JSON object (anything else is left as it is).
+///
+/// ```
+/// let mut record = serde_json::json!({"id": 1});
+/// viewset_core::embed::attach(&mut record, vec![("author", serde_json::Value::Null)]);
+/// assert_eq!(record, serde_json::json!({"id": 1, "author": null}));
+/// ```
+pub fn attach(record: &mut serde_json::Value, embedded: Vec<(&'static str, serde_json::Value)>) {
+    if let serde_json::Value::Object(map) = record {
+        map.extend(embedded.into_iter().map(|(name, value)| (name.to_string(), value)));
+    }
+}
+
+/// The deepest `?expand=` path: `a.b.c`.
+pub const MAX_EXPAND_DEPTH: usize = 3;

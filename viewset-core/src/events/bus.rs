@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, watch};
 
-use super::ChangeEvent;
+use super::event::ChangeEvent;
 use super::shared_views::SharedViews;
 
 /// The `NOTIFY` channel.

@@ -1,10 +1,6 @@
-//! One lifecycle event.
+//! One lifecycle event, as carried between processes (built from a record in `record.rs`).
 
-use sea_orm::{EntityName, EntityTrait, Iterable, ModelTrait, PrimaryKeyToColumn, Value};
 use serde::{Deserialize, Serialize};
-
-use crate::query::columns::field_name;
-use crate::viewset::{ModelOf, ViewSet};
 
 /// What happened to a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,60 +38,4 @@ pub struct ChangeEvent {
     /// The deleted row (deletes only), for checking who could see it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<serde_json::Value>,
-}
-
-impl ChangeEvent {
-    /// The event of `record` for `V`.
-    pub fn of<V: ViewSet>(action: Action, record: &ModelOf<V>) -> Self {
-        let (pk, snapshot) = if action == Action::Deleted {
-            // Deletes carry the whole row, and the key is read from it.
-            let json = serde_json::to_value(record).unwrap_or_default();
-            (key_from_json::<V>(&json), Some(json))
-        } else {
-            (primary_key_json::<V>(record), None)
-        };
-        ChangeEvent { table: V::Entity::default().table_name().to_string(), action, pk, snapshot }
-    }
-}
-
-/// The primary key of a record as JSON (an array for composite keys), as the record's JSON shows it.
-///
-/// Integer and text keys are read column by column; any other key type (a UUID, a date) takes the record's own
-/// serialization so the value is the same as in response bodies.
-fn primary_key_json<V: ViewSet>(record: &ModelOf<V>) -> serde_json::Value {
-    let keys: Option<Vec<_>> =
-        <V::Entity as EntityTrait>::PrimaryKey::iter().map(|key| plain_json(record.get(key.into_column()))).collect();
-    match keys {
-        Some(keys) => one_or_array(keys),
-        None => key_from_json::<V>(&serde_json::to_value(record).unwrap_or_default()),
-    }
-}
-
-/// A key value whose JSON form does not depend on the model's serializer.
-fn plain_json(value: Value) -> Option<serde_json::Value> {
-    Some(match value {
-        Value::TinyInt(Some(v)) => v.into(),
-        Value::SmallInt(Some(v)) => v.into(),
-        Value::Int(Some(v)) => v.into(),
-        Value::BigInt(Some(v)) => v.into(),
-        Value::TinyUnsigned(Some(v)) => v.into(),
-        Value::SmallUnsigned(Some(v)) => v.into(),
-        Value::Unsigned(Some(v)) => v.into(),
-        Value::BigUnsigned(Some(v)) => v.into(),
-        Value::String(Some(v)) => v.into(),
-        _ => return None,
-    })
-}
-
-fn key_from_json<V: ViewSet>(json: &serde_json::Value) -> serde_json::Value {
-    one_or_array(
-        <V::Entity as EntityTrait>::PrimaryKey::iter()
-            .map(|k| json.get(field_name::<V::Entity>(k.into_column())).cloned().unwrap_or_default())
-            .collect(),
-    )
-}
-
-/// A single key as itself, a composite key as an array.
-fn one_or_array(mut keys: Vec<serde_json::Value>) -> serde_json::Value {
-    if keys.len() == 1 { keys.remove(0) } else { serde_json::Value::Array(keys) }
 }

@@ -6,18 +6,19 @@
 //! (one listening connection per process; the payload is the key and the action, and every process loads the
 //! record through each subscriber's own view).
 
-mod bus;
-mod event;
-mod shared_views;
-mod stream;
-mod visibility;
+pub(crate) mod bus;
+pub(crate) mod event;
+pub(crate) mod record;
+pub(crate) mod shared_views;
+pub(crate) mod stream;
+pub(crate) mod visibility;
 
 pub use bus::EventBus;
 pub use event::{Action, ChangeEvent};
 pub use stream::stream_route;
 
 use crate::request::RequestContext;
-use crate::viewset::{ModelOf, ViewSet};
+use crate::viewset::contract::{ModelOf, ViewSet};
 
 /// Publishes a lifecycle event of `record` for `V` (call it after your transaction commits).
 pub fn publish<V: ViewSet>(request: &RequestContext, action: Action, record: &ModelOf<V>) {

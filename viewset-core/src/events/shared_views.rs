@@ -14,8 +14,6 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
-use crate::request::RequestContext;
-
 /// What one view may see of one event.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Outcome {
@@ -51,9 +49,12 @@ struct State {
 pub(crate) struct SharedViews(Arc<Mutex<State>>);
 
 impl SharedViews {
-    /// Registers a subscriber of `viewset` with this request; it leaves its group when the returned value drops.
-    pub(crate) fn join(&self, viewset: &'static str, request: &RequestContext) -> Membership {
-        let view: View = (viewset, view_key(request));
+    /// Registers a subscriber of `viewset` whose request has the key `view` ([`RequestContext::view_key`]: equal
+    /// keys, equal views); it leaves its group when the returned value drops.
+    ///
+    /// [`RequestContext::view_key`]: crate::RequestContext::view_key
+    pub(crate) fn join(&self, viewset: &'static str, view: Arc<str>) -> Membership {
+        let view: View = (viewset, view);
         *self.lock().members.entry(view.clone()).or_default() += 1;
         Membership { state: self.0.clone(), view }
     }
@@ -106,27 +107,14 @@ impl Drop for Membership {
     }
 }
 
-/// Headers that differ per connection and decide nothing a view shows.
-const PER_CONNECTION: [&str; 2] = ["last-event-id", "x-request-id"];
-
-/// Everything in a request that hooks can read, except [`PER_CONNECTION`]: equal keys mean equal views.
-fn view_key(request: &RequestContext) -> Arc<str> {
-    let mut headers: Vec<(&str, &[u8])> = request
-        .headers
-        .iter()
-        .filter(|(name, _)| !PER_CONNECTION.contains(&name.as_str()))
-        .map(|(name, value)| (name.as_str(), value.as_bytes()))
-        .collect();
-    headers.sort();
-    format!("{:?}\n{} {}\n{:?}", request.principal, request.method, request.uri, headers).into()
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::access::{Operation, Principal};
+    use crate::access::operation::Operation;
+    use crate::access::principal::Principal;
+    use crate::request::RequestContext;
 
     async fn context(user: &str, resume: Option<&str>) -> RequestContext {
         let db = sea_orm::Database::connect("sqlite::memory:").await.expect("sqlite");
@@ -145,10 +133,10 @@ mod tests {
     #[tokio::test]
     async fn equal_requests_share_one_computation_and_others_do_not() {
         let views = SharedViews::default();
-        let a1 = views.join("V", &context("alice", None).await);
-        let a2 = views.join("V", &context("alice", Some("x-3")).await);
-        let bob = views.join("V", &context("bob", None).await);
-        let other_viewset = views.join("W", &context("alice", None).await);
+        let a1 = views.join("V", context("alice", None).await.view_key());
+        let a2 = views.join("V", context("alice", Some("x-3")).await.view_key());
+        let bob = views.join("V", context("bob", None).await.view_key());
+        let other_viewset = views.join("W", context("alice", None).await.view_key());
         let runs = AtomicUsize::new(0);
         let compute = || async {
             runs.fetch_add(1, Ordering::SeqCst);
@@ -173,8 +161,8 @@ mod tests {
     #[tokio::test]
     async fn old_outcomes_are_dropped() {
         let views = SharedViews::default();
-        let a1 = views.join("V", &context("alice", None).await);
-        let _a2 = views.join("V", &context("alice", None).await);
+        let a1 = views.join("V", context("alice", None).await.view_key());
+        let _a2 = views.join("V", context("alice", None).await.view_key());
         for seq in 1..=200 {
             views.outcome(&a1, seq, || async { Outcome::Hidden }).await;
         }

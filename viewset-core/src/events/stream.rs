@@ -24,14 +24,18 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::bus::EventBus;
 use super::bus::Sequenced;
+use super::event::Action;
 use super::shared_views::{Membership, Outcome};
 use super::visibility::{could_see_deleted, visible_record};
-use super::{Action, EventBus};
-use crate::access::{self, Operation, required_condition, visible};
+use crate::access;
+use crate::access::fields::visible;
+use crate::access::operation::Operation;
+use crate::access::required::required_condition;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
-use crate::viewset::Hooks;
+use crate::viewset::hooks::Hooks;
 
 /// The reconnection delay a closing stream suggests to its client (`retry:`), in seconds.
 const SHUTDOWN_RETRY_SECS: u64 = 2;
@@ -50,7 +54,7 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
     let bus = request.events.clone();
     let receiver = bus.subscribe();
     let gaps = bus.gaps();
-    let membership = bus.views().join(std::any::type_name::<V>(), &request);
+    let membership = bus.views().join(std::any::type_name::<V>(), request.view_key());
     let (frames, out) = mpsc::channel::<Event>(FRAMES);
     tokio::spawn(
         Subscriber::<V> { request, bus, membership, frames, seen: HashSet::new(), _v: std::marker::PhantomData }

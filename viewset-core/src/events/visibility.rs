@@ -6,11 +6,12 @@ use sea_orm::{ColumnTrait, Condition, EntityTrait, Iterable, PrimaryKeyToColumn,
 
 use crate::access;
 use crate::error::ApiError;
-use crate::query::Filters;
 use crate::query::columns::field_name;
+use crate::query::params::Filters;
 use crate::query::value::from_json;
 use crate::request::RequestContext;
-use crate::viewset::{Hooks, ModelOf};
+use crate::viewset::contract::ModelOf;
+use crate::viewset::hooks::Hooks;
 
 fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Option<Value> {
     from_json(column.def().get_column_type(), json).ok()

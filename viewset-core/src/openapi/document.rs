@@ -4,7 +4,7 @@
 
 use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 
-use super::components;
+use super::responses::components;
 
 /// The OpenAPI document of the ViewSets whose paths `registered` builds, plus the hand-written `manual` paths.
 pub(crate) fn document(

@@ -6,8 +6,8 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{RefOr, Required};
 
-use crate::embed::MAX_EXPAND_DEPTH;
-use crate::viewset::Hooks;
+use crate::embed::tree::MAX_EXPAND_DEPTH;
+use crate::viewset::hooks::Hooks;
 
 /// `expand` for list and retrieve, when `V` declares `expandable`.
 pub(crate) fn expand_parameter<V: Hooks>() -> Option<Parameter> {

@@ -7,10 +7,10 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterS
 use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 use utoipa::openapi::{RefOr, Required};
 
-use crate::pagination::Paginator;
-use crate::query::FilterLookup;
+use crate::query::lookups::FilterLookup;
 use crate::query::value::{is_integer, is_text};
-use crate::viewset::Hooks;
+use crate::viewset::hooks::Hooks;
+use crate::viewset::paginator::Paginator;
 
 /// The words the server reads as booleans (`parse_bool`), case-insensitive, surrounding blanks allowed.
 const BOOLEAN_WORDS: &str = r"^\s*([tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|1|0)\s*$";

@@ -3,14 +3,14 @@
 //! (shared components) and security (the bearer scheme, required where `permission_classes` refuse anonymous
 //! callers), built from the ViewSets' configuration and the models' derived schemas.
 
-mod conditional;
-mod document;
-mod embedded;
-mod field_schema;
-mod filters;
-mod operations;
-mod responses;
-mod shapes;
+pub(crate) mod conditional;
+pub(crate) mod document;
+pub(crate) mod embedded;
+pub(crate) mod field_schema;
+pub(crate) mod filters;
+pub(crate) mod operations;
+pub(crate) mod responses;
+pub(crate) mod shapes;
 
 #[cfg(feature = "docs")]
 pub(crate) use document::docs_router;

@@ -10,10 +10,10 @@ use super::embedded::{expand_parameter, with_embedded};
 use super::filters::{fields_parameter, list_parameters};
 use super::responses::{with_common_errors, with_security};
 use super::shapes::{component, envelope, validation_error};
-use crate::access::Operation;
-use crate::pagination::Paginator;
+use crate::access::operation::Operation;
 use crate::schema::{CreateSchema, UpdateSchema};
-use crate::viewset::Hooks;
+use crate::viewset::hooks::Hooks;
+use crate::viewset::paginator::Paginator;
 
 const JSON: &str = "application/json";
 

@@ -13,8 +13,8 @@ use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement
 use utoipa::openapi::{Components, ComponentsBuilder, Content, Ref, RefOr, Response, ResponseBuilder};
 
 use super::shapes::{component, error_components};
-use crate::access::Operation;
-use crate::viewset::Hooks;
+use crate::access::operation::Operation;
+use crate::viewset::hooks::Hooks;
 
 /// The name of the bearer security scheme in `components.securitySchemes`.
 pub const BEARER: &str = "bearerAuth";

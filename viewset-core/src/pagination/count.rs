@@ -9,67 +9,17 @@
 
 use std::future::Future;
 
-use super::PageQuery;
 use crate::error::ApiError;
 use crate::request::RequestContext;
-use crate::store::{CountedPage, estimate};
-use crate::viewset::{ModelOf, ViewSet};
+use crate::store::explain::estimate;
+use crate::store::page::CountedPage;
+use crate::viewset::contract::{ModelOf, ViewSet};
+use crate::viewset::options::CountMode;
+use crate::viewset::paginator::PageQuery;
 
 /// Below this planner estimate `estimated` counts exactly: a small count is cheap, and the planner's guess for a
 /// small or freshly written table can be far off.
 pub const EXACT_BELOW: u64 = 10_000;
-
-/// How a list finds the size of its filtered set (`?count=`).
-///
-/// ```
-/// use viewset_core::pagination::CountMode;
-/// use viewset_core::query::QueryParams;
-/// assert_eq!(CountMode::from_query(&QueryParams::parse(None)).unwrap(), None);
-/// assert_eq!(CountMode::from_query(&QueryParams::parse(Some("count=none"))).unwrap(), Some(CountMode::None));
-/// assert!(CountMode::from_query(&QueryParams::parse(Some("count=fast"))).is_err());
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CountMode {
-    /// `COUNT(*)` of the filtered set.
-    Exact,
-    /// The planner's estimate on PostgreSQL when it is large; exact otherwise.
-    Estimated,
-    /// No count query.
-    None,
-}
-
-impl CountMode {
-    /// The values of `?count=`.
-    pub const VALUES: [&'static str; 3] = ["exact", "estimated", "none"];
-
-    /// The mode's name, as `?count=` and `#[viewset(count_mode = "...")]` spell it.
-    ///
-    /// ```
-    /// use viewset_core::pagination::CountMode;
-    /// assert_eq!(CountMode::Estimated.name(), "estimated");
-    /// ```
-    pub const fn name(self) -> &'static str {
-        match self {
-            CountMode::Exact => "exact",
-            CountMode::Estimated => "estimated",
-            CountMode::None => "none",
-        }
-    }
-
-    /// The mode `?count=` asks for (`None` when absent); any other value is a 422 naming the choices.
-    pub fn from_query(query: &crate::query::QueryParams) -> Result<Option<CountMode>, ApiError> {
-        Ok(match query.one("count")? {
-            None => None,
-            Some("exact") => Some(CountMode::Exact),
-            Some("estimated") => Some(CountMode::Estimated),
-            Some("none") => Some(CountMode::None),
-            Some(_) => {
-                let msg = format!("Must be one of: {}", Self::VALUES.join(", "));
-                return Err(ApiError::input(["query", "count"], msg, "invalid_choice"));
-            }
-        })
-    }
-}
 
 /// The size of a page's filtered set, as its mode found it.
 ///

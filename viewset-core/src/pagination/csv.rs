@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::query::QueryParams;
+use crate::query::params::QueryParams;
 
 /// The `Content-Type` of a CSV list.
 pub const CSV_CONTENT_TYPE: &str = "text/csv; charset=utf-8";

@@ -18,12 +18,15 @@ use sea_orm::QuerySelect;
 use serde_json::Value;
 
 use super::csv::{CSV_CONTENT_TYPE, write_csv_record, write_rows};
-use super::{Paginator, list_items};
+use super::list_items;
 use crate::access;
 use crate::error::ApiError;
-use crate::query::{Filters, apply_order, effective_order, narrow};
+use crate::query::narrow::narrow;
+use crate::query::ordering::{apply_order, effective_order};
+use crate::query::params::Filters;
 use crate::request::RequestContext;
-use crate::viewset::Hooks;
+use crate::viewset::hooks::Hooks;
+use crate::viewset::paginator::Paginator;
 
 /// Rows read and written per chunk.
 pub const CSV_CHUNK_ROWS: usize = 200;

@@ -7,15 +7,18 @@ use sea_orm::{ColumnTrait, Condition, EntityTrait, IdenStatic, QueryFilter, Quer
 use serde::Serialize;
 
 use super::cursor_token::CursorToken;
-use super::{PageBody, PageQuery, Paginator, Window, list_items};
+use super::list_items;
+use super::page_body::PageBody;
 use crate::error::ApiError;
-use crate::query::OrderTerm;
-use crate::query::QueryParams;
 use crate::query::columns::field_name;
+use crate::query::list_query::OrderTerm;
 use crate::query::ordering::apply_order;
+use crate::query::params::QueryParams;
 use crate::query::value::from_json;
 use crate::request::RequestContext;
-use crate::viewset::{Config, Direction, ModelOf, ViewSet};
+use crate::viewset::config::{Config, Direction};
+use crate::viewset::contract::{ModelOf, ViewSet};
+use crate::viewset::paginator::{PageQuery, Paginator, Window};
 
 /// `?cursor=&limit=` and `{next, previous, results}`; `next`/`previous` are relative URLs (path and query) or null.
 /// A cursor is only valid for the ordering it was made with.

@@ -4,11 +4,15 @@
 use futures_util::TryFutureExt;
 use serde::Serialize;
 
-use super::{Page, PageBody, PageQuery, Paginator, Window, fetch_with_count, list_items};
+use super::count::fetch_with_count;
+use super::page_body::PageBody;
+use super::{Page, list_items};
 use crate::error::ApiError;
-use crate::query::QueryParams;
+use crate::query::params::QueryParams;
 use crate::request::RequestContext;
-use crate::viewset::{Config, ViewSet};
+use crate::viewset::config::Config;
+use crate::viewset::contract::ViewSet;
+use crate::viewset::paginator::{PageQuery, Paginator, Window};
 
 /// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (0..=[`MAX_SQL_INTEGER`], the
 /// largest offset a database binds).

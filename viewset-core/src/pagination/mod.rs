@@ -1,15 +1,15 @@
 //! Paginators (`pagination_class`): which query parameters select a page, how the page is fetched and how it is
 //! enveloped. Built in: [`LimitOffsetPagination`] (the default), [`PageNumberPagination`], [`CursorPagination`].
 
-mod count;
+pub(crate) mod count;
 pub(crate) mod csv;
-mod csv_stream;
-mod cursor;
-mod cursor_token;
-mod limit_offset;
-mod page_body;
-mod page_number;
-mod picked;
+pub(crate) mod csv_stream;
+pub(crate) mod cursor;
+pub(crate) mod cursor_token;
+pub(crate) mod limit_offset;
+pub(crate) mod page_body;
+pub(crate) mod page_number;
+pub(crate) mod picked;
 
 use std::future::Future;
 
@@ -17,16 +17,16 @@ use serde::Serialize;
 
 use crate::access::fields::Items;
 use crate::error::ApiError;
-use crate::query::QueryParams;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
-use crate::viewset::{Config, ModelOf, ViewSet};
+use crate::viewset::contract::{ModelOf, ViewSet};
 
-pub use crate::store::{PageQuery, count_rows};
-pub use count::{CountMode, Counted, EXACT_BELOW, fetch_with_count};
+pub use crate::store::page::count_rows;
+pub use crate::viewset::options::CountMode;
+pub use crate::viewset::paginator::{PageQuery, Paginator, Window};
+pub use count::{Counted, EXACT_BELOW, fetch_with_count};
 pub use csv::{CSV_CONTENT_TYPE, ListFormat, csv_of_page, write_csv_record};
 pub use csv_stream::CSV_CHUNK_ROWS;
-pub(crate) use csv_stream::stream_csv;
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
 pub use page_body::PageBody;
@@ -44,54 +44,6 @@ pub struct Page<R> {
     pub limit: u64,
     /// Offset used.
     pub offset: u64,
-}
-
-/// The page a request asks for, as the spec's `list(request, limit, offset, filters)` arguments.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Window {
-    /// Page size.
-    pub limit: u64,
-    /// Rows skipped (0 for cursor pagination).
-    pub offset: u64,
-}
-
-/// A pagination class. Implement it for your own envelope; declare your query parameters and response fields so
-/// the API documentation can show them (anything else you add to the body is documented as free-form).
-///
-/// ```
-/// use viewset_core::{ApiError, Config, RequestContext, ViewSet};
-/// use viewset_core::pagination::{PageBody, PageQuery, Paginator, Window};
-/// use viewset_core::query::QueryParams;
-/// /// Like limit/offset, but only `{"items": [...]}`.
-/// struct ItemsOnly;
-/// impl Paginator for ItemsOnly {
-///     const PARAMETERS: &'static [&'static str] = &["limit", "offset"];
-///     const RESPONSE_FIELDS: &'static [&'static str] = &["items"];
-///     fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError> {
-///         viewset_core::pagination::LimitOffsetPagination::window(query, config)
-///     }
-///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
-///         let rows = viewset_core::pagination::fetch_rows::<V>(page, &request.db).await?;
-///         PageBody::new(&serde_json::json!({ "items": viewset_core::pagination::list_items::<V>(rows, request).await? }))
-///     }
-/// }
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a pagination class",
-    note = "pagination_class takes a type implementing `viewset_core::pagination::Paginator`: LimitOffsetPagination, PageNumberPagination or CursorPagination"
-)]
-pub trait Paginator: Send + Sync + 'static {
-    /// Query parameters it reads.
-    const PARAMETERS: &'static [&'static str];
-    /// Fields of its response body.
-    const RESPONSE_FIELDS: &'static [&'static str];
-    /// The window the query string asks for; 422 naming the parameter when it is invalid.
-    fn window(query: &QueryParams, config: &Config) -> Result<Window, ApiError>;
-    /// Fetches the page and builds the response body.
-    fn paginate<V: ViewSet>(
-        page: PageQuery<V::Entity>,
-        request: &RequestContext,
-    ) -> impl Future<Output = Result<PageBody, ApiError>> + Send;
 }
 
 /// The ordered rows of a page window, read through the store (role `page`).

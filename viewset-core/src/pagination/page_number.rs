@@ -3,11 +3,15 @@
 use futures_util::TryFutureExt;
 use serde::Serialize;
 
-use super::{Counted, PageBody, PageQuery, Paginator, Window, fetch_with_count, list_items};
+use super::count::{Counted, fetch_with_count};
+use super::list_items;
+use super::page_body::PageBody;
 use crate::error::ApiError;
-use crate::query::QueryParams;
+use crate::query::params::QueryParams;
 use crate::request::RequestContext;
-use crate::viewset::{Config, ViewSet};
+use crate::viewset::config::Config;
+use crate::viewset::contract::ViewSet;
+use crate::viewset::paginator::{PageQuery, Paginator, Window};
 
 /// `page` (≥ 1, default 1) and `page_size` (1..=`max_limit`, default `default_limit`). A page past the last one is
 /// a 404 (the first page always exists, even when empty). With `?count=none` (or an estimate) the last page is not

@@ -7,8 +7,6 @@
 //! parameter given twice is a 422 (see [`QueryParams`](super::QueryParams)), and the conditions are combined as one
 //! balanced conjunction, ANDed with the boolean group of `?or=(...)` ([`FilterGroup`]) when given.
 
-use std::collections::BTreeMap;
-
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter, Select};
 
@@ -17,15 +15,13 @@ use super::groups::{FilterGroup, group_condition};
 use super::limits::QueryLimits;
 use super::list_query::ListQuery;
 use super::lookups::FilterLookup;
-use super::related::RelatedField;
+use super::params::Filters;
 use super::text_match::{Wildcards, text_match};
 use super::value::{check_text, is_integer, is_null_word, parse_bool, parse_value};
 use crate::error::ApiError;
 use crate::request::RequestContext;
-use crate::viewset::ViewSet;
-
-/// Exact-match filters the router passes to `list`: field name → raw query value.
-pub type Filters = BTreeMap<String, String>;
+use crate::viewset::contract::ViewSet;
+use crate::viewset::options::RelatedField;
 
 /// A filter backend: builds (never runs) the list query from the request. Runs synchronously.
 ///
@@ -151,7 +147,7 @@ pub(crate) fn apply_exact_filters_except<E: EntityTrait>(
 }
 
 /// One `field__lookup=raw` condition (errors located at `["query", param]`).
-pub(super) fn condition<C: ColumnTrait>(
+pub(crate) fn condition<C: ColumnTrait>(
     col: C,
     lookup: FilterLookup,
     raw: &str,

@@ -25,32 +25,18 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{DbBackend, EntityTrait, Iterable, PrimaryKeyToColumn, QueryFilter};
 
+use super::filter::FilterBackend;
+use super::list_query::ListQuery;
 use super::list_query::{Computed, OrderTerm};
-use super::{FilterBackend, ListQuery};
 use crate::error::ApiError;
 use crate::query::columns::column;
 use crate::query::value::check_text;
 use crate::request::RequestContext;
-use crate::viewset::{Direction, ViewSet};
+use crate::viewset::config::Direction;
+use crate::viewset::contract::ViewSet;
 
 /// The query parameter of [`FullTextSearchFilter`].
 pub const FULLTEXT_PARAM: &str = "q";
-
-/// `#[viewset(fulltext(fields = ["title", "body"], language = "english", sqlite_table = "posts_fts"))]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FullText {
-    /// Text fields searched (checked at compile time like `search_fields`).
-    pub fields: &'static [&'static str],
-    /// PostgreSQL text search configuration (default [`FullText::DEFAULT_LANGUAGE`]), sent as a bound parameter.
-    pub language: &'static str,
-    /// The application's FTS5 table on SQLite.
-    pub sqlite_table: Option<&'static str>,
-}
-
-impl FullText {
-    /// `language` when the attribute leaves it out.
-    pub const DEFAULT_LANGUAGE: &'static str = "english";
-}
 
 /// Ranked full-text search over `fulltext(fields = ...)` (`?q=...`).
 #[derive(Debug, Clone, Copy, Default)]

@@ -22,10 +22,10 @@ use super::columns::column;
 use super::filter::condition;
 use super::limits::QueryLimits;
 use super::lookups::FilterLookup;
-use super::related::RelatedField;
 use crate::error::ApiError;
 use crate::request::RequestContext;
-use crate::viewset::ViewSet;
+use crate::viewset::contract::ViewSet;
+use crate::viewset::options::RelatedField;
 
 /// A parsed `or` group: terms (`parameter`, `value`) combined by `and(...)` / `or(...)`.
 ///

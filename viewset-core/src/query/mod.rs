@@ -11,29 +11,29 @@
 //! ```
 
 pub(crate) mod columns;
-mod filter;
-mod fulltext;
-mod groups;
-mod limits;
-mod list_query;
-mod lookups;
-mod narrow;
+pub(crate) mod filter;
+pub(crate) mod fulltext;
+pub(crate) mod groups;
+pub(crate) mod limits;
+pub(crate) mod list_query;
+pub(crate) mod lookups;
+pub(crate) mod narrow;
 pub(crate) mod ordering;
-mod params;
+pub(crate) mod params;
 pub(crate) mod related;
-mod search;
+pub(crate) mod search;
 pub(crate) mod text_match;
 pub mod value;
 
-pub(crate) use filter::apply_exact_filters_except;
-pub use filter::{DjangoFilterBackend, FilterBackend, Filters, ServiceFilterBackend, apply_exact_filters};
-pub use fulltext::{FULLTEXT_PARAM, FullText, FullTextSearchFilter, fts5_query};
+pub use crate::viewset::options::{FullText, RelatedField};
+pub use filter::{DjangoFilterBackend, FilterBackend, ServiceFilterBackend, apply_exact_filters};
+pub use fulltext::{FULLTEXT_PARAM, FullTextSearchFilter, fts5_query};
 pub use groups::FilterGroup;
 pub use limits::QueryLimits;
 pub use list_query::{Computed, ListQuery, OrderTerm, OrderingState};
 pub use lookups::FilterLookup;
 pub use narrow::narrow;
 pub use ordering::{OrderingFilter, apply_order, effective_order};
-pub use params::{MAX_SQL_INTEGER, QueryParams, RESERVED_QUERY_NAMES, is_reserved_query_name};
-pub use related::{RelatedField, column_type_of};
+pub use params::{Filters, MAX_SQL_INTEGER, QueryParams, RESERVED_QUERY_NAMES, is_reserved_query_name};
+pub use related::column_type_of;
 pub use search::SearchFilter;

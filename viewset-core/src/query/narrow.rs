@@ -10,10 +10,10 @@ use std::any::TypeId;
 use sea_orm::sea_query::{ColumnType, Expr, SimpleExpr};
 use sea_orm::{ColumnTrait, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QuerySelect, Select, Value};
 
-use super::OrderTerm;
 use super::columns::field_name;
+use super::list_query::OrderTerm;
 use crate::request::RequestContext;
-use crate::viewset::{ModelOf, ViewSet};
+use crate::viewset::contract::{ModelOf, ViewSet};
 
 /// `select` reading only what the list response of `request` needs (unchanged when it cannot be narrowed).
 ///

@@ -4,12 +4,14 @@
 use sea_orm::sea_query::NullOrdering;
 use sea_orm::{ColumnTrait, EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
 
+use super::filter::FilterBackend;
+use super::list_query::{Computed, OrderTerm};
+use super::list_query::{ListQuery, OrderingState};
 use crate::error::ApiError;
 use crate::query::columns::column;
-use crate::query::{Computed, OrderTerm};
-use crate::query::{FilterBackend, ListQuery, OrderingState};
 use crate::request::RequestContext;
-use crate::viewset::{Direction, ViewSet};
+use crate::viewset::config::Direction;
+use crate::viewset::contract::ViewSet;
 
 /// Client ordering over `ordering_fields`: comma-separated terms, `-` for descending. Terms outside the
 /// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec). Without an

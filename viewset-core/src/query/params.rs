@@ -3,6 +3,9 @@
 use super::limits::QueryLimits;
 use crate::error::ApiError;
 
+/// Exact-match filters the router passes to `list`: field name → raw query value.
+pub type Filters = std::collections::BTreeMap<String, String>;
+
 /// The largest integer a paging parameter may have: databases bind `LIMIT`/`OFFSET` as signed 64-bit integers.
 pub const MAX_SQL_INTEGER: u64 = i64::MAX as u64;
 

@@ -22,46 +22,16 @@
 //! assert!(RelatedField::find(RELATED, "author_id").is_none());
 //! ```
 
-use sea_orm::sea_query::{ColumnType, Expr, ExprTrait, SelectStatement};
-use sea_orm::{EntityTrait, QueryFilter, QuerySelect, QueryTrait, RelationDef};
+use sea_orm::EntityTrait;
+use sea_orm::sea_query::{ColumnType, Expr, ExprTrait};
 
-use super::Filters;
 use super::columns::{column_named, field_name};
-use super::filter::condition;
 use super::lookups::FilterLookup;
-use crate::access;
-use crate::embed::{Hop, HopError};
+use crate::embed::registry::{Hop, HopError};
 use crate::error::ApiError;
 use crate::request::RequestContext;
-use crate::viewset::Hooks;
-
-/// One related path of `filterable_fields` or `ordering_fields` (the derive writes one per distinct path).
-#[derive(Debug, Clone, Copy)]
-pub struct RelatedField {
-    /// `author__name`: how clients write it.
-    pub path: &'static str,
-    /// `author`: the name declared in `relations(...)`.
-    pub relation: &'static str,
-    /// `name`: the field of the related model.
-    pub field: &'static str,
-    /// The relation from this ViewSet's model (`<Entity as Related<author::Entity>>::to`).
-    pub def: fn() -> RelationDef,
-    /// The column type of a field of the related model (for the OpenAPI document).
-    pub column_type: fn(&str) -> Option<ColumnType>,
-}
-
-impl RelatedField {
-    /// The related path a filter parameter `key` names, with its lookup (`None`: not a lookup we know).
-    pub fn find(related: &'static [RelatedField], key: &str) -> Option<(&'static RelatedField, Option<FilterLookup>)> {
-        related.iter().find_map(|rf| {
-            if key == rf.path {
-                return Some((rf, Some(FilterLookup::Exact)));
-            }
-            let rest = key.strip_prefix(rf.path)?.strip_prefix("__")?;
-            Some((rf, FilterLookup::from_name(rest)))
-        })
-    }
-}
+use crate::request::embedders::Ask;
+use crate::viewset::options::RelatedField;
 
 /// The column type of `E`'s field `name` (the derive's [`RelatedField::column_type`]).
 ///
@@ -79,49 +49,7 @@ pub fn column_type_of<E: EntityTrait>(name: &str) -> Option<ColumnType> {
     super::columns::column::<E>(name).map(|c| sea_orm::ColumnTrait::def(&c).get_column_type().clone())
 }
 
-/// What a related path asks of the ViewSet serving the related table.
-pub(crate) struct Ask<'a> {
-    /// The related model's field the client named.
-    pub field: &'a str,
-    /// The database column the subquery selects when `filter` is given (the relation's `to` column).
-    pub key: &'a str,
-    /// The condition on `field` (a filter), or none (an ordering term: the subquery selects `field`).
-    pub filter: Option<(FilterLookup, &'a str)>,
-    /// The query parameter, for error locations.
-    pub param: &'a str,
-    /// The bounds of the original request.
-    pub limits: super::QueryLimits,
-}
-
-/// `R`'s scoped query for `ask`, as the caller may run it: `None` when `R` does not admit the caller to `list`; a 422
-/// `unknown_field` when the caller may not see the field.
-pub(crate) fn scope<R: Hooks>(request: &RequestContext, ask: &Ask<'_>) -> Result<Option<SelectStatement>, ApiError> {
-    let own = access::admit_related::<R>(request);
-    let unknown = || ApiError::input(["query", ask.param], format!("Unknown field `{}`", ask.param), "unknown_field");
-    let field = super::columns::column::<R::Entity>(ask.field).ok_or_else(unknown)?;
-    // The value is checked first, for every caller: a bad value is a 422 whether or not anything could match.
-    let condition = match ask.filter {
-        Some((lookup, raw)) => {
-            let backend = request.db.get_database_backend();
-            Some(condition(field, lookup, raw, ask.param, backend, &ask.limits)?)
-        }
-        None => None,
-    };
-    let Some(own) = own else { return Ok(None) };
-    if !own.may_query(ask.field) {
-        return Err(unknown());
-    }
-    let select = access::scoped_query::<R>(&own, &Filters::new())?;
-    Ok(Some(match condition {
-        Some(condition) => {
-            let key = column_named::<R::Entity>(ask.key);
-            select.filter(condition).select_only().column(key.ok_or_else(|| composite(ask.param))?).into_query()
-        }
-        None => select.select_only().column(field).limit(1).into_query(),
-    }))
-}
-
-fn composite(param: &str) -> ApiError {
+pub(crate) fn composite(param: &str) -> ApiError {
     let msg = format!("`{param}` goes through a relation over a composite key, which is not supported");
     ApiError::input(["query", param], msg, "unsupported_relation")
 }

@@ -4,13 +4,14 @@
 
 use sea_orm::{Condition, QueryFilter};
 
+use super::filter::FilterBackend;
+use super::list_query::ListQuery;
 use crate::error::ApiError;
 use crate::query::columns::column;
 use crate::query::text_match::{Wildcards, text_match};
 use crate::query::value::check_text;
-use crate::query::{FilterBackend, ListQuery};
 use crate::request::RequestContext;
-use crate::viewset::ViewSet;
+use crate::viewset::contract::ViewSet;
 
 /// Substring search over `search_fields` (`?search=...`).
 #[derive(Debug, Clone, Copy, Default)]

@@ -11,11 +11,12 @@ use utoipa::openapi::{OpenApi, Paths};
 use super::fallback;
 use super::paths;
 use super::tools::{ToolInfo, tools_of};
-use crate::embed::{Embedder, Embedders, SharedEmbedders};
-use crate::openapi::viewset_paths;
+use crate::openapi::operations::viewset_paths;
 use crate::registration::routes::include_parts;
 use crate::request::ServiceState;
-use crate::viewset::Hooks;
+use crate::request::embedders::SharedEmbedders;
+use crate::request::embedders::{Embedder, Embedders};
+use crate::viewset::hooks::Hooks;
 
 /// One registered route.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,20 +10,25 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 use futures_util::FutureExt;
 
+use crate::access::admit;
 use crate::access::fields::reject_restricted_keys;
-use crate::access::{Lookup, Operation, admit};
-use crate::embed::SharedEmbedders;
+use crate::access::lookup::Lookup;
+use crate::access::operation::Operation;
 use crate::error::ApiError;
+use crate::pagination::csv::ListFormat;
 use crate::pagination::csv::into_csv;
-use crate::pagination::{ListFormat, Paginator, stream_csv};
+use crate::pagination::csv_stream::stream_csv;
 use crate::query::columns::column_names;
-use crate::query::{Filters, is_reserved_query_name};
+use crate::query::params::{Filters, is_reserved_query_name};
+use crate::request::embedders::SharedEmbedders;
 use crate::request::{RequestContext, RouteContext, ServiceState};
 use crate::schema::body::json_body;
 use crate::schema::explain::{BodyShape, explain};
 use crate::schema::{CreateSchema, UpdateSchema};
-use crate::store::{Plan, boxed};
-use crate::viewset::Hooks;
+use crate::store::plan::Plan;
+use crate::store::run::boxed;
+use crate::viewset::hooks::Hooks;
+use crate::viewset::paginator::Paginator;
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
 /// Defining a ViewSet registers nothing; this does, and it neither applies migrations nor authenticates.

@@ -5,7 +5,7 @@
 use sea_orm::EntityName;
 
 use super::paths;
-use crate::viewset::Hooks;
+use crate::viewset::hooks::Hooks;
 
 /// Which generated route a tool calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,8 @@
-//! The `request` every handler and hook receives, and the state the routes need.
+//! The `request` every handler and hook receives, and the state the routes need. What a request can reach beyond its
+//! own ViewSet (the registered ViewSets, the relations it embeds) is in [`embedders`], re-exported by
+//! [`crate::embed`].
+
+pub(crate) mod embedders;
 
 use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
@@ -7,10 +11,12 @@ use sea_orm::DatabaseConnection;
 
 use std::sync::Arc;
 
-use crate::access::{Operation, Principal};
-use crate::embed::{Embedders, Expand};
-use crate::events::EventBus;
-use crate::query::{QueryLimits, QueryParams};
+use crate::access::operation::Operation;
+use crate::access::principal::Principal;
+use crate::events::bus::EventBus;
+use crate::query::limits::QueryLimits;
+use crate::query::params::QueryParams;
+use embedders::{Embedders, Expand, SharedEmbedders};
 
 /// State the generated routes need. Put it in your router's state directly, or implement
 /// `FromRef<YourState> for ServiceState`.
@@ -188,6 +194,23 @@ impl RequestContext {
     }
 }
 
+/// Headers that differ per connection and decide nothing a view shows.
+const PER_CONNECTION: [&str; 2] = ["last-event-id", "x-request-id"];
+
+impl RequestContext {
+    /// Everything in a request that hooks can read, except [`PER_CONNECTION`]: equal keys mean equal views.
+    pub(crate) fn view_key(&self) -> Arc<str> {
+        let mut headers: Vec<(&str, &[u8])> = self
+            .headers
+            .iter()
+            .filter(|(name, _)| !PER_CONNECTION.contains(&name.as_str()))
+            .map(|(name, value)| (name.as_str(), value.as_bytes()))
+            .collect();
+        headers.sort();
+        format!("{:?}\n{} {}\n{:?}", self.principal, self.method, self.uri, headers).into()
+    }
+}
+
 /// The [`RequestContext`] of a generated route, which takes the request's headers and URI instead of copying them:
 /// the route's other extractors (`Path`, the body) read neither.
 pub(crate) struct RouteContext(pub(crate) RequestContext);
@@ -195,7 +218,7 @@ pub(crate) struct RouteContext(pub(crate) RequestContext);
 impl RouteContext {
     /// The context with the embedders of the route's `Api`, when it has become a router (else those of a request
     /// extension, if the application installed one).
-    pub(crate) fn embedding(mut self, shared: &crate::embed::SharedEmbedders) -> RequestContext {
+    pub(crate) fn embedding(mut self, shared: &SharedEmbedders) -> RequestContext {
         if let Some(embedders) = shared.get() {
             self.0.embedders = Some(embedders.clone());
         }

@@ -8,14 +8,14 @@ pub(crate) mod checks;
 pub(crate) mod explain;
 pub mod names;
 pub mod rows;
-mod storable;
+pub(crate) mod storable;
 
 use sea_orm::EntityTrait;
 use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
-pub use crate::openapi::FieldSchema;
+pub use crate::openapi::field_schema::FieldSchema;
 pub use body::{parse_json_body, require_json};
 pub use storable::check_storable_body;
 

@@ -2,7 +2,7 @@
 
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement};
 
-use super::RecordedStatement;
+use super::observe::RecordedStatement;
 use super::run::{On, row};
 
 /// The database's plan for a recorded statement, one line per plan row, without running it: `EXPLAIN` on

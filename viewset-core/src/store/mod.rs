@@ -38,23 +38,23 @@ use std::time::Duration;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
-mod direct;
-mod explain;
+pub(crate) mod direct;
+pub(crate) mod explain;
 pub(crate) mod memo;
-mod observe;
-mod page;
-mod plan;
-mod prototype;
-mod read;
-mod run;
-mod statements;
-mod write;
+pub(crate) mod observe;
+pub(crate) mod page;
+pub(crate) mod plan;
+pub(crate) mod prototype;
+pub(crate) mod read;
+pub(crate) mod run;
+pub(crate) mod statements;
+pub(crate) mod write;
 
-pub(crate) use explain::estimate;
+pub use crate::viewset::paginator::PageQuery;
 pub use explain::explain;
 pub use observe::{RecordedStatement, record_statements};
+pub use page::count_rows;
 pub(crate) use page::{CountedPage, select_page};
-pub use page::{PageQuery, count_rows};
 pub use plan::Plan;
 pub(crate) use prototype::find as prototype;
 pub(crate) use read::{Find, admits_row, all, find};

@@ -15,23 +15,11 @@ use sea_orm::{
 use super::memo::Memo;
 use super::run::{On, row, rows};
 use crate::error::{ApiError, db_err};
-use crate::query::OrderTerm;
+use crate::query::list_query::OrderTerm;
 use crate::query::ordering::apply_order;
-use crate::viewset::{Direction, ModelOf, ViewSet};
-
-/// A filtered, not yet ordered list query with its effective ordering and window: what a paginator asks the store
-/// for.
-#[derive(Debug)]
-pub struct PageQuery<E: EntityTrait> {
-    /// Conditions (filters, search, policy).
-    pub select: Select<E>,
-    /// Effective ordering, primary key last.
-    pub order: Vec<OrderTerm<E>>,
-    /// Page size.
-    pub limit: u64,
-    /// Offset.
-    pub offset: u64,
-}
+use crate::viewset::config::Direction;
+use crate::viewset::contract::{ModelOf, ViewSet};
+use crate::viewset::paginator::PageQuery;
 
 impl<E: EntityTrait> PageQuery<E> {
     /// The select with its ordering, offset and limit.

@@ -8,9 +8,9 @@ use std::mem::Discriminant;
 use sea_orm::{DbBackend, EntityTrait, Iterable, PrimaryKeyToColumn};
 
 use super::memo::Memo;
-use crate::access::Permission;
-use crate::pagination::Paginator;
-use crate::viewset::ViewSet;
+use crate::access::permission::Permission;
+use crate::viewset::contract::ViewSet;
+use crate::viewset::paginator::Paginator;
 
 /// How the store runs the operations of one ViewSet on one backend.
 ///

@@ -7,7 +7,7 @@ use sea_orm::{DbBackend, EntityName, EntityTrait, IdenStatic, QuerySelect, Query
 
 use super::run::{On, one_decoded, row, rows};
 use crate::error::{ApiError, db_err};
-use crate::viewset::{ModelOf, ViewSet};
+use crate::viewset::contract::{ModelOf, ViewSet};
 
 /// Which record of a ViewSet to read. Consumed as soon as it is made (its statement is rendered before any future is
 /// built), so the size of a `Select` is never carried.

@@ -13,7 +13,7 @@ use sea_orm::{QuerySelect, QueryTrait, Statement, Value};
 
 use super::memo::Memo;
 use crate::error::ApiError;
-use crate::viewset::ViewSet;
+use crate::viewset::contract::ViewSet;
 
 /// Which statement of a ViewSet (or, for an insert, of an entity): the detail lookup, or a PATCH or an insert of
 /// the columns whose bits are set.

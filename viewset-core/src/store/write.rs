@@ -14,7 +14,7 @@ use super::read::{Find, find};
 use super::run::{Decode, On, boxed, execute, one_decoded};
 use super::statements::lookup_condition;
 use crate::error::{ApiError, db_err};
-use crate::viewset::{ModelOf, ViewSet};
+use crate::viewset::contract::{ModelOf, ViewSet};
 
 type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 

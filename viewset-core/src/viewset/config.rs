@@ -1,6 +1,6 @@
 //! The constant configuration of a ViewSet, as written in `#[viewset(...)]`.
 
-use crate::pagination::CountMode;
+use super::options::{CountMode, Expandable, FullText, RelatedField};
 
 /// Which fields clients may order by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,12 +115,12 @@ pub struct Config {
     /// default [`Config::DEFAULT_COUNT_MODE`]).
     pub count_mode: CountMode,
     /// `expandable`: the relations `?expand=` may embed ([`crate::embed`]).
-    pub expandable: &'static [crate::embed::Expandable],
+    pub expandable: &'static [Expandable],
     /// The related paths of `filterable_fields` and `ordering_fields` (`author__name`), each once
-    /// ([`crate::query::RelatedField`]).
-    pub related_fields: &'static [crate::query::RelatedField],
-    /// `fulltext(...)`: what `FullTextSearchFilter` searches ([`crate::query::FullText`]).
-    pub fulltext: Option<crate::query::FullText>,
+    /// ([`RelatedField`]).
+    pub related_fields: &'static [RelatedField],
+    /// `fulltext(...)`: what `FullTextSearchFilter` searches ([`FullText`]).
+    pub fulltext: Option<FullText>,
     /// `custom_hooks`: the application writes `impl Hooks` (and may override `list`, so a CSV list converts its
     /// JSON page instead of streaming rows).
     pub custom_hooks: bool,

@@ -12,16 +12,24 @@ use axum::response::{IntoResponse, Response};
 use sea_orm::{EntityTrait, IntoActiveModel, Select};
 use serde_json::json;
 
-use super::{Hooks, ModelOf, ViewSet, etag};
-use crate::access::{self, Lookup, stamp_tenant};
+use super::contract::{ModelOf, ViewSet};
+use super::etag;
+use super::hooks::{Defaults, Hooks};
+use crate::access;
+use crate::access::lookup::Lookup;
+use crate::access::required::stamp_tenant;
 use crate::error::{ApiError, db_err};
-use crate::events::{Action, ChangeEvent, publish};
-use crate::pagination::{PageQuery, Paginator};
+use crate::events::event::{Action, ChangeEvent};
+use crate::events::publish;
+use crate::query::filter::apply_exact_filters;
 use crate::query::ordering::effective_order;
-use crate::query::{Filters, apply_exact_filters};
+use crate::query::params::Filters;
 use crate::request::RequestContext;
-use crate::schema::{CreateSchema, ReadSchema, UpdateSchema, check_storable_body};
-use crate::store::{On, Plan};
+use crate::schema::storable::check_storable_body;
+use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
+use crate::store::plan::Plan;
+use crate::store::run::On;
+use crate::viewset::paginator::{PageQuery, Paginator};
 
 /// The base query: every record, narrowed by the router's exact-match `filters`.
 pub fn base_queryset<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<Select<V::Entity>, ApiError> {
@@ -174,4 +182,39 @@ async fn delete_record<V: Hooks>(on: On<'_>, model: ModelOf<V>) -> Result<Change
     let event = ChangeEvent::of::<V>(Action::Deleted, &model);
     crate::store::delete::<V>(on, model).await?;
     Ok(event)
+}
+
+impl<V: Hooks> Defaults for V {
+    fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<V::Entity>, ApiError> {
+        base_queryset::<V>(request, filters)
+    }
+
+    fn list(
+        request: RequestContext,
+        limit: u64,
+        offset: u64,
+        filters: Filters,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        list::<V>(request, limit, offset, filters)
+    }
+
+    fn retrieve(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        retrieve::<V>(pk, request)
+    }
+
+    fn create(data: V::Create, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        create::<V>(data, request)
+    }
+
+    fn update(
+        pk: Lookup,
+        data: V::Update,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        update::<V>(pk, data, request)
+    }
+
+    fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        delete::<V>(pk, request)
+    }
 }

@@ -1,14 +1,18 @@
 //! The overridable handlers and hooks of a ViewSet, with the spec's signatures.
+//!
+//! The contract does not name its default bodies: a default that needs the rest of the crate (the handlers, the
+//! base query) calls [`Defaults`], which [`crate::viewset::handlers`] implements for every ViewSet. So this file
+//! stands below everything that runs a ViewSet, and an override is an ordinary trait method.
 
 use std::future::Future;
 
 use axum::response::Response;
 use sea_orm::Select;
 
-use super::{ViewSet, handlers};
-use crate::access::Lookup;
+use super::contract::ViewSet;
+use crate::access::lookup::Lookup;
 use crate::error::ApiError;
-use crate::query::Filters;
+use crate::query::params::Filters;
 use crate::request::RequestContext;
 
 /// Handlers and hooks. `#[derive(ModelViewSet)]` implements it with every default; with `custom_hooks` in the
@@ -51,14 +55,14 @@ pub trait Hooks: ViewSet {
     /// Fields this caller may not see (default: `staff_only_fields` unless the principal is staff). Hidden fields
     /// are absent from responses, cannot be written, and are ignored for filtering, search and ordering.
     fn hidden_fields(request: &RequestContext) -> Vec<&'static str> {
-        crate::access::fields::default_hidden_fields::<Self>(request)
+        if request.principal.is_staff { Vec::new() } else { Self::CONFIG.staff_only_fields.to_vec() }
     }
 
     /// Builds (does not run) the base query of lists and detail lookups, with the router's `filters`.
     /// Required row policies (`tenant_field`, `policy`) are applied by the framework after this and after the filter
     /// backends, so an override cannot drop them.
     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<Self::Entity>, ApiError> {
-        handlers::base_queryset::<Self>(request, filters)
+        <Self as Defaults>::get_queryset(request, filters)
     }
 
     /// Called by the default `create` on the row about to be inserted, after the tenant is stamped: set
@@ -125,17 +129,17 @@ pub trait Hooks: ViewSet {
         offset: u64,
         filters: Filters,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        handlers::list::<Self>(request, limit, offset, filters)
+        <Self as Defaults>::list(request, limit, offset, filters)
     }
 
     /// `GET <prefix>/{pk}`: one record.
     fn retrieve(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        handlers::retrieve::<Self>(pk, request)
+        <Self as Defaults>::retrieve(pk, request)
     }
 
     /// `POST <prefix>/`: creates a record (201).
     fn create(data: Self::Create, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        handlers::create::<Self>(data, request)
+        <Self as Defaults>::create(data, request)
     }
 
     /// `PATCH <prefix>/{pk}`: writes only the sent fields.
@@ -144,11 +148,38 @@ pub trait Hooks: ViewSet {
         data: Self::Update,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        handlers::update::<Self>(pk, data, request)
+        <Self as Defaults>::update(pk, data, request)
     }
 
     /// `DELETE <prefix>/{pk}`: deletes a record; 200 `{"deleted": true, "id": <pk>}`.
     fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        handlers::delete::<Self>(pk, request)
+        <Self as Defaults>::delete(pk, request)
     }
+}
+
+/// The default bodies of [`Hooks`] that need the rest of the crate, implemented for every ViewSet by
+/// [`crate::viewset::handlers`] (each method is the handler function of the same name).
+#[doc(hidden)]
+pub trait Defaults: ViewSet {
+    /// [`crate::viewset::base_queryset`].
+    fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<Self::Entity>, ApiError>;
+    /// [`crate::viewset::handlers::list`].
+    fn list(
+        request: RequestContext,
+        limit: u64,
+        offset: u64,
+        filters: Filters,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send;
+    /// [`crate::viewset::handlers::retrieve`].
+    fn retrieve(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send;
+    /// [`crate::viewset::handlers::create`].
+    fn create(data: Self::Create, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send;
+    /// [`crate::viewset::handlers::update`].
+    fn update(
+        pk: Lookup,
+        data: Self::Update,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send;
+    /// [`crate::viewset::handlers::delete`].
+    fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send;
 }

@@ -1,110 +1,19 @@
 //! The ViewSet: a model plus its configuration ([`ViewSet`], [`Config`]), its overridable handlers and hooks
 //! ([`Hooks`]) and their default bodies ([`handlers`]). `#[derive(ModelViewSet)]` implements the first two.
+//!
+//! The contract (`contract`, `config`, `options`, `paginator`, `hooks`) is the floor the rest of the crate stands
+//! on; the default handlers and ETags (`handlers`, `etag`) sit above everything they call. Inside the crate, code
+//! imports a name from the file that defines it; this module only hands the names on.
 
-mod config;
+pub(crate) mod config;
+pub(crate) mod contract;
 pub mod etag;
 pub mod handlers;
-mod hooks;
-
-use sea_orm::{ActiveModelBehavior, ActiveModelTrait, EntityTrait, IntoActiveModel, Value};
-use serde::Serialize;
+pub(crate) mod hooks;
+pub(crate) mod options;
+pub(crate) mod paginator;
 
 pub use config::{Config, Direction, OrderingFields};
+pub use contract::{ModelOf, ViewSet};
 pub use handlers::base_queryset;
 pub use hooks::Hooks;
-
-use crate::access::{Permission, RowPolicy};
-use crate::error::ApiError;
-use crate::pagination::Paginator;
-use crate::query::ListQuery;
-use crate::request::RequestContext;
-use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
-
-/// The model type of a ViewSet.
-pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;
-
-/// A ViewSet: a model plus its configuration. Implemented by `#[derive(ModelViewSet)]`, whose attributes are:
-///
-/// | attribute | meaning / default |
-/// |---|---|
-/// | `model` | required: the sea-orm entity (`post::Entity`) |
-/// | `prefix` | public path prefix; empty → `/` + table name |
-/// | `tags` | documentation tags; default the model's name |
-/// | `lookup_field` | detail lookup field; default `id` |
-/// | `permission_classes` | `[IsAuthenticated, ...]`; default none (allow) |
-/// | `ai_exposed`, `stream_enabled` | default `true` |
-/// | `default_limit`, `max_limit` | [`Config::DEFAULT_LIMIT`], [`Config::DEFAULT_MAX_LIMIT`] |
-/// | `pagination_class` | default `LimitOffsetPagination` |
-/// | `filter_backends` | `[ServiceFilterBackend, SearchFilter, OrderingFilter]`; default none |
-/// | `filterable_fields`, `search_fields`, `ordering_fields` | allowlists (`ordering_fields = "__all__"` allowed, discouraged) |
-/// | `ordering` | default ordering: `"-id"` or `["-views", "id"]` |
-/// | `list_serializer_class`, `retrieve_serializer_class` | read types (`From<Model> + Serialize`) |
-/// | `create_serializer_class`, `update_serializer_class` | body types (`CreateSchema`, `UpdateSchema`) |
-/// | `create_schema_class`, `update_schema_class`, `read_schema_class` | the same, as schema overrides |
-/// | `tenant_field` | tenant column: rows scoped to and stamped with the principal's tenant |
-/// | `policy` | `[MyRowPolicy]`: required row conditions ([`RowPolicy`]) |
-/// | `staff_only_fields` | fields only staff see (hidden fields cannot be written, filtered, searched or ordered) |
-/// | `custom_hooks` | you write `impl Hooks for YourViewSet` to override handlers or `get_queryset` |
-pub trait ViewSet: Send + Sync + Sized + 'static {
-    /// The sea-orm entity.
-    type Entity: EntityTrait<
-            Model: Serialize + Send + Sync + IntoActiveModel<<Self::Entity as EntityTrait>::ActiveModel>,
-            ActiveModel: ActiveModelBehavior + ActiveModelTrait<Entity = Self::Entity> + Send,
-        >;
-    /// The create body.
-    type Create: CreateSchema<Self::Entity>;
-    /// The PATCH body.
-    type Update: UpdateSchema<Self::Entity>;
-    /// The representation in lists.
-    type ListItem: ReadSchema<ModelOf<Self>>;
-    /// The representation of one record.
-    type Detail: ReadSchema<ModelOf<Self>>;
-    /// The pagination class.
-    type Pagination: Paginator;
-    /// The configuration.
-    const CONFIG: Config;
-
-    /// Parses a detail identifier into the lookup field's type (400 when it cannot be).
-    fn lookup_value(raw: &str) -> Result<Value, ApiError>;
-    /// Visits `permission_classes` in order; stops at the first error `visit` returns.
-    fn permission_classes(visit: &mut dyn FnMut(&dyn Permission) -> Result<(), ApiError>) -> Result<(), ApiError>;
-
-    /// Visits the `policy = [...]` row policies in order.
-    fn row_policies(visit: &mut dyn FnMut(&dyn RowPolicy) -> Result<(), ApiError>) -> Result<(), ApiError>;
-
-    /// Runs `filter_backends` in order.
-    fn filter_queryset(
-        query: ListQuery<Self::Entity>,
-        request: &RequestContext,
-    ) -> Result<ListQuery<Self::Entity>, ApiError>;
-
-    /// Registers the custom actions of `#[viewset_core::actions]`, if any (generated).
-    fn register_actions<S>(router: axum::Router<S>) -> axum::Router<S>
-    where
-        S: Clone + Send + Sync + 'static,
-        crate::request::ServiceState: axum::extract::FromRef<S>;
-
-    /// OpenAPI schema of the lookup field (the `{pk}` parameter).
-    fn lookup_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
-    /// OpenAPI schema of a list item.
-    fn list_item_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
-    /// OpenAPI schema of a retrieved record.
-    fn detail_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>;
-    /// The custom actions of `#[viewset_core::actions]` (generated).
-    fn actions() -> Vec<crate::actions::ActionInfo>;
-
-    /// A page's rows as models: by column name (sea-orm's `FromQueryResult`); the derive decodes by position when
-    /// the rows hold the entity's columns in order ([`crate::schema::rows::decode_in_order`]).
-    fn decode_rows(rows: &[sea_orm::QueryResult]) -> Result<Vec<ModelOf<Self>>, sea_orm::DbErr> {
-        crate::schema::rows::decode_by_name(rows)
-    }
-
-    /// The public prefix: `prefix`, or `/` + the table name when it is empty.
-    fn prefix() -> String {
-        if Self::CONFIG.prefix.is_empty() {
-            format!("/{}", sea_orm::EntityName::table_name(&Self::Entity::default()))
-        } else {
-            Self::CONFIG.prefix.to_string()
-        }
-    }
-}

@@ -1,0 +1,116 @@
+//! The values `#[viewset(...)]` declares inside a [`Config`](super::Config) beyond plain flags: the relations
+//! `?expand=` may follow, the related paths of filters and ordering, full-text search and the count mode. Each is
+//! re-exported by the module that acts on it ([`crate::embed`], [`crate::query`], [`crate::pagination`]).
+
+use sea_orm::RelationDef;
+use sea_orm::sea_query::ColumnType;
+
+use crate::error::ApiError;
+use crate::query::lookups::FilterLookup;
+use crate::query::params::QueryParams;
+
+/// One `expandable` entry: the name clients write in `?expand=` (and the key of the embedded value) and the
+/// sea-orm relation it follows (the derive writes `|| Relation::Author.def()`, checked at compile time).
+#[derive(Debug, Clone, Copy)]
+pub struct Expandable {
+    /// `author`.
+    pub name: &'static str,
+    /// The relation from this ViewSet's model.
+    pub relation: fn() -> RelationDef,
+}
+
+/// `#[viewset(fulltext(fields = ["title", "body"], language = "english", sqlite_table = "posts_fts"))]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullText {
+    /// Text fields searched (checked at compile time like `search_fields`).
+    pub fields: &'static [&'static str],
+    /// PostgreSQL text search configuration (default [`FullText::DEFAULT_LANGUAGE`]), sent as a bound parameter.
+    pub language: &'static str,
+    /// The application's FTS5 table on SQLite.
+    pub sqlite_table: Option<&'static str>,
+}
+
+impl FullText {
+    /// `language` when the attribute leaves it out.
+    pub const DEFAULT_LANGUAGE: &'static str = "english";
+}
+
+/// One related path of `filterable_fields` or `ordering_fields` (the derive writes one per distinct path).
+#[derive(Debug, Clone, Copy)]
+pub struct RelatedField {
+    /// `author__name`: how clients write it.
+    pub path: &'static str,
+    /// `author`: the name declared in `relations(...)`.
+    pub relation: &'static str,
+    /// `name`: the field of the related model.
+    pub field: &'static str,
+    /// The relation from this ViewSet's model (`<Entity as Related<author::Entity>>::to`).
+    pub def: fn() -> RelationDef,
+    /// The column type of a field of the related model (for the OpenAPI document).
+    pub column_type: fn(&str) -> Option<ColumnType>,
+}
+
+impl RelatedField {
+    /// The related path a filter parameter `key` names, with its lookup (`None`: not a lookup we know).
+    pub fn find(related: &'static [RelatedField], key: &str) -> Option<(&'static RelatedField, Option<FilterLookup>)> {
+        related.iter().find_map(|rf| {
+            if key == rf.path {
+                return Some((rf, Some(FilterLookup::Exact)));
+            }
+            let rest = key.strip_prefix(rf.path)?.strip_prefix("__")?;
+            Some((rf, FilterLookup::from_name(rest)))
+        })
+    }
+}
+
+/// How a list finds the size of its filtered set (`?count=`).
+///
+/// ```
+/// use viewset_core::pagination::CountMode;
+/// use viewset_core::query::QueryParams;
+/// assert_eq!(CountMode::from_query(&QueryParams::parse(None)).unwrap(), None);
+/// assert_eq!(CountMode::from_query(&QueryParams::parse(Some("count=none"))).unwrap(), Some(CountMode::None));
+/// assert!(CountMode::from_query(&QueryParams::parse(Some("count=fast"))).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountMode {
+    /// `COUNT(*)` of the filtered set.
+    Exact,
+    /// The planner's estimate on PostgreSQL when it is large; exact otherwise.
+    Estimated,
+    /// No count query.
+    None,
+}
+
+impl CountMode {
+    /// The values of `?count=`.
+    pub const VALUES: [&'static str; 3] = ["exact", "estimated", "none"];
+
+    /// The mode's name, as `?count=` and `#[viewset(count_mode = "...")]` spell it.
+    ///
+    /// ```
+    /// use viewset_core::pagination::CountMode;
+    /// assert_eq!(CountMode::Estimated.name(), "estimated");
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            CountMode::Exact => "exact",
+            CountMode::Estimated => "estimated",
+            CountMode::None => "none",
+        }
+    }
+
+    /// The mode `?count=` asks for (`None` when absent); any other value is a 422 naming the choices.
+    pub fn from_query(query: &QueryParams) -> Result<Option<CountMode>, ApiError> {
+        Ok(match query.one("count")? {
+            None => None,
+            Some("exact") => Some(CountMode::Exact),
+            Some("estimated") => Some(CountMode::Estimated),
+            Some("none") => Some(CountMode::None),
+            Some(_) => {
+                let msg = format!("Must be one of: {}", Self::VALUES.join(", "));
+                return Err(ApiError::input(["query", "count"], msg, "invalid_choice"));
+            }
+        })
+    }
+}
