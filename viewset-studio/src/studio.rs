@@ -138,7 +138,8 @@ impl Studio {
 
     /// A route registered outside an [`Api`].
     pub fn route(mut self, method: &'static str, path: &str, owner: &str, handler: &str) -> Self {
-        self.routes.push(RouteInfo { method, path: path.into(), owner: owner.into(), handler: handler.into() });
+        let (path, owner, handler) = (path.into(), owner.into(), handler.into());
+        self.routes.push(RouteInfo { method, path, owner, handler, operation_id: None });
         self
     }
 

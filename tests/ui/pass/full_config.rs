@@ -20,6 +20,8 @@ use viewset_tests::fixtures::article;
     stream_enabled = false,
     ai_exposed = false,
     require_if_match,
+    basename = "articles_v2",
+    csv_keep_formulas,
 )]
 pub struct ArticleViewSet;
 
@@ -31,5 +33,7 @@ fn main() {
     assert!(!config.stream_enabled && !config.ai_exposed);
     assert!(config.require_if_match && <ArticleViewSet as Hooks>::require_if_match());
     assert_eq!(config.count_mode, viewset_core::pagination::CountMode::Estimated);
+    assert_eq!((config.basename, <ArticleViewSet as ViewSet>::basename().as_str()), ("articles_v2", "articles_v2"));
+    assert!(config.csv_keep_formulas);
     let _mount = include_viewset::<ArticleViewSet, ServiceState>;
 }

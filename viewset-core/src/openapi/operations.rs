@@ -11,6 +11,7 @@ use super::filters::{fields_parameter, list_parameters};
 use super::responses::{with_common_errors, with_security};
 use super::shapes::{component, envelope, validation_error};
 use crate::access::operation::Operation;
+use crate::registration::paths::operation_id;
 use crate::schema::{CreateSchema, UpdateSchema};
 use crate::viewset::hooks::Hooks;
 use crate::viewset::paginator::Paginator;
@@ -23,16 +24,20 @@ fn response(description: &str, schema: RefOr<Schema>) -> utoipa::openapi::Respon
 
 /// An operation with its tags, id, summary, security (told by `permission_classes` for `operation`; optional when
 /// it cannot be told) and the error responses every generated route can give (and a body's, when it reads one).
-fn operation<V: Hooks>(id: &str, summary: &str, operation: Option<Operation>, reads_body: bool) -> OperationBuilder {
-    let name = V::CONFIG.name;
+fn operation<V: Hooks>(id: String, summary: &str, operation: Option<Operation>, reads_body: bool) -> OperationBuilder {
     let mut op = OperationBuilder::new()
-        .operation_id(Some(format!("{name}_{id}")))
+        .operation_id(Some(id))
         .summary(Some(summary))
         .response("403", response("Permission denied.", component("Error")));
     for tag in V::CONFIG.tags {
         op = op.tag(*tag);
     }
     with_security::<V>(with_common_errors(op, reads_body), operation)
+}
+
+/// The `operationId` of a CRUD or stream operation: the name of its AI tool too.
+fn crud_id<V: Hooks>(handler: &str) -> String {
+    operation_id(&V::basename(), handler, "", 1)
 }
 
 /// A read schema as `V` answers it: fields in `staff_only_fields` are absent for other callers, so not required.
@@ -104,11 +109,11 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let prefix = V::prefix();
     let base = crate::registration::paths::base(&prefix);
     let mut paths = Paths::new();
-    let list = operation::<V>("list", "List records", Some(Operation::List), false)
+    let list = operation::<V>(crud_id::<V>("list"), "List records", Some(Operation::List), false)
         .parameters(Some(list_parameters::<V>()))
         .response("200", list_response::<V>())
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
-    let create = operation::<V>("create", "Create a record", Some(Operation::Create), true)
+    let create = operation::<V>(crud_id::<V>("create"), "Create a record", Some(Operation::Create), true)
         .request_body(body(closed(V::Create::openapi_schema())))
         .response("201", with_etag(response("Created.", read::<V>(V::detail_schema()))))
         .response("400", response("Foreign-key violation.", component("Error")))
@@ -120,7 +125,7 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let detail = crate::registration::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));
     let invalid_id = || response("Invalid identifier.", component("Error"));
-    let mut retrieve = operation::<V>("retrieve", "Retrieve a record", Some(Operation::Retrieve), false)
+    let mut retrieve = operation::<V>(crud_id::<V>("retrieve"), "Retrieve a record", Some(Operation::Retrieve), false)
         .parameter(pk_parameter::<V>())
         .parameter(fields_parameter::<V>());
     if let Some(expand) = expand_parameter::<V>() {
@@ -131,20 +136,21 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         .response("400", invalid_id())
         .response("404", not_found())
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
-    let update = operation::<V>("update", "Update the sent fields of a record", Some(Operation::Update), true)
-        .parameter(pk_parameter::<V>())
-        .request_body(body(closed(V::Update::openapi_schema())))
-        .response("200", with_etag(response("The updated record.", read::<V>(V::detail_schema()))))
-        .response("400", response("Invalid identifier, or a foreign-key violation.", component("Error")))
-        .response("404", not_found())
-        .response("409", response("Uniqueness violation.", component("Error")))
-        .response("422", response("Invalid body.", validation_error()));
+    let update =
+        operation::<V>(crud_id::<V>("update"), "Update the sent fields of a record", Some(Operation::Update), true)
+            .parameter(pk_parameter::<V>())
+            .request_body(body(closed(V::Update::openapi_schema())))
+            .response("200", with_etag(response("The updated record.", read::<V>(V::detail_schema()))))
+            .response("400", response("Invalid identifier, or a foreign-key violation.", component("Error")))
+            .response("404", not_found())
+            .response("409", response("Uniqueness violation.", component("Error")))
+            .response("422", response("Invalid body.", validation_error()));
     let deleted = ObjectBuilder::new()
         .property("deleted", ObjectBuilder::new().schema_type(Type::Boolean))
         .required("deleted")
         .property("id", V::lookup_schema())
         .required("id");
-    let delete = operation::<V>("delete", "Delete a record", Some(Operation::Delete), false)
+    let delete = operation::<V>(crud_id::<V>("delete"), "Delete a record", Some(Operation::Delete), false)
         .parameter(pk_parameter::<V>())
         .response("200", response("Deletion confirmation.", deleted.into()))
         .response("400", response("Invalid identifier, or the record is still referenced.", component("Error")))
@@ -159,10 +165,11 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
             .description("Server-sent events: `ready`, then `created`, `updated`, `deleted` (and `reset`).")
             .content("text/event-stream", Content::new(Some(ObjectBuilder::new().schema_type(Type::String))))
             .build();
-        let stream = operation::<V>("stream", "Stream record lifecycle events", Some(Operation::Stream), false)
-            .parameter(fields_parameter::<V>())
-            .response("200", events)
-            .response("422", response("Invalid query parameter.", component("InputValidationError")));
+        let stream =
+            operation::<V>(crud_id::<V>("stream"), "Stream record lifecycle events", Some(Operation::Stream), false)
+                .parameter(fields_parameter::<V>())
+                .response("200", events)
+                .response("422", response("Invalid query parameter.", component("InputValidationError")));
         paths.add_path_operation(crate::registration::paths::stream(base), vec![HttpMethod::Get], stream);
     }
     for action in V::actions() {
@@ -170,8 +177,8 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         for method in action.methods {
             let returns = action.response_schema.map_or_else(any_value, |schema| schema());
             // An action's own permission_classes are not known here: its security is documented as optional.
-            let id = format!("{}_{}", action.name, method.to_ascii_lowercase());
-            let mut op = operation::<V>(&id, action.name, None, action.request_schema.is_some())
+            let id = operation_id(&V::basename(), action.name, method, action.methods.len());
+            let mut op = operation::<V>(id, action.name, None, action.request_schema.is_some())
                 .description((!action.doc.is_empty()).then_some(action.doc))
                 .response("200", response("The action's own response.", returns))
                 .response("400", response("Invalid identifier, or the action's own refusal.", component("Error")));

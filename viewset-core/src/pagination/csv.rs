@@ -5,6 +5,10 @@
 //! `max_limit`), without the envelope; a client pages with the same parameters. The default list streams its rows
 //! ([`super::csv_stream`]); this module's conversion of the JSON page serves the others. Values: text as is, numbers and
 //! booleans as JSON writes them, `null` empty, nested values as JSON text.
+//!
+//! A text value that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, tab or carriage
+//! return) is written with a `'` in front, as OWASP's CSV-injection advice has it ([`Formulas`]); a ViewSet whose CSV
+//! is read by programs turns that off with `#[viewset(csv_keep_formulas)]`. Numbers are never changed (`-5` stays).
 
 use axum::http::header::{ACCEPT, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -13,6 +17,7 @@ use serde_json::Value;
 
 use crate::error::ApiError;
 use crate::query::params::QueryParams;
+use crate::viewset::config::Config;
 
 /// The `Content-Type` of a CSV list.
 pub const CSV_CONTENT_TYPE: &str = "text/csv; charset=utf-8";
@@ -112,24 +117,60 @@ pub fn write_csv_record<'a>(out: &mut String, fields: impl IntoIterator<Item = &
     out.push_str("\r\n");
 }
 
-fn cell(value: Option<&Value>) -> String {
+/// What a CSV text cell that a spreadsheet would run as a formula becomes.
+///
+/// ```
+/// use viewset_core::pagination::Formulas;
+/// assert_eq!(Formulas::Neutralised.text("=HYPERLINK(\"http://x\")"), "'=HYPERLINK(\"http://x\")");
+/// assert_eq!(Formulas::Neutralised.text("-1+2"), "'-1+2");
+/// assert_eq!(Formulas::Neutralised.text("plain"), "plain");
+/// assert_eq!(Formulas::Kept.text("=1+2"), "=1+2");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Formulas {
+    /// A cell starting with `=`, `+`, `-`, `@`, tab or carriage return gets a `'` in front (the default).
+    Neutralised,
+    /// Cells are written as they are (`#[viewset(csv_keep_formulas)]`).
+    Kept,
+}
+
+impl Formulas {
+    /// The characters that start a formula in common spreadsheets.
+    pub const TRIGGERS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+    /// What a ViewSet with `config` writes.
+    pub const fn of(config: &Config) -> Formulas {
+        if config.csv_keep_formulas { Formulas::Kept } else { Formulas::Neutralised }
+    }
+
+    /// `text` as a cell of this policy.
+    pub fn text(self, text: &str) -> String {
+        match self {
+            Formulas::Neutralised if text.starts_with(Formulas::TRIGGERS) => format!("'{text}"),
+            _ => text.to_string(),
+        }
+    }
+}
+
+fn cell(value: Option<&Value>, formulas: Formulas) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
+        Some(Value::String(s)) => formulas.text(s),
         Some(other) => other.to_string(),
     }
 }
 
 /// The CSV of a JSON list page (`{"results": [...]}`, or a bare array): the header is the first record's keys
-/// (`empty_header` when the page is empty), each row the values under those keys.
+/// (`empty_header` when the page is empty), each row the values under those keys, text cells as `formulas` says.
 ///
 /// ```
-/// let page = br#"{"count": 1, "results": [{"id": 1, "title": "a, b", "rating": null}]}"#;
-/// let csv = viewset_core::pagination::csv_of_page(page, &["id"]).unwrap();
-/// assert_eq!(csv, "id,title,rating\r\n1,\"a, b\",\r\n");
-/// assert_eq!(viewset_core::pagination::csv_of_page(br#"{"results": []}"#, &["id", "title"]).unwrap(), "id,title\r\n");
+/// use viewset_core::pagination::{Formulas, csv_of_page};
+/// let page = br#"{"count": 1, "results": [{"id": 1, "title": "a, b", "rating": null, "note": "=1+1"}]}"#;
+/// let csv = csv_of_page(page, &["id"], Formulas::Neutralised).unwrap();
+/// assert_eq!(csv, "id,title,rating,note\r\n1,\"a, b\",,'=1+1\r\n");
+/// assert_eq!(csv_of_page(br#"{"results": []}"#, &["id", "title"], Formulas::Kept).unwrap(), "id,title\r\n");
 /// ```
-pub fn csv_of_page(page: &[u8], empty_header: &[&str]) -> Result<String, ApiError> {
+pub fn csv_of_page(page: &[u8], empty_header: &[&str], formulas: Formulas) -> Result<String, ApiError> {
     let page: Value = serde_json::from_slice(page)
         .map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("read the page for CSV: {e}"))))?;
     let records = match &page {
@@ -147,14 +188,14 @@ pub fn csv_of_page(page: &[u8], empty_header: &[&str]) -> Result<String, ApiErro
     };
     let mut out = String::with_capacity(64 * (records.len() + 1));
     write_csv_record(&mut out, header.iter().map(String::as_str));
-    write_rows(&mut out, &header, records);
+    write_rows(&mut out, &header, records, formulas);
     Ok(out)
 }
 
 /// One CSV row per record: the values under `keys`, in that order.
-pub(crate) fn write_rows(out: &mut String, keys: &[String], records: &[Value]) {
+pub(crate) fn write_rows(out: &mut String, keys: &[String], records: &[Value], formulas: Formulas) {
     for record in records {
-        let cells: Vec<String> = keys.iter().map(|key| cell(record.get(key))).collect();
+        let cells: Vec<String> = keys.iter().map(|key| cell(record.get(key), formulas)).collect();
         write_csv_record(out, cells.iter().map(String::as_str));
     }
 }
@@ -164,7 +205,11 @@ fn no_records() -> ApiError {
 }
 
 /// The list `response` as CSV when it is a successful JSON page; any other response (an error) as it is.
-pub(crate) async fn into_csv(response: Response, empty_header: &[&str]) -> Result<Response, ApiError> {
+pub(crate) async fn into_csv(
+    response: Response,
+    empty_header: &[&str],
+    formulas: Formulas,
+) -> Result<Response, ApiError> {
     let json = response.headers().get(CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
     if response.status() != StatusCode::OK || !json {
         return Ok(response);
@@ -173,7 +218,7 @@ pub(crate) async fn into_csv(response: Response, empty_header: &[&str]) -> Resul
     let bytes = axum::body::to_bytes(body, MAX_PAGE_BYTES)
         .await
         .map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("read the page for CSV: {e}"))))?;
-    let csv = csv_of_page(&bytes, empty_header)?;
+    let csv = csv_of_page(&bytes, empty_header, formulas)?;
     parts.headers.insert(CONTENT_TYPE, HeaderValue::from_static(CSV_CONTENT_TYPE));
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     parts.headers.remove(axum::http::header::ETAG);
@@ -205,7 +250,18 @@ mod tests {
     #[test]
     fn quotes_only_what_needs_it() {
         let page = br#"[{"a": "x\r\ny", "b": true, "c": {"k": 1}, "d": "plain text"}]"#;
-        assert_eq!(csv_of_page(page, &[]).unwrap(), "a,b,c,d\r\n\"x\r\ny\",true,\"{\"\"k\"\":1}\",plain text\r\n");
-        assert!(csv_of_page(br#"{"items": []}"#, &[]).is_err());
+        let csv = csv_of_page(page, &[], Formulas::Neutralised).unwrap();
+        assert_eq!(csv, "a,b,c,d\r\n\"x\r\ny\",true,\"{\"\"k\"\":1}\",plain text\r\n");
+        assert!(csv_of_page(br#"{"items": []}"#, &[], Formulas::Kept).is_err());
+    }
+
+    #[test]
+    fn neutralises_text_that_starts_a_formula_but_not_numbers() {
+        let page =
+            br#"[{"a": "=SUM(A1)", "b": "+1", "c": "-2", "d": "@x", "e": "\tx", "f": "\rx", "g": -3, "h": "a=b"}]"#;
+        let csv = csv_of_page(page, &[], Formulas::Neutralised).unwrap();
+        assert_eq!(csv, "a,b,c,d,e,f,g,h\r\n'=SUM(A1),'+1,'-2,'@x,'\tx,\"'\rx\",-3,a=b\r\n");
+        let kept = csv_of_page(page, &[], Formulas::Kept).unwrap();
+        assert_eq!(kept, "a,b,c,d,e,f,g,h\r\n=SUM(A1),+1,-2,@x,\tx,\"\rx\",-3,a=b\r\n");
     }
 }

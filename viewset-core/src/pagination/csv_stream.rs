@@ -17,7 +17,7 @@ use futures_util::StreamExt;
 use sea_orm::QuerySelect;
 use serde_json::Value;
 
-use super::csv::{CSV_CONTENT_TYPE, write_csv_record, write_rows};
+use super::csv::{CSV_CONTENT_TYPE, Formulas, write_csv_record, write_rows};
 use super::list_items;
 use crate::access;
 use crate::error::ApiError;
@@ -60,7 +60,7 @@ impl<V: Hooks> Export<V> {
             self.keys = first.keys().cloned().collect();
         }
         let mut text = String::new();
-        write_rows(&mut text, &self.keys, &records);
+        write_rows(&mut text, &self.keys, &records, Formulas::of(&V::CONFIG));
         Ok(Some((text, records.is_empty())))
     }
 }

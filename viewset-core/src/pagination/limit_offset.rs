@@ -26,7 +26,8 @@ use crate::viewset::paginator::{PageQuery, Paginator, Window};
 /// #     stream_enabled: true, default_limit: 20, max_limit: 100, filterable_fields: &[], search_fields: &[],
 /// #     ordering_fields: viewset_core::viewset::OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 /// #     staff_only_fields: &[], filter_backends: &[], module: "", require_if_match: false,
-/// #     count_mode: viewset_core::Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false };
+/// #     count_mode: viewset_core::Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false,
+/// #     basename: "", csv_keep_formulas: false };
 /// let w = LimitOffsetPagination::window(&QueryParams::parse(Some("offset=40")), &config).unwrap();
 /// assert_eq!((w.limit, w.offset), (20, 40));
 /// ```

@@ -25,7 +25,7 @@ pub use crate::store::page::count_rows;
 pub use crate::viewset::options::CountMode;
 pub use crate::viewset::paginator::{PageQuery, Paginator, Window};
 pub use count::{Counted, EXACT_BELOW, fetch_with_count};
-pub use csv::{CSV_CONTENT_TYPE, ListFormat, csv_of_page, write_csv_record};
+pub use csv::{CSV_CONTENT_TYPE, Formulas, ListFormat, csv_of_page, write_csv_record};
 pub use csv_stream::CSV_CHUNK_ROWS;
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;

@@ -29,6 +29,9 @@ pub struct RouteInfo {
     pub owner: String,
     /// The handler: `list`, `create`, `retrieve`, `update`, `delete` or the action's name.
     pub handler: String,
+    /// The operation's name ([`crate::registration::operation_id`]): its OpenAPI `operationId` and AI tool name
+    /// (`None` for a hand-written route).
+    pub operation_id: Option<String>,
 }
 
 /// Why a registration was refused.
@@ -43,10 +46,11 @@ pub enum RegistrationError {
         /// How it was registered again.
         second: String,
     },
-    /// Two AI tools would have the same name (e.g. two ViewSets of one table, or an action named `list`).
-    ToolCollision {
-        /// The tool's name.
-        tool: String,
+    /// Two operations would have the same name, which is their OpenAPI `operationId` and AI tool name (e.g. two
+    /// ViewSets of one table, or an action named `list`).
+    OperationCollision {
+        /// The operation's name.
+        operation: String,
         /// The route that has it first (`PostViewSet GET /api/posts/`).
         first: String,
         /// The route that wants it too.
@@ -70,9 +74,9 @@ impl std::fmt::Display for RegistrationError {
                 f,
                 "{viewset} is registered twice: {first}, then {second}; register each ViewSet once (explicitly or through discovery, not both)"
             ),
-            RegistrationError::ToolCollision { tool, first, second } => write!(
+            RegistrationError::OperationCollision { operation, first, second } => write!(
                 f,
-                "AI tool `{tool}` of {second} has the same name as the tool of {first}; set `ai_exposed = false` on one of them (ViewSet or action) or rename the action"
+                "operation `{operation}` of {second} has the same name as the operation of {first} (names are OpenAPI operation ids and AI tool names); set `basename = \"...\"` on one of the ViewSets, or rename the action"
             ),
             RegistrationError::Collision { route, first, second } => {
                 write!(
@@ -187,10 +191,9 @@ impl Api {
         }
         let routes = routes_of::<V>();
         self.check_collisions(&routes, &format!("{name} ({origin})"))?;
-        let tools = tools_of::<V>();
-        self.check_tool_names(&tools)?;
+        self.check_operation_ids(&routes)?;
         self.routes.extend(routes);
-        self.tools.extend(tools);
+        self.tools.extend(tools_of::<V>());
         self.embedders.register(Embedder::of::<V>());
         self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, paths: viewset_paths::<V> });
         let (router, actions) = (std::mem::take(&mut self.router), std::mem::take(&mut self.actions));
@@ -218,15 +221,15 @@ impl Api {
         Ok(())
     }
 
-    fn check_tool_names(&self, tools: &[ToolInfo]) -> Result<(), RegistrationError> {
-        let who = |t: &ToolInfo| format!("{} {} {}", t.viewset, t.method, t.path);
-        for (i, tool) in tools.iter().enumerate() {
-            let earlier = self.tools.iter().chain(&tools[..i]).find(|t| t.name == tool.name);
-            if let Some(first) = earlier {
-                return Err(RegistrationError::ToolCollision {
-                    tool: tool.name.clone(),
+    fn check_operation_ids(&self, routes: &[RouteInfo]) -> Result<(), RegistrationError> {
+        let who = |r: &RouteInfo| format!("{} {} {}", r.owner, r.method, r.path);
+        for (i, route) in routes.iter().enumerate() {
+            let Some(id) = &route.operation_id else { continue };
+            if let Some(first) = self.routes.iter().chain(&routes[..i]).find(|r| r.operation_id.as_ref() == Some(id)) {
+                return Err(RegistrationError::OperationCollision {
+                    operation: id.clone(),
                     first: who(first),
-                    second: who(tool),
+                    second: who(route),
                 });
             }
         }
@@ -243,11 +246,12 @@ impl Api {
         summary: &str,
     ) -> Result<&mut Self, RegistrationError> {
         let name = method_name(&method);
-        let info = RouteInfo { method: name, path: path.to_string(), owner: "manual".into(), handler: summary.into() };
+        let (owner, path) = ("manual".to_string(), path.to_string());
+        let info = RouteInfo { method: name, path: path.clone(), owner, handler: summary.into(), operation_id: None };
         self.check_collisions(std::slice::from_ref(&info), &format!("manual route {name} {path}"))?;
         self.routes.push(info);
-        self.manual_paths.paths.insert(path.to_string(), crate::openapi::manual_path_item(method, summary));
-        self.router = std::mem::take(&mut self.router).route(path, handler);
+        self.manual_paths.paths.insert(path.clone(), crate::openapi::manual_path_item(method, summary));
+        self.router = std::mem::take(&mut self.router).route(&path, handler);
         Ok(self)
     }
 
@@ -313,27 +317,28 @@ fn method_name(method: &HttpMethod) -> &'static str {
 pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
     let prefix = V::prefix();
     let base = crate::registration::paths::base(&prefix);
-    let owner = V::CONFIG.name.to_string();
-    let route = |method: &'static str, path: String, handler: &str| RouteInfo {
+    let (owner, basename) = (V::CONFIG.name.to_string(), V::basename());
+    let route = |method: &'static str, path: String, handler: &str, methods: usize| RouteInfo {
         method,
         path,
         owner: owner.clone(),
         handler: handler.to_string(),
+        operation_id: Some(paths::operation_id(&basename, handler, method, methods)),
     };
     let mut routes = vec![
-        route("GET", paths::collection(base), "list"),
-        route("POST", paths::collection(base), "create"),
-        route("GET", paths::detail(base), "retrieve"),
-        route("PATCH", paths::detail(base), "update"),
-        route("DELETE", paths::detail(base), "delete"),
+        route("GET", paths::collection(base), "list", 1),
+        route("POST", paths::collection(base), "create", 1),
+        route("GET", paths::detail(base), "retrieve", 1),
+        route("PATCH", paths::detail(base), "update", 1),
+        route("DELETE", paths::detail(base), "delete", 1),
     ];
     if V::CONFIG.stream_enabled {
-        routes.push(route("GET", paths::stream(base), "stream"));
+        routes.push(route("GET", paths::stream(base), "stream", 1));
     }
     for action in V::actions() {
         let path = paths::action(base, action.detail, action.path);
         for method in action.methods {
-            routes.push(route(method, path.clone(), action.name));
+            routes.push(route(method, path.clone(), action.name, action.methods.len()));
         }
     }
     routes

@@ -30,6 +30,7 @@ mod tools;
 pub use api::{Api, RegistrationError, RouteInfo, routes_of};
 pub use discovery::{ViewSetEntry, include_all_app_viewsets, include_app_viewsets, viewsets_in};
 pub use fallback::{slash_twin, unknown_path};
+pub use paths::operation_id;
 pub use routes::include_viewset;
 pub use settings::Settings;
 pub use tools::{ToolInfo, ToolOperation, tools_of};

@@ -1,5 +1,5 @@
-//! The paths of a ViewSet's routes, written once: registration, route listings and the derive's generated action
-//! routes all build them here.
+//! The paths of a ViewSet's routes and the names of its operations, written once: registration, route listings,
+//! the OpenAPI document, the AI tools and the derive's generated action routes all build them here.
 
 /// `prefix` without its trailing slashes: the base every route path starts with.
 ///
@@ -46,4 +46,21 @@ pub fn stream(base: &str) -> String {
 /// ```
 pub fn action(base: &str, detail: bool, path: &str) -> String {
     if detail { format!("{base}/{{pk}}/{path}") } else { format!("{base}/{path}") }
+}
+
+/// The name of one operation of a ViewSet whose names start with `basename` ([`crate::ViewSet::basename`]): its
+/// OpenAPI `operationId` and its AI tool's name, one function for both. `handler` is `list`, `retrieve`, `create`,
+/// `update`, `delete`, `stream` or an action's name; an action with several `methods` has one name per method.
+///
+/// ```
+/// use viewset_core::registration::paths::operation_id;
+/// assert_eq!(operation_id("posts", "list", "GET", 1), "posts_list");
+/// assert_eq!(operation_id("posts", "publish", "POST", 1), "posts_publish");
+/// assert_eq!(operation_id("posts", "flag", "GET", 2), "posts_flag_get");
+/// ```
+pub fn operation_id(basename: &str, handler: &str, method: &str, methods: usize) -> String {
+    match methods {
+        0 | 1 => format!("{basename}_{handler}"),
+        _ => format!("{basename}_{handler}_{}", method.to_ascii_lowercase()),
+    }
 }

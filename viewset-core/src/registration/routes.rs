@@ -16,7 +16,7 @@ use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::error::ApiError;
 use crate::pagination::csv::ListFormat;
-use crate::pagination::csv::into_csv;
+use crate::pagination::csv::{Formulas, into_csv};
 use crate::pagination::csv_stream::stream_csv;
 use crate::query::columns::column_names;
 use crate::query::params::{Filters, is_reserved_query_name};
@@ -204,7 +204,8 @@ fn list_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Res
                 if Plan::of::<V>(request.db.get_database_backend()).streams_csv {
                     return boxed(|| stream_csv::<V>(request, filters, header)).await;
                 }
-                into_csv(boxed(|| V::list(request, window.limit, window.offset, filters)).await?, &header).await
+                let page = boxed(|| V::list(request, window.limit, window.offset, filters)).await?;
+                into_csv(page, &header, Formulas::of(&V::CONFIG)).await
             }
         }
     }

@@ -1,6 +1,7 @@
-//! The AI tools of a ViewSet: one per operation (`<table>_list`, `<table>_retrieve`, `<table>_create`,
-//! `<table>_update`, `<table>_delete`) and one per action method (`<table>_<action>`), for ViewSets and actions
-//! whose `ai_exposed` is true. Each names the generated route it calls, so a tool call is that route.
+//! The AI tools of a ViewSet: one per operation (`<basename>_list`, `<basename>_retrieve`, `<basename>_create`,
+//! `<basename>_update`, `<basename>_delete`) and one per action method (`<basename>_<action>`), for ViewSets and
+//! actions whose `ai_exposed` is true; the basename is the table's name unless `basename` says otherwise. A tool's
+//! name is its route's OpenAPI `operationId` ([`paths::operation_id`]), and a tool call is that route.
 
 use sea_orm::EntityName;
 
@@ -102,6 +103,7 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
         return Vec::new();
     }
     let table = V::Entity::default().table_name().to_string();
+    let basename = V::basename();
     let prefix = V::prefix();
     let base = paths::base(&prefix);
     let tool = |name: String, operation, action, method, path, doc, (read_only, destructive, idempotent)| ToolInfo {
@@ -126,15 +128,14 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
     ];
     let mut tools: Vec<ToolInfo> = crud
         .into_iter()
-        .map(|(op, method, path, hints)| tool(format!("{table}_{}", op.as_str()), op, None, method, path, "", hints))
+        .map(|(op, method, path, hints)| {
+            tool(paths::operation_id(&basename, op.as_str(), method, 1), op, None, method, path, "", hints)
+        })
         .collect();
     for action in V::actions().into_iter().filter(|a| a.ai_exposed) {
         let path = paths::action(base, action.detail, action.path);
         for &method in action.methods {
-            let name = match action.methods.len() {
-                1 => format!("{table}_{}", action.name),
-                _ => format!("{table}_{}_{}", action.name, method.to_ascii_lowercase()),
-            };
+            let name = paths::operation_id(&basename, action.name, method, action.methods.len());
             // What an action does is its own: only the method's HTTP semantics are known.
             let hints = match method {
                 "GET" | "HEAD" | "OPTIONS" => (true, false, true),

@@ -71,7 +71,7 @@ impl Direction {
 ///     ai_exposed: Config::DEFAULT_AI_EXPOSED, stream_enabled: Config::DEFAULT_STREAM_ENABLED,
 ///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, module: "app::api" };
+///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "", csv_keep_formulas: false, module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -128,6 +128,12 @@ pub struct Config {
     /// through the `ActiveModel`. Without it (and without object permissions, `custom_hooks` or `If-Match`) PATCH is
     /// one `UPDATE … RETURNING` ([`crate::access::update_in_scope`]).
     pub save_hooks: bool,
+    /// `basename`: what the names of the ViewSet's operations start with (its OpenAPI `operationId`s and AI tool
+    /// names, `<basename>_list`); empty means the model's table name ([`ViewSet::basename`](crate::ViewSet::basename)).
+    pub basename: &'static str,
+    /// `csv_keep_formulas`: CSV lists write text cells as they are, even those a spreadsheet would run as a formula
+    /// (for machine consumers); by default such a cell is neutralised ([`crate::pagination::Formulas`]).
+    pub csv_keep_formulas: bool,
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }
@@ -166,7 +172,8 @@ impl Config {
     /// #     ai_exposed: true, stream_enabled: true, require_if_match: false, default_limit: 20, max_limit: 100,
     /// #     filterable_fields: &[], search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[],
     /// #     tenant_field: None, staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE,
-    /// #     expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, module: "m" };
+    /// #     expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "",
+    /// #     csv_keep_formulas: false, module: "m" };
     /// let config = Config { filter_backends: &["DjangoFilterBackend", "OrderingFilter"], ..C };
     /// assert!(config.filters_with_lookups());
     /// assert!(!Config { filter_backends: &["SearchFilter"], ..C }.filters_with_lookups());

@@ -101,6 +101,16 @@ pub trait ViewSet: Send + Sync + Sized + 'static {
             Self::CONFIG.prefix.to_string()
         }
     }
+
+    /// What the names of the operations start with: `basename`, or the table name when it is empty
+    /// ([`crate::registration::operation_id`]).
+    fn basename() -> String {
+        if Self::CONFIG.basename.is_empty() {
+            sea_orm::EntityName::table_name(&Self::Entity::default()).to_string()
+        } else {
+            Self::CONFIG.basename.to_string()
+        }
+    }
 }
 
 /// What an action is, for documentation and route-collision checks.

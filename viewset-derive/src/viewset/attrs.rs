@@ -19,6 +19,8 @@ pub struct ViewSetAttrs {
     pub generics: syn::Generics,
     pub model: Option<syn::Path>,
     pub prefix: Option<syn::LitStr>,
+    /// What operation names start with (`<basename>_list`): OpenAPI `operationId`s and AI tool names.
+    pub basename: Option<syn::LitStr>,
     pub tags: Option<StrList>,
     pub lookup_field: Option<syn::LitStr>,
     pub permission_classes: ExprList,
@@ -59,6 +61,8 @@ pub struct ViewSetAttrs {
     pub custom_hooks: Flag,
     /// The model's `ActiveModelBehavior` has save hooks: PATCH reads the row and saves it through the `ActiveModel`.
     pub save_hooks: Flag,
+    /// CSV lists keep text cells a spreadsheet would run as formulas (machine consumers).
+    pub csv_keep_formulas: Flag,
 }
 
 /// Parses `#[viewset(...)]`, recording every mistake in `errors`. A mistaken item (unknown key, no-effect key,

@@ -34,7 +34,8 @@ pub fn check(
                 .with_span(&attrs.generics),
         );
     }
-    let prefix = check_prefix(&attrs, &mut errors);
+    let prefix = super::routes::check_prefix(&attrs, &mut errors);
+    let basename = super::routes::check_basename(&attrs, &mut errors);
     let (default_limit, max_limit) = check_limits(attrs.default_limit, attrs.max_limit, &mut errors);
 
     // The default lookup field is checked like a written one; a model without it is reported at `model`.
@@ -108,6 +109,7 @@ pub fn check(
         model_name,
         model,
         prefix,
+        basename,
         lookup_field,
         ai_exposed: attrs.ai_exposed,
         stream_enabled: attrs.stream_enabled,
@@ -137,6 +139,7 @@ pub fn check(
         },
         custom_hooks: attrs.custom_hooks.is_present().then(|| attrs.custom_hooks.span()),
         save_hooks: attrs.save_hooks.is_present(),
+        csv_keep_formulas: attrs.csv_keep_formulas.is_present(),
         fields,
         ident: attrs.ident,
     })
@@ -153,27 +156,6 @@ fn last_segment(expr: &Expr) -> Option<String> {
         Expr::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         _ => None,
     }
-}
-
-fn check_prefix(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) -> String {
-    let Some(lit) = &attrs.prefix else { return String::new() };
-    let value = lit.value();
-    if !value.is_empty() && !value.starts_with('/') {
-        errors.push(darling::Error::custom(format!("`prefix` must start with `/`: write \"/{value}\"")).with_span(lit));
-    } else if value.len() > 1 && value.ends_with('/') {
-        errors.push(
-            darling::Error::custom(format!(
-                "`prefix` must not end with `/`: collection routes add it (write \"{}\")",
-                value.trim_end_matches('/')
-            ))
-            .with_span(lit),
-        );
-    } else if value.contains(['{', '}', '?', '#', ' ']) {
-        errors.push(
-            darling::Error::custom("`prefix` must be a plain path without `{`, `}`, `?`, `#` or spaces").with_span(lit),
-        );
-    }
-    value
 }
 
 fn check_limits(

@@ -17,6 +17,8 @@ pub struct Config {
     pub model_name: String,
     /// As written; empty means core's default (`/` + the table name).
     pub prefix: String,
+    /// `basename` as written; `None`: core's default (the table's name).
+    pub basename: Option<String>,
     /// As written, or the model's name.
     pub tags: Vec<String>,
     /// As written, or [`crate::names::DEFAULT_LOOKUP_FIELD`] at the span of `model` (checked like the allowlists).
@@ -68,6 +70,8 @@ pub struct Config {
     pub custom_hooks: Option<Span>,
     /// `save_hooks`: PATCH saves through the `ActiveModel` so `ActiveModelBehavior` runs.
     pub save_hooks: bool,
+    /// `csv_keep_formulas`: CSV cells are written as they are.
+    pub csv_keep_formulas: bool,
     /// The field names rustc checks.
     pub fields: FieldChecks,
 }

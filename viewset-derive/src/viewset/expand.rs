@@ -175,6 +175,8 @@ fn config_const(config: &Config) -> TokenStream {
     let fulltext = super::fulltext::entry(&config.fulltext);
     let custom_hooks = config.custom_hooks.is_some();
     let save_hooks = config.save_hooks;
+    let csv_keep_formulas = config.csv_keep_formulas;
+    let basename = config.basename.as_deref().unwrap_or_default();
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
         quote!((#field, #vs::Direction::#direction))
@@ -204,6 +206,8 @@ fn config_const(config: &Config) -> TokenStream {
             fulltext: #fulltext,
             custom_hooks: #custom_hooks,
             save_hooks: #save_hooks,
+            basename: #basename,
+            csv_keep_formulas: #csv_keep_formulas,
             module: ::core::module_path!(),
         }
     }

@@ -6,6 +6,7 @@ mod config;
 mod expand;
 mod fulltext;
 mod related;
+mod routes;
 
 use proc_macro2::TokenStream;
 

@@ -109,7 +109,9 @@ export function download(name, type, text) {
 /** `rows` as CSV over `keys` (RFC 4180 quoting). */
 export function toCsv(keys, rows) {
   const cell = (v) => {
-    const text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    let text = v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+    // A text cell a spreadsheet would run as a formula gets a `'` in front (OWASP); numbers stay as they are.
+    if (typeof v === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
     return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return [keys.map(cell).join(','), ...rows.map((r) => keys.map((k) => cell(r[k])).join(','))].join('\r\n') + '\r\n';
