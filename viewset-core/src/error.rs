@@ -324,6 +324,7 @@ impl ApiError {
                     413 => "payload_too_large",
                     414 => "uri_too_long",
                     431 => "request_header_fields_too_large",
+                    _ if *limit != "request_timeout" => "overloaded",
                     _ => "request_timeout",
                 };
                 json!({"detail": detail, "code": code, "limit": limit})

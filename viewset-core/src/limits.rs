@@ -7,6 +7,8 @@
 //! | `max_uri_bytes` | 8 KiB | 414 `uri_too_long` |
 //! | `max_header_bytes` (names and values together) | 16 KiB | 431 `request_header_fields_too_large` |
 //! | `request_timeout` (until the response starts; a stream's later events are not cut) | 30 s | 503 `request_timeout` |
+//! | `max_in_flight` (requests of this instance whose response has not started) | 1,024 | 503 `overloaded`, `Retry-After` |
+//! | `max_streams` (open event streams of this instance) | 10,000 | 503 `overloaded`, `Retry-After` |
 //!
 //! hyper itself answers larger URIs (over 64 KiB) and headers (over about 400 KiB, or more than 100 headers)
 //! before any application code runs; below those, these limits answer first, in JSON.
@@ -37,6 +39,9 @@ use answer::LimitsFuture;
 
 mod answer;
 mod deadline;
+pub mod shed;
+
+use shed::{Slot, Slots};
 
 /// The transport limits of an application (see the [module](self) for defaults and answers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +54,11 @@ pub struct Limits {
     pub max_header_bytes: usize,
     /// Longest time until the response starts (503 `request_timeout`).
     pub request_timeout: Duration,
+    /// Most requests in flight in this instance, counted until their response starts; beyond it a request is
+    /// answered at once with 503 `overloaded` and `Retry-After` ([`shed`]). `None`: no bound.
+    pub max_in_flight: Option<usize>,
+    /// Most open event streams in this instance (they do not count as in flight once their answer started).
+    pub max_streams: Option<usize>,
 }
 
 impl Default for Limits {
@@ -58,6 +68,8 @@ impl Default for Limits {
             max_uri_bytes: 8 * 1024,
             max_header_bytes: 16 * 1024,
             request_timeout: Duration::from_secs(30),
+            max_in_flight: Some(1024),
+            max_streams: Some(10_000),
         }
     }
 }
@@ -95,7 +107,9 @@ impl Limits {
         // axum's extractors read at most 2 MB of a body unless told otherwise; the body is limited here already, so
         // they are only told when the limit is above theirs.
         let raised = (self.max_body_bytes > AXUM_BODY_LIMIT).then(|| DefaultBodyLimit::max(self.max_body_bytes));
-        tower::ServiceBuilder::new().layer(LimitsLayer(self)).option_layer(raised)
+        let in_flight = Slots::new(self.max_in_flight, "max_in_flight");
+        let streams = Slots::new(self.max_streams, "max_streams");
+        tower::ServiceBuilder::new().layer(LimitsLayer { limits: self, in_flight, streams }).option_layer(raised)
     }
 
     fn refuse(&self, status: StatusCode, limit: &'static str, detail: String) -> Response {
@@ -114,18 +128,33 @@ impl Limits {
 #[derive(Debug, Clone, Copy)]
 pub struct UriLimit(pub usize);
 
+/// What the [`Limits`] the running request passed through tell its handler.
+pub(crate) struct InForce {
+    uri: UriLimit,
+    streams: Option<Slots>,
+}
+
 tokio::task_local! {
-    /// The `max_uri_bytes` of the [`Limits`] the running request passed through. A task-local rather than a request
-    /// extension: axum inserts three extensions of its own, and a fourth grows the request's extension map (a new
-    /// table and a rehash on every request).
-    static URI_LIMIT: UriLimit;
+    /// The limits in force for the running request. A task-local rather than a request extension: axum inserts
+    /// three extensions of its own, and a fourth grows the request's extension map (a new table and a rehash on
+    /// every request).
+    static IN_FORCE: InForce;
 }
 
 impl UriLimit {
     /// The limit of the request this task is serving, when it came through [`Limits::apply`]'s layer (its handler
     /// and extractors run inside it); `None` elsewhere (another task, no `Limits`).
     pub fn current() -> Option<UriLimit> {
-        URI_LIMIT.try_with(|limit| *limit).ok()
+        IN_FORCE.try_with(|in_force| in_force.uri).ok()
+    }
+}
+
+/// A place for an event stream of the request this task is serving, held until the stream ends: `Ok(None)` when no
+/// `max_streams` bounds it, [`shed::Shed`] (503 `overloaded`) when every place is taken.
+pub(crate) fn stream_slot() -> Result<Option<Slot>, shed::Shed> {
+    match IN_FORCE.try_with(|in_force| in_force.streams.as_ref().map(Slots::take)) {
+        Ok(Some(taken)) => taken.map(Some),
+        _ => Ok(None),
     }
 }
 
@@ -139,8 +168,13 @@ impl UriLimit {
 /// let stack = viewset_core::limits::Limits::default().layer(); // a `LimitsLayer` and axum's body limit, if raised
 /// # let _: viewset_core::limits::LimitsStack = stack;
 /// ```
-#[derive(Debug, Clone, Copy)]
-pub struct LimitsLayer(Limits);
+#[derive(Debug, Clone)]
+pub struct LimitsLayer {
+    limits: Limits,
+    /// Shared by every route's service: the count is the instance's.
+    in_flight: Option<Slots>,
+    streams: Option<Slots>,
+}
 
 /// What [`Limits::layer`] returns: [`LimitsLayer`], then axum's `DefaultBodyLimit` raised to `max_body_bytes` where
 /// that is above axum's own 2 MB.
@@ -155,7 +189,8 @@ impl<S> tower::Layer<S> for LimitsLayer {
     type Service = LimitsService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        LimitsService { limits: self.0, inner }
+        let (in_flight, streams) = (self.in_flight.clone(), self.streams.clone());
+        LimitsService { limits: self.limits, in_flight, streams, inner }
     }
 }
 
@@ -169,6 +204,8 @@ impl<S> tower::Layer<S> for LimitsLayer {
 #[derive(Debug, Clone)]
 pub struct LimitsService<S> {
     limits: Limits,
+    in_flight: Option<Slots>,
+    streams: Option<Slots>,
     inner: S,
 }
 
@@ -200,6 +237,10 @@ where
         if let Some(refused) = limits.refusal(&request) {
             return LimitsFuture::done(limits, refused, id);
         }
+        let slot = match self.in_flight.as_ref().map(Slots::take).transpose() {
+            Ok(slot) => slot,
+            Err(shed) => return LimitsFuture::done(limits, shed.into_response(), id),
+        };
         // A body without a known length is cut at the limit as it is read (413 from the extractor that reads it).
         // One whose length is known and within the limit (hyper holds a `Content-Length` body to that length; an
         // empty GET is 0) is not wrapped: the wrapper cost an allocation and a level on every read.
@@ -218,8 +259,9 @@ where
             Either::Left(span.in_scope(|| self.inner.call(request)).instrument(span))
         };
         deadline::KEEPER.keep_ahead_of(limits.request_timeout);
-        let run = tokio::time::timeout(limits.request_timeout, URI_LIMIT.scope(UriLimit(limits.max_uri_bytes), run));
-        LimitsFuture::running(limits, run, id)
+        let in_force = InForce { uri: UriLimit(limits.max_uri_bytes), streams: self.streams.clone() };
+        let run = tokio::time::timeout(limits.request_timeout, IN_FORCE.scope(in_force, run));
+        LimitsFuture::running(limits, run, id, slot)
     }
 }
 

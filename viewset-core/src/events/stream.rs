@@ -16,6 +16,7 @@
 
 use std::collections::HashSet;
 use std::convert::Infallible;
+use std::marker::PhantomData;
 use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -50,6 +51,11 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
     if let Err(err) = admitted {
         return err.into_response();
     }
+    // A place among the instance's open streams (`Limits::max_streams`), held by the subscriber until it ends.
+    let slot = match crate::limits::stream_slot() {
+        Ok(slot) => slot,
+        Err(shed) => return shed.into_response(),
+    };
     let resume = Resume::parse(request.headers.get("last-event-id"));
     let bus = request.events.clone();
     let receiver = bus.subscribe();
@@ -57,7 +63,7 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
     let membership = bus.views().join(std::any::type_name::<V>(), request.view_key());
     let (frames, out) = mpsc::channel::<Event>(FRAMES);
     tokio::spawn(
-        Subscriber::<V> { request, bus, membership, frames, seen: HashSet::new(), _v: std::marker::PhantomData }
+        Subscriber::<V> { request, bus, membership, frames, seen: HashSet::new(), _slot: slot, _v: PhantomData }
             .run(receiver, gaps, resume),
     );
     let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
@@ -99,7 +105,9 @@ struct Subscriber<V> {
     frames: mpsc::Sender<Event>,
     /// Keys of records this subscriber was shown, to tell it when one leaves its view.
     seen: HashSet<String>,
-    _v: std::marker::PhantomData<V>,
+    /// Its place among the open streams, given back when it ends.
+    _slot: Option<crate::limits::shed::Slot>,
+    _v: PhantomData<V>,
 }
 
 impl<V: Hooks> Subscriber<V> {
@@ -159,6 +167,8 @@ impl<V: Hooks> Subscriber<V> {
                     self.send(last).await;
                     return;
                 }
+                // The client went away: end now (and give back its stream place), not at the next event.
+                () = self.frames.closed() => return,
                 changed = gaps.changed() => {
                     if changed.is_err() || !self.reset("reconnected").await {
                         return;

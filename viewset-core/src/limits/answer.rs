@@ -14,7 +14,8 @@ use tokio::task::futures::TaskLocalFuture;
 use tokio::time::Timeout;
 use tracing::instrument::Instrumented;
 
-use super::{Limits, REQUEST_ID, UriLimit};
+use super::shed::Slot;
+use super::{InForce, Limits, REQUEST_ID};
 
 pin_project_lite::pin_project! {
     /// The future of the limits service: the route's response within the timeout, the id echoed. Only an error
@@ -23,6 +24,8 @@ pin_project_lite::pin_project! {
     pub struct LimitsFuture<F> {
         limits: Limits,
         id: Option<header::HeaderValue>,
+        // The request's place among those in flight, given back when this future is dropped.
+        slot: Option<Slot>,
         #[pin]
         state: State<F>,
     }
@@ -34,7 +37,7 @@ pub(super) type Run<F> = Either<Instrumented<F>, F>;
 pin_project_lite::pin_project! {
     #[project = StateProj]
     enum State<F> {
-        Running { #[pin] run: Timeout<TaskLocalFuture<UriLimit, Run<F>>> },
+        Running { #[pin] run: Timeout<TaskLocalFuture<InForce, Run<F>>> },
         Rewriting { rewrite: BoxFuture<'static, Response> },
         Refused { response: Option<Response> },
     }
@@ -44,15 +47,16 @@ impl<F> LimitsFuture<F> {
     /// The future of a request running as `run`.
     pub(super) fn running(
         limits: Limits,
-        run: Timeout<TaskLocalFuture<UriLimit, Run<F>>>,
+        run: Timeout<TaskLocalFuture<InForce, Run<F>>>,
         id: header::HeaderValue,
+        slot: Option<Slot>,
     ) -> Self {
-        LimitsFuture { limits, id: Some(id), state: State::Running { run } }
+        LimitsFuture { limits, id: Some(id), slot, state: State::Running { run } }
     }
 
     /// The future of a request refused before it ran.
     pub(super) fn done(limits: Limits, response: Response, id: header::HeaderValue) -> Self {
-        LimitsFuture { limits, id: Some(id), state: State::Refused { response: Some(response) } }
+        LimitsFuture { limits, id: Some(id), slot: None, state: State::Refused { response: Some(response) } }
     }
 }
 
