@@ -7,7 +7,8 @@
 //! and — when the application registers its project directory ([`Studio::project_dir`]) — a code generator whose
 //! previews are unified diffs and whose apply writes only in development (the `codegen` module). The generator, with
 //! its optional OpenAI-compatible provider (an HTTP client) and its diffs, is compiled only with the crate's
-//! `codegen` feature, off by default: without it its endpoints answer 501 `codegen_unavailable`.
+//! `codegen` feature, off by default: without it its endpoints answer 501 `codegen_unavailable` (and 409
+//! `codegen_unavailable` with the feature but without a project directory).
 //! It is outside the stable contract and disabled by default in every environment, debug included: when off, no
 //! Studio or `/ai` route exists at all.
 //!

@@ -65,7 +65,7 @@ pub struct Studio {
     pub(crate) viewset_details: Vec<Value>,
     /// What `/ai/schema/health` checks of each ViewSet registered with [`Studio::viewset`].
     pub(crate) health: Vec<ViewSetFacts>,
-    /// The project's source directory (the code generator's endpoints exist only with it).
+    /// The project's source directory (the code generator's endpoints work only with it).
     pub(crate) project_dir: Option<std::path::PathBuf>,
     /// The application's migrator, when registered with [`Studio::migrator`] (the Migration Manager's apply).
     pub(crate) apply_migrations: Option<ApplyMigrations>,
@@ -201,8 +201,9 @@ impl Studio {
     /// The application's source directory (where its `Cargo.toml` is), laid out as `viewset new` writes it: with it,
     /// Studio serves the code generator (`/ai/codegen/preview`, `/ai/patch/preview|apply`,
     /// `/ai/plan/preview|apply`), whose apply writes there in the development environment only. Without it those
-    /// endpoints do not exist. Mounting fails when the directory does not exist. The generator is compiled with the
-    /// crate's `codegen` feature only; without it the endpoints answer 501 `codegen_unavailable`.
+    /// endpoints answer 409 `codegen_unavailable` naming this setting. Mounting fails when the directory does not
+    /// exist. The generator is compiled with the crate's `codegen` feature only; without it the endpoints answer 501
+    /// `codegen_unavailable`.
     ///
     /// ```no_run
     /// # fn run(app: axum::Router, db: sea_orm::DatabaseConnection) -> Result<axum::Router, viewset_studio::SettingsError> {

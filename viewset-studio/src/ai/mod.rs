@@ -2,8 +2,9 @@
 //! MCP server (`/ai/tools/mcp`), structured read-only queries (`POST /ai/query/execute`), the full context
 //! (`GET /ai/context/full`) and the schema's health (`GET /ai/schema/health`); with a registered project directory,
 //! the code generator (`codegen`: `/ai/codegen/preview`, `/ai/patch/preview|apply`, `/ai/plan/preview|apply`),
-//! compiled with the crate's `codegen` feature only (without it those endpoints answer 501 `codegen_unavailable`,
-//! `without_codegen`).
+//! compiled with the crate's `codegen` feature only. Those five paths exist in every mounted Studio: where the
+//! generator cannot run they answer `codegen_unavailable` (`unavailable`: 501 without the feature, 409 without the
+//! project directory).
 //!
 //! No data is read here: every tool call and query is a request to the application's own router
 //! ([`dispatch`]), answered by the generated handler as the caller's own principal, through
@@ -18,6 +19,7 @@ mod health;
 mod indexes;
 mod mcp;
 mod query;
+mod unavailable;
 #[cfg(not(feature = "codegen"))]
 mod without_codegen;
 
