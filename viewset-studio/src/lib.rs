@@ -15,10 +15,11 @@
 //! Every Studio request passes the Origin check (`SERVICE_STUDIO_ALLOWED_ORIGINS`; no Origin passes, nor does the
 //! request's own origin, the UI calling its server; any other is 403) and then, when `SERVICE_STUDIO_REQUIRE_AUTH`
 //! is true, needs the token `SERVICE_STUDIO_AUTH_TOKEN` as `X-Studio-Token` or `Authorization: Bearer` (compared
-//! in constant time), a staff session accepted by the application's [`Studio::staff_session`] hook, or the UI's
-//! session cookie (signed with `SERVICE_STUDIO_SECRET_TOKEN`; its writes also need the `X-Studio-CSRF` header);
-//! otherwise 401. A Studio credential is never an identity: `/ai` calls run as the principal the application's own
-//! authentication finds.
+//! in constant time), a staff session (by default the cookie [`STAFF_COOKIE`] signed with
+//! `SERVICE_STUDIO_SECRET_TOKEN` through `viewset_core::session::SessionSigner` with the payload [`staff_payload`];
+//! or whatever the application's [`Studio::staff_session`] hook accepts), or the UI's session cookie (signed with
+//! the same secret; its writes also need the `X-Studio-CSRF` header); otherwise 401. A Studio credential is never an
+//! identity: `/ai` calls run as the principal the application's own authentication finds.
 //!
 //! ```
 //! use viewset_studio::{Environment, StudioSettings};
@@ -46,6 +47,7 @@ mod ui;
 #[cfg(feature = "codegen")]
 pub use ai::codegen;
 pub use checksum::{canonical, checksum, constant_time_eq};
+pub use gate::staff::{STAFF_COOKIE, staff_payload};
 pub use gate::{STUDIO_TOKEN, StaffSessionHook, cookie};
 pub use migrations::{AppliedState, GraphError, MigrationGraph, MigrationNode};
 pub use paths::{AI_CODEGEN_PATHS, AI_PATHS, CODEGEN_ENDPOINTS, ENDPOINTS, STUDIO_PATHS};

@@ -236,7 +236,9 @@ impl Studio {
         self
     }
 
-    /// The hook that accepts a staff session cookie (the application's own sessions).
+    /// The hook that accepts a staff session of the application's own kind (a cookie of its own sessions, a token
+    /// of its authorization server). Without it Studio still accepts the signed `studio_staff` cookie
+    /// ([`crate::STAFF_COOKIE`]) when `studio_secret_token` is set; with it, either admits.
     pub fn staff_session(mut self, hook: impl Fn(&axum::http::HeaderMap) -> bool + Send + Sync + 'static) -> Self {
         self.staff_session = Some(Arc::new(hook));
         self

@@ -1,9 +1,11 @@
 //! The checks every Studio request passes, in order: Origin, then (when auth is required) credentials: the Studio
-//! token, the application's staff session, or a Studio session cookie (whose writes also need the session's CSRF
-//! header, see [`session`]). The gate knows the credentials, not the pages: the sign-in page it answers a browser
-//! with is the UI's, handed over when Studio is mounted ([`SignInPage`]).
+//! token, the application's staff session (its hook, or by default a `studio_staff` cookie signed with the Studio
+//! secret, see [`staff`]), or a Studio session cookie (whose writes also need the session's CSRF header, see
+//! [`session`]). The gate knows the credentials, not the pages: the sign-in page it answers a browser with is the
+//! UI's, handed over when Studio is mounted ([`SignInPage`]).
 
 pub(crate) mod session;
+pub(crate) mod staff;
 
 use std::sync::Arc;
 
@@ -14,6 +16,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use self::session::{CookieState, Sessions, append_cookies, clear_cookies, csrf_ok};
+use self::staff::{StaffCookies, StaffState};
 use crate::checksum::constant_time_eq;
 use crate::paths::{SESSION, UI, UI_ASSETS};
 use crate::reply::error;
@@ -34,6 +37,8 @@ pub(crate) struct Gate {
     pub(crate) require_auth: bool,
     pub(crate) token: Option<String>,
     pub(crate) staff_session: Option<StaffSessionHook>,
+    /// Staff session cookies signed with `studio_secret_token`, when it is set.
+    pub(crate) staff_cookies: Option<StaffCookies>,
     /// Studio sessions, when `studio_secret_token` (and the token) are set.
     pub(crate) sessions: Option<Sessions>,
     /// The sign-in page of the UI.
@@ -49,8 +54,8 @@ pub(crate) enum Admission {
     Exempt,
     /// The Studio token.
     Token,
-    /// The application's staff session hook.
-    StaffSession,
+    /// A staff session: the application's hook (`user: None`) or a signed `studio_staff` cookie (its user).
+    StaffSession { user: Option<String> },
     /// A Studio session cookie, with its CSRF value.
     Session { csrf: String, expires_at: std::time::SystemTime },
 }
@@ -67,6 +72,7 @@ impl Gate {
             require_auth: settings.studio_require_auth,
             token: settings.studio_auth_token.clone(),
             staff_session,
+            staff_cookies: StaffCookies::new(settings),
             sessions: Sessions::new(settings),
             sign_in_page,
         }
@@ -98,7 +104,11 @@ impl Gate {
             return Ok(Admission::Token);
         }
         if self.session_ok(headers) {
-            return Ok(Admission::StaffSession);
+            return Ok(Admission::StaffSession { user: None });
+        }
+        let staff = self.staff_cookies.as_ref().map_or(StaffState::Absent, |s| s.check(headers));
+        if let StaffState::Valid(user) = staff {
+            return Ok(Admission::StaffSession { user: Some(user) });
         }
         let state = self.sessions.as_ref().map_or(CookieState::Absent, |s| s.check(headers));
         match state {
@@ -119,7 +129,10 @@ impl Gate {
                 append_cookies(response.headers_mut(), clear_cookies());
                 Err(Box::new(response))
             }
-            CookieState::Absent => Err(Box::new(self.unauthorized(method, path, None))),
+            CookieState::Absent => {
+                let reason = if let StaffState::Refused(reason) = staff { Some(reason) } else { None };
+                Err(Box::new(self.unauthorized(method, path, reason)))
+            }
         }
     }
 
