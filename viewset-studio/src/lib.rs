@@ -3,7 +3,9 @@
 //! Studio shows a running viewset application to its developer: JSON endpoints under `/studio/` (handshake,
 //! context summary, health, migrations summary, the handshake's JSON Schema), the web UI at `/studio/ui` (six
 //! panels as plain ES modules embedded in the binary, with a token sign-in that sets a signed session cookie), and
-//! the `/ai/` surface: the tool catalog, an MCP server whose tool calls are the application's own REST routes as the caller, structured read-only queries and the full context,
+//! the `/ai/` surface: the tool catalog, an MCP server whose tool calls are the application's own REST routes as the
+//! caller (and whose resources are the OpenAPI document and each exposed ViewSet's schema), structured read-only
+//! queries and the full context,
 //! and — when the application registers its project directory ([`Studio::project_dir`]) — a code generator whose
 //! previews are unified diffs and whose apply writes only in development (the `codegen` module). The generator, with
 //! its optional OpenAI-compatible provider (an HTTP client) and its diffs, is compiled only with the crate's
@@ -18,8 +20,9 @@
 //! in constant time), a staff session (by default the cookie [`STAFF_COOKIE`] signed with
 //! `SERVICE_STUDIO_SECRET_TOKEN` through `viewset_core::session::SessionSigner` with the payload [`staff_payload`];
 //! or whatever the application's [`Studio::staff_session`] hook accepts), or the UI's session cookie (signed with
-//! the same secret; its writes also need the `X-Studio-CSRF` header); otherwise 401. A Studio credential is never an
-//! identity: `/ai` calls run as the principal the application's own authentication finds.
+//! the same secret; its writes also need the `X-Studio-CSRF` header); otherwise 401, which at `/ai/tools/mcp` names
+//! the endpoint's OAuth protected resource metadata (RFC 9728, as the MCP specification asks). A Studio credential is
+//! never an identity: `/ai` calls run as the principal the application's own authentication finds.
 //!
 //! ```
 //! use viewset_studio::{Environment, StudioSettings};

@@ -53,6 +53,18 @@ pub const AI_PLAN_PREVIEW: &str = "/ai/plan/preview";
 /// `POST /ai/plan/apply`: writes any preview, a plan's or a `new_resource`'s (the rules of [`AI_PATCH_APPLY`]).
 pub const AI_PLAN_APPLY: &str = "/ai/plan/apply";
 
+/// The MCP endpoint's OAuth 2.0 protected resource metadata (RFC 9728): the well-known URI string
+/// `/.well-known/oauth-protected-resource` inserted before the resource's path, [`AI_TOOLS_MCP`]. Served without a
+/// credential when Studio requires authentication; named by the `resource_metadata` of `/ai/tools/mcp`'s 401.
+///
+/// ```
+/// use viewset_studio::paths::{AI_TOOLS_MCP, AI_TOOLS_MCP_METADATA, OAUTH_PROTECTED_RESOURCE};
+/// assert_eq!(AI_TOOLS_MCP_METADATA, format!("{OAUTH_PROTECTED_RESOURCE}{AI_TOOLS_MCP}"));
+/// ```
+pub const AI_TOOLS_MCP_METADATA: &str = "/.well-known/oauth-protected-resource/ai/tools/mcp";
+/// RFC 9728's default well-known URI string for protected resource metadata.
+pub const OAUTH_PROTECTED_RESOURCE: &str = "/.well-known/oauth-protected-resource";
+
 /// The `/ai` endpoints that work in every mounted Studio (behind its gate).
 pub const AI_PATHS: [&str; 5] = [AI_CONTEXT_FULL, AI_TOOLS, AI_TOOLS_MCP, AI_QUERY_EXECUTE, AI_SCHEMA_HEALTH];
 
