@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The official MCP Python SDK (`mcp` from PyPI, pinned) as the client of /ai/tools/mcp: the blog and tenants examples
 # with Studio mounted (token required), on SQLite and PostgreSQL, as anonymous, users and staff; every call is also
-# compared with the same request over REST (tests/mcp/check_*.py). Exits non-zero on any failure.
+# compared with the same request over REST, and the blog's resources (its OpenAPI document, each ViewSet's schema)
+# are listed and read (tests/mcp/check_*.py). Exits non-zero on any failure.
 #
 # Usage: bash .ci/mcp.sh   (from anywhere; builds the examples if needed)
 # Environment: VIEWSET_TEST_PG_URL (default postgres://postgres:postgres@127.0.0.1:5432), MCP_BACKENDS

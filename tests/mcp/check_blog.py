@@ -1,14 +1,17 @@
 """The blog example through MCP (official Python SDK) as anonymous, as a user (bob) and as staff (alice), and the
-same calls over REST compared answer by answer.
+same calls over REST compared answer by answer; then the server's read-only resources (the OpenAPI document of the
+tools' routes, each ViewSet's schema), listed and read.
 
 Usage: python tests/mcp/check_blog.py <base url> <studio token>
 """
 
+import json
 import sys
 
 import anyio
+from mcp.shared.exceptions import MCPError
 
-from mcp_client import call, check, compare, session
+from mcp_client import call, check, compare, rest, session
 
 ANON, BOB, ALICE = None, "bob-token", "alice-token"
 TOOLS = {
@@ -100,8 +103,53 @@ async def same_as_rest(base, token):
         ])
 
 
+RESOURCES = ["viewset://openapi.json", "viewset://viewsets/PostViewSet", "viewset://viewsets/AuthorViewSet"]
+
+
+async def read_json(s, uri):
+    result = await s.read_resource(uri)
+    check(len(result.contents) == 1 and result.contents[0].mime_type == "application/json", f"{uri}: {result}")
+    return json.loads(result.contents[0].text)
+
+
+async def resources(base, token):
+    async with session(base, token, BOB) as s:
+        check(s.init_result.capabilities.resources is not None, "resources capability")
+        listed = (await s.list_resources()).resources
+        check([r.uri for r in listed] == RESOURCES, f"resources: {[r.uri for r in listed]}")
+        check(all(r.mime_type == "application/json" and r.size for r in listed), f"JSON with sizes: {listed}")
+        tools = (await s.list_tools()).tools
+        document = await read_json(s, RESOURCES[0])
+        # The operations of the tools, exactly as the application's own /openapi.json describes them.
+        routes = {(t.meta["path"], t.meta["method"].lower()) for t in tools}
+        kept = {(path, method) for path, item in document["paths"].items() for method in item if method != "parameters"}
+        check(kept == routes, f"the OpenAPI resource holds the tools' operations: {sorted(kept ^ routes)}")
+        status, served = rest(base, "GET", "/openapi.json")
+        check(status == 200, f"/openapi.json: {status}")
+        for path, method in routes:
+            check(document["paths"][path][method] == served["paths"][path][method], f"{method} {path} as served")
+        posts = await read_json(s, RESOURCES[1])
+        check(posts["viewset"] == "PostViewSet" and posts["table"] == "posts", f"posts: {posts['viewset']}")
+        check("title" in posts["schemas"]["create"]["properties"], "the create body's schema")
+        check("views" in posts["schemas"]["read"]["properties"], "the record's schema")
+        check({t["name"] for t in posts["tools"]} == {n for n in TOOLS if n.startswith("posts_")}, "its tools")
+        authors = await read_json(s, RESOURCES[2])
+        check(any(f["name"] == "email" for f in authors["model"]["fields"]), "the model's fields")
+        check(authors["configuration"]["staff_only_fields"] == ["email"], f"configuration: {authors['configuration']}")
+        try:
+            await s.read_resource("viewset://viewsets/NoSuchViewSet")
+            check(False, "an unknown resource is an error")
+        except MCPError as error:
+            # -32002 (resource not found); protocol 2026-07-28 and later ask for -32602 (invalid params).
+            check(error.code in (-32002, -32602) and "NoSuchViewSet" in error.message, f"unknown: {error.code} {error}")
+    # The same documents for every caller: they describe, they hold no record.
+    async with session(base, token) as s:
+        check([r.uri for r in (await s.list_resources()).resources] == RESOURCES, "anonymous: the same resources")
+        check(await read_json(s, RESOURCES[1]) == posts, "anonymous: the same schema")
+
+
 async def main(base, token):
-    for step in (catalog, anonymous, user, staff, same_as_rest):
+    for step in (catalog, anonymous, user, staff, same_as_rest, resources):
         await step(base, token)
         print(f"blog: {step.__name__} ok")
 

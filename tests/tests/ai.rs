@@ -5,7 +5,7 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
-use viewset_studio::AI_PATHS;
+use viewset_studio::{AI_PATHS, ENDPOINTS};
 use viewset_tests::ai_client::{mcp_answer, query, rest_answer, tenants_with_authed_studio};
 use viewset_tests::harness::{Backend, TestApp};
 use viewset_tests::identities::{blog, tenants};
@@ -138,12 +138,12 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     for unbuilt in ["ai_codegen", "ai_patch", "ai_planner"] {
         assert!(!caps.contains(&unbuilt), "{unbuilt} is not built");
     }
+    // Every key at its fixed path, the code generator's included: capabilities, not `endpoints`, say what works.
     let endpoints = handshake["endpoints"].as_object().unwrap();
-    assert!(
-        endpoints
-            .values()
-            .all(|p| p.as_str().unwrap().starts_with("/studio/") || AI_PATHS.contains(&p.as_str().unwrap()))
-    );
+    assert_eq!(endpoints.len(), ENDPOINTS.len());
+    for (key, path) in ENDPOINTS {
+        assert_eq!(endpoints[key], path, "{key}");
+    }
     let (_, summary) =
         viewset_tests::ai_client::ai_request(&app, Method::GET, "/studio/context/summary", true, None, None).await;
     assert_eq!(summary["ai_tool_count"], expected.len());

@@ -1,8 +1,9 @@
 //! The code generator over HTTP (`/ai/codegen/preview`, `/ai/patch/preview|apply`, `/ai/plan/preview|apply`), on
 //! the blog with Studio and a scratch project written by `viewset new`, on SQLite and PostgreSQL: previews are
 //! diffs with ids and write nothing; validation errors carry their `loc`; apply needs `"confirm": true`, the
-//! development environment, unchanged files and paths inside the project; the endpoints exist only with a project
-//! directory and behind Studio's gate. The language-model provider and the acceptance build are in
+//! development environment, unchanged files and paths inside the project, and `/ai/patch/apply` only of patch
+//! operations; the endpoints are behind Studio's gate, and without a project directory they answer 409
+//! `codegen_unavailable` naming the setting. The language-model provider and the acceptance build are in
 //! `ai_codegen_provider.rs`.
 
 use reqwest::{Method, StatusCode};
@@ -22,10 +23,11 @@ on_every_database!(authed =>
     invalid_operations_are_422_with_locs,
     apply_needs_confirmation_and_unchanged_files,
     apply_never_writes_outside_the_project,
+    patch_apply_applies_only_patch_operations,
     the_gate_guards_the_generator,
 );
 on_every_database!(staging => apply_only_in_development);
-on_every_database!(blog_with_authed_studio => absent_without_a_project_dir);
+on_every_database!(blog_with_authed_studio => unavailable_without_a_project_dir);
 on_every_database!(blog_sources => another_layout_is_refused);
 
 async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
@@ -63,6 +65,7 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
     assert!(migrations.contains("+mod m0002_create_tags;"), "{migrations}");
     assert!(preview["diff"].as_str().unwrap().contains("+++ b/src/viewsets.rs"));
     assert_eq!(preview["apply"]["body"], json!({"preview_id": id, "confirm": true}));
+    assert_eq!(preview["apply"]["path"], "/ai/plan/apply", "a new_resource is not a patch");
     assert_eq!(preview["apply"]["allowed"], true);
     // Deterministic: the same operation on the same files is the same preview.
     let (_, again) = post(&c.app, "/ai/codegen/preview", json!({"operation": new_tags()})).await;
@@ -205,19 +208,18 @@ async fn apply_needs_confirmation_and_unchanged_files(c: Codegen) {
     let (_, preview) = post(&c.app, "/ai/codegen/preview", json!({"operation": new_tags()})).await;
     let id = preview["preview_id"].as_str().unwrap().to_string();
     for body in [json!({"preview_id": id}), json!({"preview_id": id, "confirm": false})] {
-        let (status, answer) = post(&c.app, "/ai/patch/apply", body).await;
+        let (status, answer) = post(&c.app, "/ai/plan/apply", body).await;
         assert_eq!((status, &answer["code"]), (StatusCode::BAD_REQUEST, &json!("confirmation_required")), "{answer}");
         assert!(answer["detail"].as_str().unwrap().contains("\"confirm\": true"));
     }
-    let (status, answer) =
-        post(&c.app, "/ai/patch/apply", json!({"preview_id": "0".repeat(64), "confirm": true})).await;
+    let (status, answer) = post(&c.app, "/ai/plan/apply", json!({"preview_id": "0".repeat(64), "confirm": true})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::NOT_FOUND, &json!("unknown_preview")));
 
     // A file the preview read changed since: 409, nothing written.
     let viewsets = c.project.dir.join("src/viewsets.rs");
     let original = std::fs::read_to_string(&viewsets).unwrap();
     std::fs::write(&viewsets, format!("{original}\n// edited by hand\n")).unwrap();
-    let (status, answer) = post(&c.app, "/ai/patch/apply", json!({"preview_id": id, "confirm": true})).await;
+    let (status, answer) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::CONFLICT, &json!("changed_since_preview")), "{answer}");
     assert_eq!(answer["files"], json!(["src/viewsets.rs"]));
     let (status, _) =
@@ -227,7 +229,7 @@ async fn apply_needs_confirmation_and_unchanged_files(c: Codegen) {
     std::fs::write(&viewsets, &original).unwrap();
 
     // Unchanged again: apply writes exactly the previewed files.
-    let (status, applied) = post(&c.app, "/ai/patch/apply", json!({"preview_id": id, "confirm": true})).await;
+    let (status, applied) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
     assert_eq!(status, StatusCode::OK, "{applied}");
     assert_eq!(applied["applied"], true);
     for f in applied["files"].as_array().unwrap() {
@@ -243,7 +245,7 @@ async fn apply_needs_confirmation_and_unchanged_files(c: Codegen) {
         .collect();
     assert!(leftovers.is_empty(), "no temporary file is left: {leftovers:?}");
     // Applied once: the same preview is now out of date.
-    let (status, _) = post(&c.app, "/ai/patch/apply", json!({"preview_id": id, "confirm": true})).await;
+    let (status, _) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
     assert_eq!(status, StatusCode::CONFLICT);
     // Operations without a preview: previewed and written in one step.
     let (status, applied) = post(&c.app, "/ai/patch/apply", json!({"operations": edits(), "confirm": true})).await;
@@ -258,7 +260,7 @@ async fn apply_never_writes_outside_the_project(c: Codegen) {
     let outside = c.project.dir.parent().unwrap().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::os::unix::fs::symlink(&outside, c.project.dir.join("src/entities")).unwrap();
-    let (status, answer) = post(&c.app, "/ai/patch/apply", json!({"preview_id": id, "confirm": true})).await;
+    let (status, answer) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::FORBIDDEN, &json!("outside_project")), "{answer}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
     assert!(!read(&c.project.dir, "src/lib.rs").contains("entities"), "nor inside");
@@ -273,6 +275,28 @@ async fn apply_never_writes_outside_the_project(c: Codegen) {
     let (status, answer) = post(&c.app, "/ai/patch/preview", json!({"operations": edits()})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::FORBIDDEN, &json!("outside_project")), "{answer}");
     assert!(!answer.to_string().contains("Secret"));
+}
+
+async fn patch_apply_applies_only_patch_operations(c: Codegen) {
+    let (_, preview) = post(&c.app, "/ai/codegen/preview", json!({"operation": new_tags()})).await;
+    let id = preview["preview_id"].as_str().unwrap();
+    for (body, loc) in [
+        (json!({"preview_id": id, "confirm": true}), json!(["body", "preview_id"])),
+        (
+            json!({"operations": [edits()[0].clone(), new_tags()], "confirm": true}),
+            json!(["body", "operations", 1, "op"]),
+        ),
+    ] {
+        let (status, answer) = post(&c.app, "/ai/patch/apply", body).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+        let detail = &answer["detail"][0];
+        assert_eq!((&detail["loc"], &detail["type"]), (&loc, &json!("wrong_endpoint")), "{answer}");
+        assert!(detail["msg"].as_str().unwrap().contains("/ai/plan/apply"), "{answer}");
+    }
+    assert!(!c.project.dir.join("src/entities").exists(), "nothing written");
+    assert!(!read(&c.project.dir, "src/entity.rs").contains("subtitle"), "not even the patch before it");
+    let (status, applied) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
+    assert_eq!(status, StatusCode::OK, "{applied}");
 }
 
 async fn the_gate_guards_the_generator(c: Codegen) {
@@ -321,19 +345,24 @@ async fn apply_only_in_development(c: Codegen) {
     assert!(caps.contains(&json!("ai_codegen")) && !caps.contains(&json!("ai_patch")), "{caps:?}");
 }
 
-async fn absent_without_a_project_dir(app: TestApp) {
+async fn unavailable_without_a_project_dir(app: TestApp) {
     for path in AI_CODEGEN_PATHS {
-        let (status, _) = ai_request(&app, Method::POST, path, true, None, Some(&json!({}))).await;
-        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        let (status, body) = ai_request(&app, Method::POST, path, true, None, Some(&json!({}))).await;
+        assert_eq!((status, &body["code"]), (StatusCode::CONFLICT, &json!("codegen_unavailable")), "{path}: {body}");
+        assert!(body["detail"].as_str().unwrap().contains("Studio::project_dir"), "{path}: {body}");
+        let (status, body) = ai_request(&app, Method::POST, path, false, None, Some(&json!({}))).await;
+        assert_eq!((status, &body["code"]), (StatusCode::UNAUTHORIZED, &json!("not_authenticated")), "{path}");
+        assert_eq!(ai_request(&app, Method::GET, path, true, None, None).await.0, StatusCode::METHOD_NOT_ALLOWED);
     }
     let (_, handshake) = ai_request(&app, Method::GET, "/studio/handshake", true, None, None).await;
-    for (key, _) in CODEGEN_ENDPOINTS {
-        assert!(handshake["endpoints"].get(key).is_none(), "{key}");
+    for (key, path) in CODEGEN_ENDPOINTS {
+        assert_eq!(handshake["endpoints"][key], path, "announced at all times: {key}");
     }
     let caps = handshake["capabilities"].as_array().unwrap();
     for cap in ["ai_codegen", "ai_patch", "ai_planner"] {
-        assert!(!caps.contains(&json!(cap)), "{cap}");
+        assert!(!caps.contains(&json!(cap)), "{cap}: the capabilities say what works");
     }
+    assert_eq!(handshake["metadata"]["codegen_project_dir"], false);
 }
 
 /// The blog's own sources as the project directory: not the layout `viewset new` writes.

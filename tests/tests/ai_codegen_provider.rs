@@ -160,7 +160,7 @@ async fn generated_code_compiles() {
     let (status, preview) = post(&c.app, "/ai/codegen/preview", json!({"operation": new_tags()})).await;
     assert_eq!(status, StatusCode::OK, "{preview}");
     let (status, applied) =
-        post(&c.app, "/ai/patch/apply", json!({"preview_id": preview["preview_id"], "confirm": true})).await;
+        post(&c.app, "/ai/plan/apply", json!({"preview_id": preview["preview_id"], "confirm": true})).await;
     assert_eq!(status, StatusCode::OK, "{applied}");
     let mut operations = edits().as_array().unwrap().clone();
     operations.push(

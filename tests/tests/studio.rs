@@ -63,7 +63,7 @@ async fn endpoint_shapes(app: TestApp) {
     );
     assert_checksums(&h["checksums"]);
     let endpoints = h["endpoints"].as_object().unwrap();
-    assert_eq!(endpoints.len(), viewset_studio::ENDPOINTS.len(), "only the endpoints this process serves");
+    assert_eq!(endpoints.len(), 12, "the spec's twelve keys, whatever this process serves");
     for (key, path) in viewset_studio::ENDPOINTS {
         assert_eq!(endpoints[key], path, "{key}");
     }

@@ -3,21 +3,26 @@
 //! Studio shows a running viewset application to its developer: JSON endpoints under `/studio/` (handshake,
 //! context summary, health, migrations summary, the handshake's JSON Schema), the web UI at `/studio/ui` (six
 //! panels as plain ES modules embedded in the binary, with a token sign-in that sets a signed session cookie), and
-//! the `/ai/` surface: the tool catalog, an MCP server whose tool calls are the application's own REST routes as the caller, structured read-only queries and the full context,
+//! the `/ai/` surface: the tool catalog, an MCP server whose tool calls are the application's own REST routes as the
+//! caller (and whose resources are the OpenAPI document and each exposed ViewSet's schema), structured read-only
+//! queries and the full context,
 //! and — when the application registers its project directory ([`Studio::project_dir`]) — a code generator whose
 //! previews are unified diffs and whose apply writes only in development (the `codegen` module). The generator, with
 //! its optional OpenAI-compatible provider (an HTTP client) and its diffs, is compiled only with the crate's
-//! `codegen` feature, off by default: without it its endpoints answer 501 `codegen_unavailable`.
+//! `codegen` feature, off by default: without it its endpoints answer 501 `codegen_unavailable` (and 409
+//! `codegen_unavailable` with the feature but without a project directory).
 //! It is outside the stable contract and disabled by default in every environment, debug included: when off, no
 //! Studio or `/ai` route exists at all.
 //!
 //! Every Studio request passes the Origin check (`SERVICE_STUDIO_ALLOWED_ORIGINS`; no Origin passes, nor does the
 //! request's own origin, the UI calling its server; any other is 403) and then, when `SERVICE_STUDIO_REQUIRE_AUTH`
 //! is true, needs the token `SERVICE_STUDIO_AUTH_TOKEN` as `X-Studio-Token` or `Authorization: Bearer` (compared
-//! in constant time), a staff session accepted by the application's [`Studio::staff_session`] hook, or the UI's
-//! session cookie (signed with `SERVICE_STUDIO_SECRET_TOKEN`; its writes also need the `X-Studio-CSRF` header);
-//! otherwise 401. A Studio credential is never an identity: `/ai` calls run as the principal the application's own
-//! authentication finds.
+//! in constant time), a staff session (by default the cookie [`STAFF_COOKIE`] signed with
+//! `SERVICE_STUDIO_SECRET_TOKEN` through `viewset_core::session::SessionSigner` with the payload [`staff_payload`];
+//! or whatever the application's [`Studio::staff_session`] hook accepts), or the UI's session cookie (signed with
+//! the same secret; its writes also need the `X-Studio-CSRF` header); otherwise 401, which at `/ai/tools/mcp` names
+//! the endpoint's OAuth protected resource metadata (RFC 9728, as the MCP specification asks). A Studio credential is
+//! never an identity: `/ai` calls run as the principal the application's own authentication finds.
 //!
 //! ```
 //! use viewset_studio::{Environment, StudioSettings};
@@ -45,6 +50,7 @@ mod ui;
 #[cfg(feature = "codegen")]
 pub use ai::codegen;
 pub use checksum::{canonical, checksum, constant_time_eq};
+pub use gate::staff::{STAFF_COOKIE, staff_payload};
 pub use gate::{STUDIO_TOKEN, StaffSessionHook, cookie};
 pub use migrations::{AppliedState, GraphError, MigrationGraph, MigrationNode};
 pub use paths::{AI_CODEGEN_PATHS, AI_PATHS, CODEGEN_ENDPOINTS, ENDPOINTS, STUDIO_PATHS};

@@ -7,6 +7,7 @@ use axum::Router;
 use sea_orm::DatabaseConnection;
 
 use crate::gate::Gate;
+use crate::gate::resource::{ResourceMetadata, checked_url};
 use crate::settings::{Environment, SettingsError};
 use crate::studio::Studio;
 use crate::studio::state::Inner;
@@ -30,16 +31,32 @@ impl Studio {
             tracing::warn!("Studio is mounted without authentication (SERVICE_STUDIO_REQUIRE_AUTH is false)");
         }
         let generator = crate::ai::generator(&self)?;
-        let gate = Arc::new(Gate::new(&self.settings, self.staff_session.clone(), crate::ui::sign_in_page));
+        let public_url =
+            self.public_url.as_deref().map(|url| checked_url("Studio::public_url", url, true)).transpose()?;
+        let authorization_servers = self
+            .authorization_servers
+            .iter()
+            .map(|url| checked_url("Studio::authorization_servers", url, false))
+            .collect::<Result<Vec<_>, _>>()?;
+        let metadata = Arc::new(ResourceMetadata {
+            require_auth: self.settings.studio_require_auth,
+            authorization_servers,
+            public_url: public_url.clone(),
+            project: self.name.clone(),
+        });
+        let staff_session = self.staff_session.clone();
+        let gate = Arc::new(Gate::new(&self.settings, staff_session, crate::ui::sign_in_page, public_url));
         let studio_token = self.settings.studio_auth_token.clone();
         let project = self.name.clone();
         let tools = crate::ai::tools(&self);
+        let resources = crate::ai::resources(&self, &tools);
         let inner = Arc::new(Inner::new(self, db, tools.len() as u64, crate::ai::offers_query(&tools)));
-        let ai = Arc::new(crate::ai::AiState { tools, inner: inner.clone(), app, studio_token, project });
+        let ai = Arc::new(crate::ai::AiState { tools, resources, inner: inner.clone(), app, studio_token, project });
         let router = crate::studio::handlers::routes(inner.clone())
             .merge(crate::ui::routes(inner))
             .merge(crate::ai::routes(ai))
             .merge(generator)
+            .merge(crate::gate::resource::routes(metadata))
             .layer(axum::middleware::from_fn_with_state(gate, crate::gate::check));
         Ok(Some(router))
     }

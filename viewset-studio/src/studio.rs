@@ -12,7 +12,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use sea_orm::{DatabaseConnection, DbErr, EntityTrait};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use viewset_core::registration::{RouteInfo, ToolInfo};
 use viewset_core::viewset::OrderingFields;
 use viewset_core::{Api, Hooks};
@@ -65,10 +65,14 @@ pub struct Studio {
     pub(crate) viewset_details: Vec<Value>,
     /// What `/ai/schema/health` checks of each ViewSet registered with [`Studio::viewset`].
     pub(crate) health: Vec<ViewSetFacts>,
-    /// The project's source directory (the code generator's endpoints exist only with it).
+    /// The project's source directory (the code generator's endpoints work only with it).
     pub(crate) project_dir: Option<std::path::PathBuf>,
     /// The application's migrator, when registered with [`Studio::migrator`] (the Migration Manager's apply).
     pub(crate) apply_migrations: Option<ApplyMigrations>,
+    /// [`Studio::authorization_servers`]: listed in the MCP endpoint's protected resource metadata.
+    pub(crate) authorization_servers: Vec<String>,
+    /// [`Studio::public_url`]: the origin of Studio's absolute URLs.
+    pub(crate) public_url: Option<String>,
 }
 
 impl std::fmt::Debug for Studio {
@@ -101,6 +105,8 @@ impl Studio {
             health: Vec::new(),
             project_dir: None,
             apply_migrations: None,
+            authorization_servers: Vec::new(),
+            public_url: None,
         }
     }
 
@@ -124,15 +130,7 @@ impl Studio {
         self.routes.extend(api.routes().iter().cloned());
         self.tools.extend(api.tools().iter().cloned());
         let document = serde_json::to_value(api.openapi(&self.name, &self.version)).unwrap_or_default();
-        for section in ["paths", "components/schemas"] {
-            let pointer = format!("/{section}");
-            if let (Some(from), Some(into)) = (
-                document.pointer(&pointer).and_then(Value::as_object).cloned(),
-                self.openapi.pointer_mut(&pointer).and_then(Value::as_object_mut),
-            ) {
-                into.extend(from);
-            }
-        }
+        merge_document(&mut self.openapi, document);
         self
     }
 
@@ -202,8 +200,9 @@ impl Studio {
     /// The application's source directory (where its `Cargo.toml` is), laid out as `viewset new` writes it: with it,
     /// Studio serves the code generator (`/ai/codegen/preview`, `/ai/patch/preview|apply`,
     /// `/ai/plan/preview|apply`), whose apply writes there in the development environment only. Without it those
-    /// endpoints do not exist. Mounting fails when the directory does not exist. The generator is compiled with the
-    /// crate's `codegen` feature only; without it the endpoints answer 501 `codegen_unavailable`.
+    /// endpoints answer 409 `codegen_unavailable` naming this setting. Mounting fails when the directory does not
+    /// exist. The generator is compiled with the crate's `codegen` feature only; without it the endpoints answer 501
+    /// `codegen_unavailable`.
     ///
     /// ```no_run
     /// # fn run(app: axum::Router, db: sea_orm::DatabaseConnection) -> Result<axum::Router, viewset_studio::SettingsError> {
@@ -236,7 +235,33 @@ impl Studio {
         self
     }
 
-    /// The hook that accepts a staff session cookie (the application's own sessions).
+    /// The OAuth 2.0 authorization servers (issuer URLs) that issue the application's tokens: listed as
+    /// `authorization_servers` in the MCP endpoint's protected resource metadata
+    /// (`/.well-known/oauth-protected-resource/ai/tools/mcp`, RFC 9728), where an MCP client looks for where to get a
+    /// token. Studio verifies no such token itself: accept it in [`Studio::staff_session`]. Each must be an absolute
+    /// `http://` or `https://` URL; mounting fails otherwise.
+    ///
+    /// ```
+    /// use viewset_studio::Studio;
+    /// let studio = Studio::new(Default::default()).authorization_servers(["https://auth.example.com"]);
+    /// # let _ = studio;
+    /// ```
+    pub fn authorization_servers<I: IntoIterator<Item = S>, S: Into<String>>(mut self, servers: I) -> Self {
+        self.authorization_servers = servers.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The origin clients reach Studio at (`https://studio.example.com`, no path), for the absolute URLs of the MCP
+    /// endpoint's authorization discovery; without it they are built from each request's `Host` (and
+    /// `X-Forwarded-Proto`). Mounting fails when it is not an `http://` or `https://` origin.
+    pub fn public_url(mut self, origin: &str) -> Self {
+        self.public_url = Some(origin.to_string());
+        self
+    }
+
+    /// The hook that accepts a staff session of the application's own kind (a cookie of its own sessions, a token
+    /// of its authorization server). Without it Studio still accepts the signed `studio_staff` cookie
+    /// ([`crate::STAFF_COOKIE`]) when `studio_secret_token` is set; with it, either admits.
     pub fn staff_session(mut self, hook: impl Fn(&axum::http::HeaderMap) -> bool + Send + Sync + 'static) -> Self {
         self.staff_session = Some(Arc::new(hook));
         self
@@ -264,6 +289,8 @@ impl Studio {
             "ai_model": s.ai_model,
             "ai_api_key_set": s.ai_api_key.is_some(),
             "project_dir_set": self.project_dir.is_some(),
+            "authorization_servers": self.authorization_servers,
+            "public_url": self.public_url,
         })
     }
 
@@ -289,4 +316,44 @@ impl Studio {
             routes_checksum: crate::checksum::checksum(&self.routes_json()),
         }
     }
+}
+
+/// Merges an `Api`'s OpenAPI `document` into `into`: paths, every components section and tags are added to those of
+/// the documents before; `openapi`, `info` and any other key are the first document's.
+fn merge_document(into: &mut Value, document: Value) {
+    let (Some(into), Value::Object(document)) = (into.as_object_mut(), document) else { return };
+    for (key, value) in document {
+        match (key.as_str(), value) {
+            ("paths", Value::Object(paths)) => object(into, "paths").extend(paths),
+            ("components", Value::Object(sections)) => {
+                let components = object(into, "components");
+                for (section, entries) in sections {
+                    if let Value::Object(entries) = entries {
+                        object(components, &section).extend(entries);
+                    }
+                }
+            }
+            ("tags", Value::Array(tags)) => {
+                if let Value::Array(known) = into.entry("tags").or_insert_with(|| json!([])) {
+                    for tag in tags {
+                        if !known.contains(&tag) {
+                            known.push(tag);
+                        }
+                    }
+                }
+            }
+            (_, value) => {
+                into.entry(key).or_insert(value);
+            }
+        }
+    }
+}
+
+/// `map[key]` as an object (made one when absent or not an object).
+fn object<'a>(map: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
+    let slot = map.entry(key).or_insert_with(|| json!({}));
+    if !slot.is_object() {
+        *slot = json!({});
+    }
+    slot.as_object_mut().expect("made an object above")
 }

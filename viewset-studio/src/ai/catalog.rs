@@ -141,7 +141,7 @@ fn tool(info: &ToolInfo, document: &Value) -> Tool {
 
 /// `schema` with `#/components/schemas/…` references replaced by their definitions (a tool's input schema stands
 /// alone); references nested deeper than 8 levels become `{}`.
-fn resolve(schema: &Value, document: &Value, depth: usize) -> Value {
+pub(crate) fn resolve(schema: &Value, document: &Value, depth: usize) -> Value {
     match schema {
         Value::Object(object) => {
             if let Some(name) =

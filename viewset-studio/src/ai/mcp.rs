@@ -1,7 +1,9 @@
 //! The MCP server at `/ai/tools/mcp` (Streamable HTTP, the official Rust SDK `rmcp`): `initialize`, `tools/list`
 //! (the catalog) and `tools/call`, which is [`dispatch::call`]: the tool's own REST route, as the caller of this
 //! HTTP request. A 2xx answer is the tool's result; any other is a tool error (`isError: true`) whose text is
-//! REST's JSON error body, unchanged.
+//! REST's JSON error body, unchanged. `resources/list` and `resources/read` serve the read-only documents of
+//! [`super::resources`] (an unknown URI is the MCP error `-32002`, resource not found; rmcp sends `-32602` to
+//! clients of protocol 2026-07-28 and later, as that revision asks).
 
 use std::sync::Arc;
 
@@ -9,8 +11,9 @@ use axum::http::request::Parts;
 use rmcp::ErrorData;
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ServerCapabilities, ServerConfig, Tool as McpTool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
@@ -57,12 +60,13 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new(format!("{} (viewset)", self.state.project), SERVICE_VERSION))
             .with_instructions(
                 "Each tool is one REST route of this application, called as your own identity (the application's \
                  authentication, e.g. `Authorization: Bearer`, decides who you are). A non-2xx answer is a tool \
-                 error whose text is the REST JSON error body.",
+                 error whose text is the REST JSON error body. The resources are the OpenAPI document of these routes \
+                 and each ViewSet's schema (read-only JSON).",
             )
     }
 
@@ -98,4 +102,35 @@ impl ServerHandler for McpServer {
         result.structured_content = Some(answer.to_json());
         Ok(result.into())
     }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let listed = self.state.resources.iter().map(|r| {
+            Resource::new(&r.uri, &r.name)
+                .with_title(&r.title)
+                .with_description(&r.description)
+                .with_mime_type(JSON)
+                .with_size(r.text.len() as u64)
+        });
+        Ok(ListResourcesResult::with_all_items(listed.collect()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let Some(resource) = self.state.resources.iter().find(|r| r.uri == request.uri) else {
+            let message = format!("no resource `{}`: resources/list names every resource", request.uri);
+            return Err(ErrorData::resource_not_found(message, Some(serde_json::json!({"uri": request.uri}))));
+        };
+        let contents = ResourceContents::text(&resource.text, &resource.uri).with_mime_type(JSON);
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
 }
+
+/// The MIME type of every resource.
+const JSON: &str = "application/json";

@@ -1,9 +1,11 @@
 //! The `/ai/` surface, mounted only with Studio and behind the same gate: the tool catalog (`GET /ai/tools`), the
-//! MCP server (`/ai/tools/mcp`), structured read-only queries (`POST /ai/query/execute`), the full context
-//! (`GET /ai/context/full`) and the schema's health (`GET /ai/schema/health`); with a registered project directory,
-//! the code generator (`codegen`: `/ai/codegen/preview`, `/ai/patch/preview|apply`, `/ai/plan/preview|apply`),
-//! compiled with the crate's `codegen` feature only (without it those endpoints answer 501 `codegen_unavailable`,
-//! `without_codegen`).
+//! MCP server (`/ai/tools/mcp`: the tools, and as `resources` the OpenAPI document and each ViewSet's schema),
+//! structured read-only queries (`POST /ai/query/execute`), the full context (`GET /ai/context/full`) and the
+//! schema's health (`GET /ai/schema/health`); with a registered project directory, the code generator (`codegen`:
+//! `/ai/codegen/preview`, `/ai/patch/preview|apply`, `/ai/plan/preview|apply`), compiled with the crate's `codegen`
+//! feature only. Those five paths exist in every mounted Studio: where the
+//! generator cannot run they answer `codegen_unavailable` (`unavailable`: 501 without the feature, 409 without the
+//! project directory).
 //!
 //! No data is read here: every tool call and query is a request to the application's own router
 //! ([`dispatch`]), answered by the generated handler as the caller's own principal, through
@@ -18,6 +20,8 @@ mod health;
 mod indexes;
 mod mcp;
 mod query;
+mod resources;
+mod unavailable;
 #[cfg(not(feature = "codegen"))]
 mod without_codegen;
 
@@ -44,6 +48,8 @@ pub(crate) struct AiState {
     pub(crate) app: Router,
     /// The tool catalog.
     pub(crate) tools: Vec<Tool>,
+    /// The MCP resources (the OpenAPI document, each exposed ViewSet's schema).
+    pub(crate) resources: Vec<resources::Resource>,
     /// Studio's token, stripped from the requests tools make.
     pub(crate) studio_token: Option<String>,
     /// The application's name.
@@ -53,6 +59,11 @@ pub(crate) struct AiState {
 /// The tool catalog of `studio`'s registered tools, described from its OpenAPI document.
 pub(crate) fn tools(studio: &crate::studio::Studio) -> Vec<Tool> {
     catalog::build(&studio.tools, &studio.openapi)
+}
+
+/// The MCP resources of `studio` with its tool catalog `tools` (the same exposure).
+pub(crate) fn resources(studio: &crate::studio::Studio, tools: &[Tool]) -> Vec<resources::Resource> {
+    resources::build(studio, tools)
 }
 
 /// Whether `tools` include a list tool (then `POST /ai/query/execute` can run a query: the `ai_query` capability).

@@ -1,9 +1,13 @@
 //! The checks every Studio request passes, in order: Origin, then (when auth is required) credentials: the Studio
-//! token, the application's staff session, or a Studio session cookie (whose writes also need the session's CSRF
-//! header, see [`session`]). The gate knows the credentials, not the pages: the sign-in page it answers a browser
-//! with is the UI's, handed over when Studio is mounted ([`SignInPage`]).
+//! token, the application's staff session (its hook, or by default a `studio_staff` cookie signed with the Studio
+//! secret, see [`staff`]), or a Studio session cookie (whose writes also need the session's CSRF header, see
+//! [`session`]). A `401` of the MCP endpoint names its protected resource metadata ([`resource`]). The gate knows
+//! the credentials, not the pages: the sign-in page it answers a browser with is the UI's, handed over when Studio is
+//! mounted ([`SignInPage`]).
 
+pub(crate) mod resource;
 pub(crate) mod session;
+pub(crate) mod staff;
 
 use std::sync::Arc;
 
@@ -14,8 +18,9 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use self::session::{CookieState, Sessions, append_cookies, clear_cookies, csrf_ok};
+use self::staff::{StaffCookies, StaffState};
 use crate::checksum::constant_time_eq;
-use crate::paths::{SESSION, UI, UI_ASSETS};
+use crate::paths::{AI_TOOLS_MCP, AI_TOOLS_MCP_METADATA, SESSION, UI, UI_ASSETS};
 use crate::reply::error;
 use crate::settings::StudioSettings;
 
@@ -34,10 +39,14 @@ pub(crate) struct Gate {
     pub(crate) require_auth: bool,
     pub(crate) token: Option<String>,
     pub(crate) staff_session: Option<StaffSessionHook>,
+    /// Staff session cookies signed with `studio_secret_token`, when it is set.
+    pub(crate) staff_cookies: Option<StaffCookies>,
     /// Studio sessions, when `studio_secret_token` (and the token) are set.
     pub(crate) sessions: Option<Sessions>,
     /// The sign-in page of the UI.
     pub(crate) sign_in_page: SignInPage,
+    /// `Studio::public_url`: the origin of the absolute URLs in the MCP endpoint's `401`.
+    pub(crate) public_url: Option<String>,
 }
 
 /// How a request got through the gate (a request extension the handlers read).
@@ -49,26 +58,30 @@ pub(crate) enum Admission {
     Exempt,
     /// The Studio token.
     Token,
-    /// The application's staff session hook.
-    StaffSession,
+    /// A staff session: the application's hook (`user: None`) or a signed `studio_staff` cookie (its user).
+    StaffSession { user: Option<String> },
     /// A Studio session cookie, with its CSRF value.
     Session { csrf: String, expires_at: std::time::SystemTime },
 }
 
 impl Gate {
-    /// The gate of `settings`, with the application's staff-session hook and the UI's sign-in page.
+    /// The gate of `settings`, with the application's staff-session hook, the UI's sign-in page and the public
+    /// origin (`Studio::public_url`).
     pub(crate) fn new(
         settings: &StudioSettings,
         staff_session: Option<StaffSessionHook>,
         sign_in_page: SignInPage,
+        public_url: Option<String>,
     ) -> Self {
         Gate {
             allowed_origins: settings.studio_allowed_origins.iter().map(|o| normalize(o)).collect(),
             require_auth: settings.studio_require_auth,
             token: settings.studio_auth_token.clone(),
             staff_session,
+            staff_cookies: StaffCookies::new(settings),
             sessions: Sessions::new(settings),
             sign_in_page,
+            public_url,
         }
     }
 
@@ -98,7 +111,11 @@ impl Gate {
             return Ok(Admission::Token);
         }
         if self.session_ok(headers) {
-            return Ok(Admission::StaffSession);
+            return Ok(Admission::StaffSession { user: None });
+        }
+        let staff = self.staff_cookies.as_ref().map_or(StaffState::Absent, |s| s.check(headers));
+        if let StaffState::Valid(user) = staff {
+            return Ok(Admission::StaffSession { user: Some(user) });
         }
         let state = self.sessions.as_ref().map_or(CookieState::Absent, |s| s.check(headers));
         match state {
@@ -115,11 +132,14 @@ impl Gate {
                 Ok(Admission::Session { csrf, expires_at })
             }
             CookieState::Refused(reason) => {
-                let mut response = self.unauthorized(method, path, Some(reason));
+                let mut response = self.unauthorized(method, path, headers, Some(reason));
                 append_cookies(response.headers_mut(), clear_cookies());
                 Err(Box::new(response))
             }
-            CookieState::Absent => Err(Box::new(self.unauthorized(method, path, None))),
+            CookieState::Absent => {
+                let reason = if let StaffState::Refused(reason) = staff { Some(reason) } else { None };
+                Err(Box::new(self.unauthorized(method, path, headers, reason)))
+            }
         }
     }
 
@@ -134,8 +154,10 @@ impl Gate {
         self.staff_session.as_ref().is_some_and(|hook| hook(headers))
     }
 
-    /// The 401 of a request without a valid credential: the sign-in page for the UI, JSON elsewhere.
-    fn unauthorized(&self, method: &Method, path: &str, reason: Option<&str>) -> Response {
+    /// The 401 of a request without a valid credential: the sign-in page for the UI, JSON elsewhere, with a Bearer
+    /// challenge: `error="invalid_token"` when a token was presented (RFC 6750), and for the MCP endpoint its
+    /// protected resource metadata (`resource_metadata`, RFC 9728).
+    fn unauthorized(&self, method: &Method, path: &str, headers: &HeaderMap, reason: Option<&str>) -> Response {
         if matches!(*method, Method::GET | Method::HEAD) && path == UI {
             return (self.sign_in_page)(StatusCode::UNAUTHORIZED, reason);
         }
@@ -146,7 +168,17 @@ impl Gate {
         );
         let code = if reason.is_some() { "session_invalid" } else { "not_authenticated" };
         let mut response = error(StatusCode::UNAUTHORIZED, &detail, code);
-        response.headers_mut().insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"studio\""));
+        let presented = headers.contains_key(STUDIO_TOKEN) || bearer(headers).is_some();
+        let mut challenge = String::from("Bearer realm=\"studio\"");
+        if presented {
+            challenge.push_str(", error=\"invalid_token\"");
+        }
+        if path == AI_TOOLS_MCP {
+            challenge.extend(resource::challenge_parameter(self.public_url.as_deref(), headers));
+        }
+        if let Ok(value) = HeaderValue::from_str(&challenge) {
+            response.headers_mut().insert(WWW_AUTHENTICATE, value);
+        }
         response
     }
 }
@@ -157,20 +189,26 @@ pub const STUDIO_TOKEN: &str = "x-studio-token";
 /// Whether `Authorization: Bearer …` holds the Studio `token` (compared in constant time).
 pub(crate) fn authorization_is_token(headers: &HeaderMap, token: Option<&str>) -> bool {
     let Some(expected) = token else { return false };
-    let presented = headers
+    bearer(headers).is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes()))
+}
+
+/// The token of `Authorization: Bearer …`, if any.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
-        .map(str::trim);
-    presented.is_some_and(|p| constant_time_eq(p.as_bytes(), expected.as_bytes()))
+        .map(str::trim)
 }
 
-/// Paths the gate lets through without a credential: the sign-in itself (it checks the token) and the UI's static
-/// assets (the sign-in page needs the style sheet; they hold no data).
+/// Paths the gate lets through without a credential: the sign-in itself (it checks the token), the UI's static
+/// assets (the sign-in page needs the style sheet; they hold no data) and the MCP endpoint's protected resource
+/// metadata (how to get a credential).
 fn exempt(method: &Method, path: &str) -> bool {
     (*method == Method::POST && path == SESSION)
         || (matches!(*method, Method::GET | Method::HEAD)
-            && path.strip_prefix(UI_ASSETS).is_some_and(|rest| rest.starts_with('/')))
+            && (path == AI_TOOLS_MCP_METADATA
+                || path.strip_prefix(UI_ASSETS).is_some_and(|rest| rest.starts_with('/'))))
 }
 
 /// Whether `origin` (normalized) is the request's own `Host` (any scheme) and that host is a loopback name: the

@@ -81,7 +81,7 @@ impl Sessions {
     /// What the request's `studio_session` cookies say (any valid one counts).
     pub(crate) fn check(&self, headers: &HeaderMap) -> CookieState {
         let mut state = CookieState::Absent;
-        for value in cookie_values(headers) {
+        for value in cookie_values(headers, COOKIE) {
             match self.signer.verify(value) {
                 Ok(session) => {
                     let Some((csrf, fp)) = session.payload.split_once('~') else {
@@ -135,26 +135,27 @@ fn forwarded_https(headers: &HeaderMap) -> bool {
     headers.get("x-forwarded-proto").and_then(|v| v.to_str().ok()).is_some_and(|v| v.eq_ignore_ascii_case("https"))
 }
 
-/// Every value of the `studio_session` cookie in the request.
-fn cookie_values(headers: &HeaderMap) -> impl Iterator<Item = &str> {
+/// Every value of the cookie `cookie` in the request.
+pub(crate) fn cookie_values<'h>(headers: &'h HeaderMap, cookie: &'h str) -> impl Iterator<Item = &'h str> {
     headers
         .get_all(axum::http::header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .filter(|(name, _)| *name == COOKIE)
+        .filter(move |(name, _)| *name == cookie)
         .map(|(_, value)| value.trim())
 }
 
-/// A `Cookie` header value without its `studio_session` pairs (`None` when nothing else is left), for the requests
-/// `/ai` makes to the application: Studio's credential never reaches it.
+/// A `Cookie` header value without Studio's cookies, `studio_session` and `studio_staff` (`None` when nothing else
+/// is left), for the requests `/ai` makes to the application: Studio's credentials never reach it.
 pub(crate) fn without_session_cookie(value: &HeaderValue) -> Option<HeaderValue> {
     let text = value.to_str().ok()?;
+    let studio = [COOKIE, super::staff::STAFF_COOKIE];
     let kept: Vec<&str> = text
         .split(';')
         .map(str::trim)
-        .filter(|pair| !pair.is_empty() && pair.split_once('=').is_none_or(|(name, _)| name != COOKIE))
+        .filter(|pair| !pair.is_empty() && pair.split_once('=').is_none_or(|(name, _)| !studio.contains(&name)))
         .collect();
     if kept.is_empty() { None } else { HeaderValue::from_str(&kept.join("; ")).ok() }
 }
@@ -238,6 +239,7 @@ mod tests {
     fn the_session_cookie_is_removed_from_forwarded_cookies() {
         let strip = |v: &'static str| without_session_cookie(&HeaderValue::from_static(v));
         assert_eq!(strip("theme=dark; studio_session=abc; blog_session=x").unwrap(), "theme=dark; blog_session=x");
+        assert_eq!(strip("studio_staff=t; a=1").unwrap(), "a=1");
         assert_eq!(strip("studio_session=abc"), None);
         assert_eq!(strip("a=1").unwrap(), "a=1");
     }

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use super::state::{Inner, Shared};
 use super::{RUST_VERSION, SERVICE_VERSION};
 use crate::paths::{
-    AI_CODEGEN_PATHS, CODEGEN_ENDPOINTS, CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY,
-    SCHEMA_HANDSHAKE, STUDIO_PATHS,
+    AI_CODEGEN_PATHS, AI_PATHS, CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY, SCHEMA_HANDSHAKE,
+    STUDIO_PATHS,
 };
 use crate::protocol::{
     ContextSummary, Handshake, Health, MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project,
@@ -59,25 +59,20 @@ async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
         capabilities: inner.capabilities(&database),
         database,
         checksums: inner.checksums.clone(),
-        endpoints: ENDPOINTS
-            .iter()
-            .chain(if studio.project_dir.is_some() { CODEGEN_ENDPOINTS.as_slice() } else { &[] })
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
+        // All twelve, always: an endpoint this process cannot serve says so where it is asked.
+        endpoints: ENDPOINTS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         metadata: json!({
             "framework": "viewset",
             "stability": "experimental",
             "apps": studio.apps,
             "viewsets": studio.viewsets,
             "studio_endpoints": STUDIO_PATHS,
-            "ai_endpoints": crate::paths::AI_PATHS
-                .iter()
-                .chain(if studio.project_dir.is_some() { AI_CODEGEN_PATHS.as_slice() } else { &[] })
-                .collect::<Vec<_>>(),
+            "ai_endpoints": AI_PATHS.iter().chain(AI_CODEGEN_PATHS.iter()).collect::<Vec<_>>(),
             "ai_planner_provider": cfg!(feature = "codegen")
                 && settings.ai_provider_url.is_some()
                 && studio.project_dir.is_some(),
             "codegen_feature": cfg!(feature = "codegen"),
+            "codegen_project_dir": studio.project_dir.is_some(),
             "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
         }),
     })

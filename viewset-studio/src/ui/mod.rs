@@ -87,7 +87,7 @@ async fn page(State(state): State<Arc<UiState>>, admission: Option<axum::Extensi
     let (csrf, auth) = match admission.map(|a| a.0) {
         Some(Admission::Session { csrf, .. }) => (csrf, "session"),
         Some(Admission::Token) => (String::new(), "token"),
-        Some(Admission::StaffSession) => (String::new(), "staff_session"),
+        Some(Admission::StaffSession { .. }) => (String::new(), "staff_session"),
         _ => (String::new(), "open"),
     };
     let studio = &state.inner.studio;
@@ -113,7 +113,9 @@ async fn describe(admission: Option<axum::Extension<Admission>>) -> Response {
             json!({"authenticated": true, "via": "session", "csrf": csrf, "expires_at": unix_seconds(expires_at)})
         }
         Some(Admission::Token) => json!({"authenticated": true, "via": "token", "csrf": null}),
-        Some(Admission::StaffSession) => json!({"authenticated": true, "via": "staff_session", "csrf": null}),
+        Some(Admission::StaffSession { user }) => {
+            json!({"authenticated": true, "via": "staff_session", "csrf": null, "user": user})
+        }
         _ => json!({"authenticated": false, "via": "open", "csrf": null}),
     };
     axum::Json(body).into_response()

@@ -1,11 +1,11 @@
 //! The endpoints: `POST /ai/codegen/preview` (one `new_resource`), `POST /ai/patch/preview` (allowlist and column
-//! edits), `POST /ai/plan/preview` (any operations, or a prompt a provider turns into operations), and `POST
-//! /ai/patch/apply` = `POST /ai/plan/apply` (a preview's id or operations, with `"confirm": true`, in development
-//! only). Mounted only when the application registered its project directory ([`crate::Studio::project_dir`]):
-//! [`generator`].
+//! edits), `POST /ai/plan/preview` (any operations, or a prompt a provider turns into operations), and the two apply
+//! endpoints of `apply_routes` (`/ai/plan/apply`, any preview; `/ai/patch/apply`, patch operations only). Served when
+//! the application registered its project directory ([`crate::Studio::project_dir`]); without it the paths answer
+//! 409 `codegen_unavailable`: [`generator`].
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
@@ -28,16 +28,16 @@ const MAX_OPERATIONS: usize = 20;
 /// The longest prompt, in characters.
 const MAX_PROMPT_CHARS: usize = 4000;
 /// How many previews are kept (in memory) for `apply` by id alone.
-const KEPT_PREVIEWS: usize = 64;
+pub(super) const KEPT_PREVIEWS: usize = 64;
 
 /// What the code generator's endpoints share.
-struct Service {
-    root: PathBuf,
-    environment: Environment,
+pub(super) struct Service {
+    pub(super) root: PathBuf,
+    pub(super) environment: Environment,
     provider: Option<Provider>,
     previews: Mutex<VecDeque<Arc<Preview>>>,
     /// One apply at a time.
-    writing: tokio::sync::Mutex<()>,
+    pub(super) writing: tokio::sync::Mutex<()>,
 }
 
 impl Service {
@@ -63,15 +63,18 @@ impl Service {
         preview
     }
 
-    fn kept(&self, id: &str) -> Option<Arc<Preview>> {
+    pub(super) fn kept(&self, id: &str) -> Option<Arc<Preview>> {
         self.previews.lock().unwrap_or_else(|e| e.into_inner()).iter().find(|p| p.id == id).cloned()
     }
 }
 
-/// The code generator's routes for the project directory `studio` registered (none without one), or why that
-/// directory cannot be used. No gate: the caller layers Studio's.
+/// The code generator's routes for the project directory `studio` registered (without one, the same paths answering
+/// 409 `codegen_unavailable` naming `Studio::project_dir`), or why that directory cannot be used. No gate: the caller
+/// layers Studio's.
 pub(crate) fn generator(studio: &crate::studio::Studio) -> Result<Router, crate::settings::SettingsError> {
-    let Some(dir) = &studio.project_dir else { return Ok(Router::new()) };
+    let Some(dir) = &studio.project_dir else {
+        return Ok(crate::ai::unavailable::routes(StatusCode::CONFLICT, crate::ai::unavailable::NO_PROJECT_DIR));
+    };
     let root =
         super::project_root(dir).map_err(|e| crate::settings::SettingsError(format!("Studio::project_dir: {e}")))?;
     let settings = studio.settings();
@@ -91,20 +94,20 @@ fn routes(service: Arc<Service>) -> Router {
     Router::new()
         .route(AI_CODEGEN_PREVIEW, post(codegen_preview).fallback(fallback()))
         .route(AI_PATCH_PREVIEW, post(patch_preview).fallback(fallback()))
-        .route(AI_PATCH_APPLY, post(apply).fallback(fallback()))
+        .route(AI_PATCH_APPLY, post(super::apply_routes::patch_apply).fallback(fallback()))
         .route(AI_PLAN_PREVIEW, post(plan_preview).fallback(fallback()))
-        .route(AI_PLAN_APPLY, post(apply).fallback(fallback()))
+        .route(AI_PLAN_APPLY, post(super::apply_routes::plan_apply).fallback(fallback()))
         .with_state(service)
 }
 
-type Shared = State<Arc<Service>>;
+pub(super) type Shared = State<Arc<Service>>;
 
 fn json_response(status: u16, body: Value) -> Response {
     (StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), axum::Json(body)).into_response()
 }
 
 /// A refusal: its status and JSON body (small, unlike a `Response`, to travel in `Err`).
-struct Refusal(u16, Value);
+pub(super) struct Refusal(pub(super) u16, pub(super) Value);
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
@@ -112,7 +115,7 @@ impl IntoResponse for Refusal {
     }
 }
 
-fn unprocessable(loc: Vec<Value>, msg: impl Into<String>, kind: &str) -> Refusal {
+pub(super) fn unprocessable(loc: Vec<Value>, msg: impl Into<String>, kind: &str) -> Refusal {
     Refusal(422, json!({"detail": [{"loc": loc, "msg": msg.into(), "type": kind}]}))
 }
 
@@ -132,21 +135,21 @@ fn parse_value<T: DeserializeOwned>(value: Value, root: &[&str]) -> Result<T, (V
 }
 
 /// `value` as `T`, or a 422 whose `loc` is the path of the first error under `root`.
-fn parse<T: DeserializeOwned>(value: Value, root: &[&str]) -> Result<T, Refusal> {
+pub(super) fn parse<T: DeserializeOwned>(value: Value, root: &[&str]) -> Result<T, Refusal> {
     parse_value(value, root).map_err(|(loc, msg)| unprocessable(loc, msg, "invalid_body"))
 }
 
-fn body_json(body: &Bytes) -> Result<Value, Refusal> {
+pub(super) fn body_json(body: &Bytes) -> Result<Value, Refusal> {
     serde_json::from_slice(body)
         .map_err(|e| unprocessable(vec!["body".into()], format!("not JSON: {e}"), "invalid_json"))
 }
 
-fn refused(error: &CodegenError, prefix: &[Value]) -> Refusal {
+pub(super) fn refused(error: &CodegenError, prefix: &[Value]) -> Refusal {
     let (status, body) = error.to_response(prefix);
     Refusal(status, body)
 }
 
-async fn run_preview(service: &Service, operations: Vec<Operation>) -> Result<Arc<Preview>, CodegenError> {
+pub(super) async fn run_preview(service: &Service, operations: Vec<Operation>) -> Result<Arc<Preview>, CodegenError> {
     let root = service.root.clone();
     let preview = tokio::task::spawn_blocking(move || super::preview(&root, &operations))
         .await
@@ -154,7 +157,7 @@ async fn run_preview(service: &Service, operations: Vec<Operation>) -> Result<Ar
     Ok(service.keep(preview))
 }
 
-fn check_count(operations: &[Operation]) -> Result<(), Refusal> {
+pub(super) fn check_count(operations: &[Operation]) -> Result<(), Refusal> {
     if operations.is_empty() || operations.len() > MAX_OPERATIONS {
         let msg = format!("send between 1 and {MAX_OPERATIONS} operations");
         return Err(unprocessable(vec!["body".into(), "operations".into()], msg, "operation_count"));
@@ -189,7 +192,7 @@ async fn codegen_preview(State(service): Shared, body: Bytes) -> Result<Response
         return Err(unprocessable(vec!["body".into(), "operation".into(), "op".into()], msg, "wrong_endpoint"));
     }
     match run_preview(&service, vec![request.operation]).await {
-        Ok(preview) => Ok(answer(&service, &preview, AI_PATCH_APPLY, json!({}))),
+        Ok(preview) => Ok(answer(&service, &preview, AI_PLAN_APPLY, json!({}))),
         Err(CodegenError::Invalid(mut errors)) => {
             errors.iter_mut().for_each(|e| drop(e.loc.remove(0)));
             Err(refused(&CodegenError::Invalid(errors), &["body".into(), "operation".into()]))
@@ -278,77 +281,4 @@ async fn from_prompt(service: &Service, prompt: &str) -> Result<(Vec<Operation>,
     })?;
     let extra = json!({"source": "provider", "model": provider.model(), "prompt": prompt, "provider_operations": raw});
     Ok((operations, vec!["provider".into(), "operations".into()], extra))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ApplyBody {
-    #[serde(default)]
-    preview_id: Option<String>,
-    #[serde(default)]
-    operations: Option<Vec<Operation>>,
-    #[serde(default)]
-    confirm: bool,
-}
-
-async fn apply(State(service): Shared, body: Bytes) -> Result<Response, Refusal> {
-    let request: ApplyBody = parse(body_json(&body)?, &["body"])?;
-    if !request.confirm {
-        let detail = "apply writes files into the project: send \"confirm\": true (after reviewing the preview)";
-        return Err(Refusal(400, json!({"detail": detail, "code": "confirmation_required", "field": "confirm"})));
-    }
-    if service.environment != Environment::Development {
-        let detail = format!(
-            "apply writes source files: only in the development environment (SERVICE_ENVIRONMENT is {})",
-            service.environment.as_str()
-        );
-        return Err(Refusal(403, json!({"detail": detail, "code": "not_development"})));
-    }
-    let _writing = service.writing.lock().await;
-    let preview = match (request.preview_id, request.operations) {
-        (Some(id), None) => service.kept(&id).ok_or_else(|| {
-            let detail = format!(
-                "no preview `{id}` in this process (the last {KEPT_PREVIEWS} are kept): send its operations with it"
-            );
-            Refusal(404, json!({"detail": detail, "code": "unknown_preview"}))
-        })?,
-        (id, Some(operations)) => {
-            check_count(&operations)?;
-            let fresh = run_preview(&service, operations)
-                .await
-                .map_err(|e| refused(&e, &["body".into(), "operations".into()]))?;
-            if let Some(id) = id.filter(|id| *id != fresh.id) {
-                let files = service.kept(&id).map(|old| changed(&service.root, &old)).unwrap_or_default();
-                return Err(refused(&CodegenError::Changed(files), &[]));
-            }
-            fresh
-        }
-        (None, None) => {
-            let msg = "send `preview_id` (of a preview) or `operations`";
-            return Err(unprocessable(vec!["body".into()], msg, "invalid_body"));
-        }
-    };
-    let root = service.root.clone();
-    let written = {
-        let preview = preview.clone();
-        tokio::task::spawn_blocking(move || super::apply(&root, &preview))
-            .await
-            .map_err(|e| refused(&CodegenError::Io(format!("the apply did not finish: {e}")), &[]))?
-            .map_err(|e| refused(&e, &[]))?
-    };
-    let files: Vec<Value> =
-        written.iter().map(|f| json!({"path": f.path, "action": f.action, "sha256": f.sha256_after})).collect();
-    Ok(axum::Json(json!({
-        "applied": true,
-        "preview_id": preview.id,
-        "files": files,
-        "steps": preview.steps,
-        "next": "build the project (cargo build); new migrations run at its next start (Migrator::up)",
-    }))
-    .into_response())
-}
-
-/// The files of `preview` that changed since (for a 409's message), best effort.
-fn changed(root: &Path, preview: &Preview) -> Vec<String> {
-    super::write::changed_files(root, preview).unwrap_or_default()
 }

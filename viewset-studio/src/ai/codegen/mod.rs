@@ -32,6 +32,7 @@
 //! # std::fs::remove_dir_all(&dir)?; Ok(()) }
 //! ```
 
+mod apply_routes;
 mod columns;
 mod errors;
 pub(crate) mod handlers;
