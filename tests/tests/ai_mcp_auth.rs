@@ -25,7 +25,7 @@ const SERVERS: [&str; 2] = ["https://auth.example.com", "https://login.example.o
 
 /// Posts again, kept from AI access: no tools, so no resource and no operation in the OpenAPI resource.
 #[derive(ModelViewSet)]
-#[viewset(model = blog::entities::post::Entity, prefix = "/hidden/posts", ai_exposed = false)]
+#[viewset(model = blog::entities::post::Entity, prefix = "/hidden/posts", ai_exposed = false, basename = "hidden_posts")]
 pub struct HiddenPosts;
 
 fn api() -> Api {
