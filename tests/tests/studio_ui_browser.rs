@@ -140,13 +140,17 @@ async fn chromium_signs_in_and_uses_every_panel() {
     click(&client, "[data-panel=ai-console] button", "Run tool").await;
     text(&client, "section[aria-label=Result] pre[data-status=\"200\"]", "Computing Machinery").await;
 
-    // Runtime Panel: health, the capabilities, and the edit's event in the live feed.
+    // Runtime Panel: health, the capabilities, and a write's event in the live feed as the chosen identity
+    // (anonymous here; the blog's posts are public). `studio_ui_feed.rs` tests the feed's identities.
     open(&client, "Runtime Panel", "runtime-panel").await;
     find(&client, "[data-status=healthy]").await;
     text(&client, "section[aria-label=Health]", "sqlite").await;
     let caps = find(&client, "[data-capabilities]").await.attr("data-capabilities").await.unwrap().unwrap();
     assert!(caps.contains("write_data") && caps.contains("admin_access"), "{caps}");
-    text(&client, "section[aria-label='Live events'] li[data-event=updated]", "edited in Studio").await;
+    find(&client, "p[data-feed-identity=''] + ul [data-stream=PostViewSet][data-state=open]").await;
+    let edit = Some(r#"{"title": "Edited over REST"}"#);
+    assert_eq!(app.send(reqwest::Method::PATCH, "/api/posts/2", Some("bob-token"), edit).await.0, StatusCode::OK);
+    text(&client, "ul[data-feed=current] li[data-event=updated]", "Edited over REST").await;
     tokio::time::sleep(std::time::Duration::from_millis(2500)).await; // a second health poll for the chart
     find(&client, "svg path.line").await;
     screenshot(&client, "6-runtime-panel").await;

@@ -19,6 +19,8 @@ pub(crate) const FILES: &[(&str, &str, &str)] = &[
     ("inspector.js", JS, include_str!("assets/inspector.js")),
     ("console.js", JS, include_str!("assets/console.js")),
     ("runtime.js", JS, include_str!("assets/runtime.js")),
+    ("feed.js", JS, include_str!("assets/feed.js")),
+    ("sse.js", JS, include_str!("assets/sse.js")),
 ];
 
 const JS: &str = "text/javascript; charset=utf-8";

@@ -1,8 +1,10 @@
 // The page: navigation between the six panels (URL hash), the "Act as" identity, sign-out, the data the panels
-// share (the full context, the handshake, the tool catalog) and the live feed of lifecycle events.
+// share (the full context, the handshake, the tool catalog) and the live feed of lifecycle events, which follows the
+// "Act as" identity.
 
 import { AUTH, CSRF, identity, setIdentity, studio, studioJson } from './api.js';
 import { h, mount, errorView } from './dom.js';
+import { Feed } from './feed.js';
 import * as models from './models.js';
 import * as queryExplorer from './query.js';
 import * as migrations from './migrations.js';
@@ -24,8 +26,8 @@ const ctx = {
   context: null, // GET /ai/context/full
   handshake: null, // GET /studio/handshake
   tools: [], // GET /ai/tools
-  feed: [], // lifecycle events, newest first
-  streams: {}, // viewset name -> 'connecting' | 'open' | 'closed'
+  feed: null, // the live feed of lifecycle events as the chosen identity (feed.js)
+  earlierFeeds: [], // the feeds of the identities chosen before, closed, newest first
   feedListeners: new Set(),
   capabilities() { return this.handshake?.capabilities ?? []; },
   canWrite() { return this.capabilities().includes('write_data'); },
@@ -79,24 +81,18 @@ async function route() {
   body.setAttribute('data-ready', 'true');
 }
 
-/** Opens every ViewSet's stream (EventSource sends no Authorization: the feed is what an anonymous caller sees). */
+/**
+ * (Re)starts the live feed as the chosen identity: every ViewSet's stream read with fetch and its Authorization
+ * (feed.js). The previous identity's feed is closed and kept, labelled, below the current one.
+ */
 function startFeed() {
-  for (const viewset of ctx.context?.viewsets ?? []) {
-    if (!viewset.stream_enabled) continue;
-    ctx.streams[viewset.name] = 'connecting';
-    const source = new EventSource(`${viewset.prefix}/stream`);
-    source.addEventListener('open', () => { ctx.streams[viewset.name] = 'open'; notify(); });
-    source.addEventListener('error', () => { ctx.streams[viewset.name] = source.readyState === 2 ? 'closed' : 'reconnecting'; notify(); });
-    for (const kind of ['created', 'updated', 'deleted']) {
-      source.addEventListener(kind, (e) => {
-        let data = {};
-        try { data = JSON.parse(e.data); } catch { data = { raw: e.data }; }
-        ctx.feed.unshift({ at: new Date(), kind, viewset: viewset.name, id: e.lastEventId, data });
-        ctx.feed.length = Math.min(ctx.feed.length, 200);
-        notify();
-      });
-    }
+  if (ctx.feed) {
+    ctx.feed.stop();
+    if (ctx.feed.events.length) ctx.earlierFeeds.unshift(ctx.feed);
+    ctx.earlierFeeds.length = Math.min(ctx.earlierFeeds.length, 3);
   }
+  ctx.feed = new Feed(identity(), ctx.context?.viewsets ?? [], notify);
+  notify();
 }
 
 function notify() {
@@ -106,7 +102,13 @@ function notify() {
 function setUpHeader() {
   const input = document.getElementById('act-as');
   input.value = identity();
-  input.addEventListener('input', () => setIdentity(input.value));
+  let restart = null;
+  input.addEventListener('input', () => {
+    setIdentity(input.value);
+    // The feed follows the identity once typing pauses (not one reconnection per keystroke).
+    clearTimeout(restart);
+    restart = setTimeout(() => { if (ctx.feed && ctx.feed.token !== identity()) startFeed(); }, 300);
+  });
   const signOut = document.getElementById('sign-out');
   if (AUTH === 'session' && CSRF) {
     signOut.hidden = false;

@@ -1,9 +1,23 @@
 // Runtime Panel: /studio/health polled every two seconds while the panel is shown (status, dialect, pool, latency
 // over time as a small SVG chart), the handshake's checksums and capabilities, and the live feed of lifecycle
-// events the page collects from every ViewSet's stream.
+// events the page reads from every ViewSet's stream as the "Act as" identity (feed.js), with each stream's state.
 
 import { studio, studioJson } from './api.js';
 import { h, mount, s, kv, show } from './dom.js';
+import { who } from './feed.js';
+
+const STATE_CLASS = { open: 'ok', connecting: 'warn', reconnecting: 'warn', denied: 'bad', closed: 'bad' };
+
+/** The events of `feed`, newest first; a `reset` says that events may be missing there. */
+function events(feed, which, empty) {
+  if (!feed.events.length) return h('p.muted', {}, empty);
+  return h('ul.feed', { 'data-feed': which, 'data-feed-identity': feed.token }, feed.events.map((e) => h('li', {
+    'data-event': e.kind, 'data-viewset': e.viewset, 'data-id': e.id, 'data-pk': show(e.data.pk),
+  }, h('span.mono', {}, e.at.toLocaleTimeString()), ' ', h('strong', {}, e.kind), e.kind === 'reset'
+    ? [` ${e.viewset} `, h('span.muted', {}, `${e.data.reason}: events may be missing here (the feed goes on from now)`)]
+    : [` ${e.data.model ?? e.viewset} ${show(e.data.pk)} `, e.data.reason ? h('span.badge', {}, e.data.reason) : null, ' ',
+      h('span.muted', {}, e.data.record ? JSON.stringify(e.data.record).slice(0, 160) : '')])));
+}
 
 const samples = []; // {at, latency} of the last polls, kept across visits
 let timer = null;
@@ -56,13 +70,21 @@ export async function render(root, ctx) {
       chart(samples));
   };
   const drawFeed = () => {
-    const streams = Object.entries(ctx.streams);
+    const feed = ctx.feed;
+    if (!feed) { mount(feedBox, h('h3', {}, 'Live events'), h('p.muted', {}, 'Not started.')); return; }
+    const streams = Object.values(feed.streams);
     mount(feedBox, h('h3', {}, 'Live events'),
-      h('p.muted', {}, streams.length ? streams.map(([name, state]) => `${name}: ${state}`).join(' · ') : 'No ViewSet has a stream.',
-        ' — streams are read anonymously (a browser EventSource sends no Authorization), so this shows what an anonymous caller may see.'),
-      ctx.feed.length ? h('ul.feed', {}, ctx.feed.map((e) => h('li', { 'data-event': e.kind },
-        h('span.mono', {}, e.at.toLocaleTimeString()), ' ', h('strong', {}, e.kind), ` ${e.data.model ?? e.viewset} ${show(e.data.pk)} `,
-        h('span.muted', {}, e.data.record ? JSON.stringify(e.data.record).slice(0, 160) : '')))) : h('p.muted', {}, 'No event since the page opened.'));
+      h('p', { 'data-feed-identity': feed.token }, 'As ', h('strong', {}, who(feed.token)),
+        feed.token ? ' (the "Act as" token, sent as Authorization: Bearer)' : ' (no Authorization: "Act as" is empty)',
+        `, since ${feed.since.toLocaleTimeString()}: the events this identity's streams deliver, as over REST.`),
+      streams.length ? h('ul.streams', {}, streams.map((st) => h('li', {
+        'data-stream': st.name, 'data-state': st.state, 'data-connections': String(st.connections),
+      }, h('span', { class: `badge ${STATE_CLASS[st.state] ?? ''}` }, st.state), ` ${st.name} `, h('span.muted', {}, st.detail))))
+        : h('p.muted', {}, 'No ViewSet has a stream.'),
+      events(feed, 'current', feed.events.length ? null : 'No event as this identity yet.'),
+      ctx.earlierFeeds.map((f) => [
+        h('h4', {}, `Earlier, as ${who(f.token)} (${f.since.toLocaleTimeString()}–${f.until.toLocaleTimeString()})`),
+        events(f, 'earlier')]));
   };
   listener = drawFeed;
   ctx.feedListeners.add(listener);
