@@ -10,6 +10,7 @@ use viewset_core::prelude::*;
 #[viewset(
     model = post::Entity,
     prefix = "/cursor/posts",
+    basename = "cursor_posts",
     pagination_class = CursorPagination,
     filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
     filterable_fields = ["published", "views", "author_id", "rating", "title", "created_at"],

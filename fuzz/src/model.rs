@@ -85,6 +85,7 @@ pub struct Items;
 #[viewset(
     model = item::Entity,
     prefix = "/paged/items",
+    basename = "paged_items",
     pagination_class = PageNumberPagination,
     filter_backends = [ServiceFilterBackend, OrderingFilter],
     filterable_fields = ["views", "big", "rating", "born", "seen", "title"],
@@ -103,6 +104,7 @@ pub struct PagedItems;
 #[viewset(
     model = item::Entity,
     prefix = "/cursor/items",
+    basename = "cursor_items",
     pagination_class = CursorPagination,
     filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
     filterable_fields = ["views", "published", "rating", "title"],
