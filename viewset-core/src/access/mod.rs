@@ -10,7 +10,7 @@
 //! | the rows of a list: `get_queryset`, the filter backends, then the row policies again | [`scoped_list`] |
 //! | one record as the caller may see it, after object permissions | [`fetch_visible`] (by `{pk}`, or [`fetch_visible_with`] an action's list) or [`fetch_where`] |
 //! | the same, locked for a conditional write inside a transaction | [`begin_locking`], then [`fetch_visible_locked`] |
-//! | a PATCH in one `UPDATE … RETURNING` through the same scope, when the ViewSet's [`Plan`](crate::store::Plan) allows it | [`update_in_scope`] |
+//! | a PATCH in one `UPDATE … RETURNING` through the same scope, when the ViewSet's [`Plan`] allows it | [`update_in_scope`] |
 //! | the fields a caller may see and write | set by [`admit`]: [`RequestContext::hidden_fields`], [`RequestContext::restricted_fields`] |
 //!
 //! The building blocks live in this module too: the [`Principal`] the application attaches, [`Permission`]s and

@@ -1,5 +1,5 @@
 //! The `request` every handler and hook receives, and the state the routes need. What a request can reach beyond its
-//! own ViewSet (the registered ViewSets, the relations it embeds) is in [`embedders`], re-exported by
+//! own ViewSet (the registered ViewSets, the relations it embeds) is in `request/embedders.rs`, re-exported by
 //! [`crate::embed`].
 
 pub(crate) mod embedders;
