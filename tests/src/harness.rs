@@ -175,7 +175,9 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().expect("addr"));
         let server = tokio::spawn(async move {
-            axum::serve(listener, router.into_make_service()).await.expect("serve");
+            // With the peer address, as the blog's `main` serves it (anonymous callers are throttled by it).
+            let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+            axum::serve(listener, service).await.expect("serve");
         });
         TestApp { base, db, client: reqwest::Client::new(), server, _database: database }
     }

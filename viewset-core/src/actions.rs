@@ -51,6 +51,7 @@ use crate::access::{self, PermissionList};
 use crate::error::ApiError;
 use crate::request::{RequestContext, ServiceState};
 use crate::schema::ModelSchema;
+use crate::throttle::{Pass, Rate};
 pub use crate::viewset::contract::ActionInfo;
 use crate::viewset::contract::{ModelOf, ViewSet};
 use crate::viewset::hooks::Hooks;
@@ -63,6 +64,18 @@ pub fn admit_action<V: Hooks>(
 ) -> Result<(), ApiError> {
     let safe = matches!(request.method, Method::GET | Method::HEAD | Method::OPTIONS);
     access::admit_with::<V>(request, Operation::Action { name, safe }, permissions)
+}
+
+/// [`admit_action`], then the caller's rate limits for the action (the ViewSet's scope rate and the action's own
+/// `#[action(throttle = "...")]`): what a generated action route runs first ([`access::enter`] for actions).
+pub async fn enter_action<V: Hooks>(
+    request: &mut RequestContext,
+    name: &'static str,
+    permissions: PermissionList,
+    throttle: Option<Rate>,
+) -> Result<Pass, ApiError> {
+    admit_action::<V>(request, name, permissions)?;
+    access::check_throttles::<V>(request, throttle).await
 }
 
 /// The record of a detail action: the `{pk}` segment, fetched through [`access::fetch_visible_with`] under the

@@ -155,6 +155,17 @@ pub enum ApiError {
         /// What was refused.
         detail: String,
     },
+    /// Over a rate of [`crate::throttle`] (429 `throttled`, with `Retry-After` and the `RateLimit` headers).
+    Throttled {
+        /// The policy that refused: `anon`, `user`, `staff`, an operation or an action.
+        scope: &'static str,
+        /// Seconds until the next request is admitted.
+        retry_after: u64,
+        /// What was refused.
+        detail: String,
+        /// `RateLimit-Policy` and `RateLimit`.
+        headers: Box<axum::http::HeaderMap>,
+    },
 }
 
 impl From<FieldErrors> for ApiError {
@@ -255,6 +266,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::Limit { status, .. } => *status,
+            ApiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
         }
     }
 
@@ -324,10 +336,14 @@ impl ApiError {
                     413 => "payload_too_large",
                     414 => "uri_too_long",
                     431 => "request_header_fields_too_large",
+                    _ if *limit == "throttle_store" => "throttle_unavailable",
                     _ if *limit != "request_timeout" => "overloaded",
                     _ => "request_timeout",
                 };
                 json!({"detail": detail, "code": code, "limit": limit})
+            }
+            ApiError::Throttled { scope, retry_after, detail, .. } => {
+                json!({"detail": detail, "code": "throttled", "scope": scope, "retry_after": retry_after})
             }
         }
     }
@@ -339,6 +355,14 @@ impl IntoResponse for ApiError {
             tracing::error!(error = %err, "database error in a generated endpoint");
         }
         let mut response = (self.status(), Json(self.body())).into_response();
+        if let ApiError::Throttled { retry_after, headers, .. } = self {
+            response.headers_mut().extend(*headers);
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, retry_after.into());
+            return response;
+        }
+        if matches!(self, ApiError::Limit { limit: "throttle_store", .. }) {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
+        }
         if let ApiError::DatabaseUnavailable = self {
             tracing::warn!("database unavailable in a generated endpoint");
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, RETRY_AFTER_SECONDS.into());
@@ -356,43 +380,4 @@ impl std::fmt::Display for ApiError {
 impl std::error::Error for ApiError {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unique_field_from_both_dialects() {
-        assert_eq!(unique_field("UNIQUE constraint failed: authors.email", "authors").as_deref(), Some("email"));
-        assert_eq!(
-            unique_field("duplicate key value violates unique constraint \"blog_posts_slug_key\"", "blog_posts")
-                .as_deref(),
-            Some("slug")
-        );
-        assert_eq!(unique_field("something else", "x"), None);
-    }
-
-    #[test]
-    fn connection_failures_are_503_with_retry_after() {
-        let err = ApiError::from(DbErr::ConnectionAcquire(sea_orm::ConnAcquireErr::Timeout));
-        let response = err.into_response();
-        assert_eq!(response.status(), 503);
-        assert_eq!(response.headers()["retry-after"], "5");
-        assert_eq!(ApiError::from(DbErr::Custom("x".into())).status(), 500, "other errors stay 500");
-    }
-
-    #[test]
-    fn ended_sessions_are_unavailable_other_statement_errors_are_not() {
-        for code in ["57P01", "57P02", "57P03", "08006", "08003"] {
-            assert!(session_ended(code), "{code}");
-        }
-        for code in ["57014", "23505", "42P01", "2067", "5"] {
-            assert!(!session_ended(code), "{code}");
-        }
-    }
-
-    #[test]
-    fn database_error_body_hides_details() {
-        let err = ApiError::Database(DbErr::Custom("SELECT secret FROM x".into()));
-        assert!(!err.body().to_string().contains("SELECT"));
-        assert_eq!(err.status(), 500);
-    }
-}
+mod tests;

@@ -78,6 +78,7 @@ pub mod request;
 pub mod schema;
 pub mod session;
 pub mod store;
+pub mod throttle;
 pub mod viewset;
 
 pub use access::{Operation, Permission, Principal, RowPolicy};
@@ -126,7 +127,7 @@ pub mod __private {
     pub use crate::access::{Lookup, Permission, Principal, RowPolicy, parse_lookup};
     pub use crate::actions::{
         ActionInfo, ActionRoutes, JsonBody, NoActions, Probe, SchemaProbe, ViaModelSchema, ViaNothing, ViaToSchema,
-        action_object, admit_action, inherited,
+        action_object, admit_action, enter_action, inherited,
     };
     pub use crate::embed::Expandable;
     pub use crate::error::{ApiError, FieldErrors, InputError};
@@ -143,6 +144,10 @@ pub mod __private {
     pub use crate::schema::rows::{decode_in_order, nullable};
     pub use crate::schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
     pub use crate::viewset::{Config, Direction, Hooks, OrderingFields, ViewSet};
+    /// `throttle(...)` and `#[action(throttle = "...")]`.
+    pub mod throttle {
+        pub use crate::throttle::{Period, Rate, Throttles};
+    }
     pub use axum;
     pub use inventory;
     pub use sea_orm::{ActiveModelTrait, EntityTrait, ModelTrait, Related, RelationTrait, Set, Value};

@@ -10,6 +10,7 @@ mod actions;
 mod lists;
 mod names;
 mod schema;
+mod throttle;
 mod tokens;
 mod viewset;
 

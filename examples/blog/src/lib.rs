@@ -16,6 +16,7 @@ use sea_orm_migration::MigratorTrait;
 use viewset_core::__private::utoipa::openapi as utoipa_openapi;
 use viewset_core::events::EventBus;
 use viewset_core::limits::Limits;
+use viewset_core::throttle::Throttle;
 use viewset_core::{Api, ServiceState};
 use viewset_studio::{MigrationGraph, SettingsError, Studio, StudioSettings};
 
@@ -53,6 +54,11 @@ pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, Db
             ServiceState::with_events(db, bus)
         }
         _ => ServiceState::new(db),
+    };
+    // `SERVICE_THROTTLE_ANON`, `SERVICE_THROTTLE_USER`, `SERVICE_THROTTLE_REDIS`, …: see `Throttle::from_vars`.
+    let state = match Throttle::from_env().map_err(|e| DbErr::Custom(format!("throttle settings: {e}")))? {
+        Some(throttle) => state.with_throttle(throttle),
+        None => state,
     };
     Ok(app_with_state(state))
 }

@@ -30,7 +30,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if studio.should_mount() {
         tracing::info!("Studio (experimental) is mounted: http://{bind}/studio/handshake");
     }
-    axum::serve(listener, blog::app_for(db).await?.into_make_service())
+    // The peer address is what anonymous callers are throttled by (`SERVICE_THROTTLE_ANON`).
+    axum::serve(listener, blog::app_for(db).await?.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
         .await?;
     Ok(())

@@ -5,6 +5,7 @@
 //!
 //! | step | function |
 //! |---|---|
+//! | a route's first step: [`admit`], then the caller's rate limits ([`crate::throttle`]) | [`enter`] |
 //! | permissions for an operation, then what the caller may see and query | [`admit`] (or [`admit_with`] for an action's own list) |
 //! | the rows a caller may touch: `get_queryset` and the required row policies | [`scoped_query`] |
 //! | the rows of a list: `get_queryset`, the filter backends, then the row policies again | [`scoped_list`] |
@@ -46,6 +47,7 @@ pub(crate) mod permission;
 pub(crate) mod policy;
 pub(crate) mod principal;
 pub(crate) mod required;
+pub(crate) mod throttled;
 pub(crate) mod write;
 
 use sea_orm::{Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select};
@@ -62,6 +64,7 @@ pub use permission::{
 pub use policy::RowPolicy;
 pub use principal::Principal;
 pub use required::{required_condition, stamp_tenant};
+pub use throttled::check_throttles;
 pub use write::update_in_scope;
 
 use crate::error::ApiError;
@@ -72,6 +75,7 @@ use crate::request::RequestContext;
 use crate::store::plan::Plan;
 use crate::store::read::Find;
 use crate::store::run::On;
+use crate::throttle::Pass;
 use crate::viewset::contract::ModelOf;
 use crate::viewset::hooks::Hooks;
 
@@ -84,6 +88,14 @@ pub type PermissionList = fn(&mut dyn FnMut(&dyn Permission) -> Result<(), ApiEr
 /// ([`RequestContext::restricted_fields`]). Every generated route calls it first.
 pub fn admit<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Result<(), ApiError> {
     admit_with::<V>(request, operation, V::permission_classes)
+}
+
+/// [`admit`], then [`check_throttles`]: what every generated route and the stream run first, so a request over
+/// a rate is refused (429) after its permissions and before any statement. The [`Pass`] carries the `RateLimit`
+/// headers to the answer.
+pub async fn enter<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Result<Pass, ApiError> {
+    admit::<V>(request, operation)?;
+    check_throttles::<V>(request, None).await
 }
 
 /// `request` as a list request of `R`'s own, for records of `R` reached from another ViewSet (an embedded relation,

@@ -41,6 +41,25 @@ impl Operation {
             Operation::Action { name, .. } => name,
         }
     }
+    /// `list`, `retrieve`, `create`, `update`, `delete`, `stream` or the action's name: what a ViewSet's
+    /// `throttle(...)` names the operation by.
+    ///
+    /// ```
+    /// let action = viewset_core::Operation::Action { name: "publish", safe: false };
+    /// assert_eq!((viewset_core::Operation::Create.name(), action.name()), ("create", "publish"));
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::List => "list",
+            Operation::Retrieve => "retrieve",
+            Operation::Create => "create",
+            Operation::Update => "update",
+            Operation::Delete => "delete",
+            Operation::Stream => "stream",
+            Operation::Action { name, .. } => name,
+        }
+    }
+
     /// Whether the operation only reads.
     pub fn is_safe(self) -> bool {
         self.kind() == "read"

@@ -46,11 +46,14 @@ const FRAMES: usize = 64;
 
 /// The stream route of `V`.
 pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
-    let admitted = access::admit::<V>(&mut request, Operation::Stream)
-        .and_then(|()| required_condition::<V>(&request).map(|_| ()));
-    if let Err(err) = admitted {
-        return err.into_response();
-    }
+    let admitted = match access::enter::<V>(&mut request, Operation::Stream).await {
+        Ok(pass) => required_condition::<V>(&request).map(|_| pass),
+        Err(err) => Err(err),
+    };
+    let pass = match admitted {
+        Ok(pass) => pass,
+        Err(err) => return err.into_response(),
+    };
     // A place among the instance's open streams (`Limits::max_streams`), held by the subscriber until it ends.
     let slot = match crate::limits::stream_slot() {
         Ok(slot) => slot,
@@ -67,7 +70,7 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
             .run(receiver, gaps, resume),
     );
     let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
-    Sse::new(frames).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+    pass.stamp(Sse::new(frames).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response())
 }
 
 /// What the client's `Last-Event-ID` asks for.

@@ -28,6 +28,7 @@ const COMMON: &[Shared] = &[
     ("405", "MethodNotAllowed", method_not_allowed),
     ("413", "PayloadTooLarge", payload_too_large),
     ("414", "UriTooLong", uri_too_long),
+    ("429", "TooManyRequests", too_many_requests),
     ("431", "RequestHeaderFieldsTooLarge", request_header_fields_too_large),
     ("500", "InternalError", internal_error),
     ("503", "ServiceUnavailable", service_unavailable),
@@ -103,6 +104,26 @@ fn request_header_fields_too_large() -> Response {
     json(description, narrowed("LimitError", "request_header_fields_too_large", Some("max_header_bytes"))).build()
 }
 
+fn too_many_requests() -> Response {
+    let description = "The caller is over a rate (`throttled`): the ViewSet's or action's `throttle`, or the \
+        application's `viewset_core::throttle::Throttle` defaults. `scope` names the policy (`anon`, `user`, `staff`, \
+        an operation or an action), `retry_after` the seconds to wait.";
+    let body = ObjectBuilder::new()
+        .property("detail", string())
+        .required("detail")
+        .property("code", string().enum_values(Some(["throttled"])))
+        .required("code")
+        .property("scope", string())
+        .required("scope")
+        .property("retry_after", ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)))
+        .required("retry_after");
+    json(description, body.into())
+        .header("Retry-After", header(Type::Integer, "Seconds until the next request is admitted."))
+        .header("RateLimit-Policy", header(Type::String, "Each policy counted: `\"anon\";q=100;w=60` (quota per window in seconds)."))
+        .header("RateLimit", header(Type::String, "The refusing policy: `\"anon\";r=0;t=18` (remaining, seconds)."))
+        .build()
+}
+
 fn internal_error() -> Response {
     let description = "An unexpected database error (`database_error`); details are logged, not sent.";
     json(description, component("Error")).build()
@@ -110,17 +131,19 @@ fn internal_error() -> Response {
 
 fn service_unavailable() -> Response {
     let description = format!(
-        "Retry later: the database cannot be reached (`database_unavailable`, with `Retry-After`), or the response \
-         did not start within `request_timeout` (`request_timeout` with `limit: request_timeout`). The timeout: \
-         {WITH_LIMITS}"
+        "Retry later: the database cannot be reached (`database_unavailable`, with `Retry-After`), the response \
+         did not start within `request_timeout` (`request_timeout` with `limit: request_timeout`), the instance is \
+         at `max_in_flight` requests or `max_streams` streams (`overloaded`, with `Retry-After`), or the rate-limit \
+         store cannot be asked and the throttle fails closed (`throttle_unavailable`, with `Retry-After`). The \
+         timeout and the bounds: {WITH_LIMITS}"
     );
-    let either = OneOfBuilder::new().item(narrowed("Error", "database_unavailable", None)).item(narrowed(
-        "LimitError",
-        "request_timeout",
-        Some("request_timeout"),
-    ));
+    let either = OneOfBuilder::new()
+        .item(narrowed("Error", "database_unavailable", None))
+        .item(narrowed("LimitError", "request_timeout", Some("request_timeout")))
+        .item(narrowed("LimitError", "overloaded", None))
+        .item(narrowed("LimitError", "throttle_unavailable", Some("throttle_store")));
     json(description, either.into())
-        .header("Retry-After", header(Type::Integer, "With `database_unavailable`: seconds to wait before retrying."))
+        .header("Retry-After", header(Type::Integer, "Seconds to wait before retrying (all but `request_timeout`)."))
         .build()
 }
 

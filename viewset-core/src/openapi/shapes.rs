@@ -61,10 +61,18 @@ pub fn error_components() -> Vec<(&'static str, RefOr<Schema>)> {
 
 /// The body of a request over one of the transport [`crate::limits::Limits`]: the error's code and the limit.
 fn limit_error() -> RefOr<Schema> {
-    let codes = ["payload_too_large", "uri_too_long", "request_header_fields_too_large", "request_timeout"];
-    let limits = ["max_body_bytes", "max_uri_bytes", "max_header_bytes", "request_timeout"];
+    let codes = [
+        "payload_too_large",
+        "uri_too_long",
+        "request_header_fields_too_large",
+        "request_timeout",
+        "overloaded",
+        "throttle_unavailable",
+    ];
+    let limits =
+        ["max_body_bytes", "max_uri_bytes", "max_header_bytes", "request_timeout", "max_in_flight", "max_streams", "throttle_store"];
     ObjectBuilder::new()
-        .description(Some("A request over one of the application's transport limits (`viewset_core::limits::Limits`)."))
+        .description(Some("A request over one of the application's limits (`viewset_core::limits::Limits`), or refused because rate limits cannot be checked (`throttle_store`)."))
         .property("detail", string())
         .required("detail")
         .property("code", string().enum_values(Some(codes)))

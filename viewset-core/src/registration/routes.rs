@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 use futures_util::FutureExt;
 
-use crate::access::admit;
+use crate::access::enter;
 use crate::access::fields::reject_restricted_keys;
 use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
@@ -187,7 +187,14 @@ fn update_shape<V: Hooks>() -> BodyShape {
 
 fn list_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Response> + Send {
     async move {
-        admit::<V>(&mut request, Operation::List)?;
+        let pass = enter::<V>(&mut request, Operation::List).await?;
+        pass.answer(list::<V>(request).await)
+    }
+    .map(respond)
+}
+
+fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
         request.query.check()?;
         let format = ListFormat::from_request(&request.query, &request.headers)?;
         let window = V::Pagination::window(&request.query, &V::CONFIG)?;
@@ -209,24 +216,29 @@ fn list_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Res
             }
         }
     }
-    .map(respond)
 }
 
 fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
     async move {
-        admit::<V>(&mut request, Operation::Retrieve)?;
-        let pk = Lookup::from_path::<V>(path)?;
-        let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
-        Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
+        let pass = enter::<V>(&mut request, Operation::Retrieve).await?;
+        pass.answer(async move {
+            let pk = Lookup::from_path::<V>(path)?;
+            let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
+            Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
+        }
+        .await)
     }
     .map(respond)
 }
 
 fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> impl Future<Output = Response> + Send {
     async move {
-        admit::<V>(&mut request, Operation::Create)?;
-        let data = body(bytes, &request, create_shape::<V>)?;
-        V::create(data, request).await
+        let pass = enter::<V>(&mut request, Operation::Create).await?;
+        pass.answer(async move {
+            let data = body(bytes, &request, create_shape::<V>)?;
+            V::create(data, request).await
+        }
+        .await)
     }
     .map(respond)
 }
@@ -237,20 +249,26 @@ fn update_route<V: Hooks>(
     bytes: BodyBytes,
 ) -> impl Future<Output = Response> + Send {
     async move {
-        admit::<V>(&mut request, Operation::Update)?;
-        crate::viewset::etag::require_if_match::<V>(&request)?;
-        let pk = Lookup::from_path::<V>(path)?;
-        let data = body(bytes, &request, update_shape::<V>)?;
-        V::update(pk, data, request).await
+        let pass = enter::<V>(&mut request, Operation::Update).await?;
+        pass.answer(async move {
+            crate::viewset::etag::require_if_match::<V>(&request)?;
+            let pk = Lookup::from_path::<V>(path)?;
+            let data = body(bytes, &request, update_shape::<V>)?;
+            V::update(pk, data, request).await
+        }
+        .await)
     }
     .map(respond)
 }
 
 fn delete_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
     async move {
-        admit::<V>(&mut request, Operation::Delete)?;
-        crate::viewset::etag::require_if_match::<V>(&request)?;
-        V::delete(Lookup::from_path::<V>(path)?, request).await
+        let pass = enter::<V>(&mut request, Operation::Delete).await?;
+        pass.answer(async move {
+            crate::viewset::etag::require_if_match::<V>(&request)?;
+            V::delete(Lookup::from_path::<V>(path)?, request).await
+        }
+        .await)
     }
     .map(respond)
 }

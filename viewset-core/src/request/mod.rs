@@ -4,11 +4,12 @@
 
 pub(crate) mod embedders;
 
-use axum::extract::{FromRef, FromRequestParts};
+use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, Method, Uri};
 use sea_orm::DatabaseConnection;
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use crate::access::operation::Operation;
@@ -16,6 +17,7 @@ use crate::access::principal::Principal;
 use crate::events::bus::EventBus;
 use crate::query::limits::QueryLimits;
 use crate::query::params::QueryParams;
+use crate::throttle::Throttle;
 use embedders::{Embedders, Expand, SharedEmbedders};
 
 /// State the generated routes need. Put it in your router's state directly, or implement
@@ -35,17 +37,19 @@ pub struct ServiceState {
     pub events: EventBus,
     /// Limits on list query strings ([`ServiceState::with_query_limits`]).
     pub query_limits: QueryLimits,
+    /// Rate limits: the application's defaults and where the buckets live ([`ServiceState::with_throttle`]).
+    pub throttle: Throttle,
 }
 
 impl ServiceState {
     /// State over a connected database, with in-process events.
     pub fn new(db: DatabaseConnection) -> Self {
-        ServiceState { db, events: EventBus::in_process(), query_limits: QueryLimits::DEFAULT }
+        ServiceState::with_events(db, EventBus::in_process())
     }
 
     /// State with the given event bus (e.g. [`EventBus::postgres`] for several processes).
     pub fn with_events(db: DatabaseConnection, events: EventBus) -> Self {
-        ServiceState { db, events, query_limits: QueryLimits::DEFAULT }
+        ServiceState { db, events, query_limits: QueryLimits::DEFAULT, throttle: Throttle::default() }
     }
 
     /// The same state with other limits on list query strings.
@@ -61,6 +65,22 @@ impl ServiceState {
     /// ```
     pub fn with_query_limits(mut self, limits: QueryLimits) -> Self {
         self.query_limits = limits;
+        self
+    }
+
+    /// The same state with the application's [`Throttle`] (default rates, Redis, trusted proxies). Without one,
+    /// only the rates ViewSets declare apply, counted in this process.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// use viewset_core::throttle::Throttle;
+    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+    /// let state = viewset_core::ServiceState::new(db).with_throttle(Throttle::new().user("600/minute".parse()?));
+    /// assert!(state.throttle.defaults().user.is_some());
+    /// # Ok(()) }
+    /// ```
+    pub fn with_throttle(mut self, throttle: Throttle) -> Self {
+        self.throttle = throttle;
         self
     }
 }
@@ -100,6 +120,11 @@ pub struct RequestContext {
     /// The longest request URI the server accepts, when [`crate::limits::Limits`] is applied: links the server
     /// writes (a cursor page's `next`) stay within it.
     pub max_uri_bytes: Option<usize>,
+    /// The application's throttle ([`ServiceState::throttle`]).
+    pub throttle: Throttle,
+    /// The connection's peer address, when the server was started with
+    /// `into_make_service_with_connect_info::<SocketAddr>()` (anonymous callers are throttled by it).
+    pub peer: Option<IpAddr>,
 }
 
 impl RequestContext {
@@ -152,6 +177,8 @@ impl RequestContext {
             expand: Expand::default(),
             embedders: None,
             max_uri_bytes: None,
+            throttle: Throttle::default(),
+            peer: None,
         }
     }
 }
@@ -190,6 +217,8 @@ impl RequestContext {
             expand: Expand::default(),
             embedders: parts.extensions.get::<Arc<Embedders>>().cloned(),
             max_uri_bytes: crate::limits::UriLimit::current().map(|limit| limit.0),
+            throttle: service.throttle,
+            peer: parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip()),
         }
     }
 }

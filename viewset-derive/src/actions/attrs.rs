@@ -19,6 +19,8 @@ pub struct ActionOptions {
     pub permission_classes: Option<ExprList>,
     /// `ai_exposed = false` keeps the action out of the AI tool catalog (default: the core's `DEFAULT_AI_EXPOSED`).
     pub ai_exposed: Option<bool>,
+    /// `throttle = "5/minute"`: the action's own rate, for every caller, on top of the ViewSet's scope rate.
+    pub throttle: Option<syn::LitStr>,
 }
 
 /// Removes every `#[action]` attribute from `item` and returns each marked method with its options; options that

@@ -17,6 +17,8 @@ pub struct Action {
     pub permissions: Option<ExprList>,
     /// `ai_exposed` as written (`None`: the core's default).
     pub ai_exposed: Option<bool>,
+    /// `throttle = "..."`, checked: `Option<Rate>` as tokens.
+    pub throttle: proc_macro2::TokenStream,
     /// Types of the extractor parameters after `request` (and the record).
     pub extractors: Vec<Type>,
     /// The method's doc comment.
@@ -123,6 +125,7 @@ fn check_into(method: &ImplItemFn, options: ActionOptions, errors: &mut darling:
             .with_span(&path_span),
         );
     }
+    let throttle = crate::tokens::option(options.throttle.as_ref().and_then(|lit| crate::throttle::rate(lit, errors)));
     Some(Action {
         ident: sig.ident.clone(),
         detail,
@@ -131,6 +134,7 @@ fn check_into(method: &ImplItemFn, options: ActionOptions, errors: &mut darling:
         path_span,
         permissions: options.permission_classes,
         ai_exposed: options.ai_exposed,
+        throttle,
         extractors,
         doc: doc_comment(&method.attrs),
         body: types.iter().skip(skip).find_map(|t| json_inner(t)),

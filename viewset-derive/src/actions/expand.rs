@@ -106,6 +106,7 @@ fn handler(self_ty: &syn::Type, action: &Action, vs: &TokenStream) -> TokenStrea
     } else {
         (quote!(), quote!(), quote!())
     };
+    let throttle = &action.throttle;
     let call = quote_spanned!(action.path_span=> <#self_ty>::#ident(request, #object #(#args),*).await);
     quote! {
         #permissions_fn
@@ -117,9 +118,12 @@ fn handler(self_ty: &syn::Type, action: &Action, vs: &TokenStream) -> TokenStrea
         ) -> #vs::axum::response::Response {
             #vs::respond(
                 async {
-                    #vs::admit_action::<#self_ty>(&mut request, #name, #permissions)?;
-                    #fetch
-                    ::core::result::Result::Ok(#vs::axum::response::IntoResponse::into_response(#call))
+                    let pass = #vs::enter_action::<#self_ty>(&mut request, #name, #permissions, #throttle).await?;
+                    pass.answer(async {
+                        #fetch
+                        ::core::result::Result::Ok(#vs::axum::response::IntoResponse::into_response(#call))
+                    }
+                    .await)
                 }
                 .await,
             )

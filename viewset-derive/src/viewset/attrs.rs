@@ -63,6 +63,8 @@ pub struct ViewSetAttrs {
     pub save_hooks: Flag,
     /// CSV lists keep text cells a spreadsheet would run as formulas (machine consumers).
     pub csv_keep_formulas: Flag,
+    /// `throttle(anon = "...", user = "...", create = "...")`: rates per caller scope and operation.
+    pub throttle: Option<crate::throttle::ThrottleAttr>,
 }
 
 /// Parses `#[viewset(...)]`, recording every mistake in `errors`. A mistaken item (unknown key, no-effect key,

@@ -79,6 +79,7 @@ pub fn check(
     check_backends(&attrs, &mut errors);
     check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
+    let throttle = crate::throttle::entry(&attrs.throttle, &mut errors);
 
     let failed = parent.handle(errors.finish()).is_none();
     let Some(model) = attrs.model.clone() else { return Err(None) };
@@ -140,6 +141,7 @@ pub fn check(
         custom_hooks: attrs.custom_hooks.is_present().then(|| attrs.custom_hooks.span()),
         save_hooks: attrs.save_hooks.is_present(),
         csv_keep_formulas: attrs.csv_keep_formulas.is_present(),
+        throttle,
         fields,
         ident: attrs.ident,
     })

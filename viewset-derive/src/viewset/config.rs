@@ -72,6 +72,8 @@ pub struct Config {
     pub save_hooks: bool,
     /// `csv_keep_formulas`: CSV cells are written as they are.
     pub csv_keep_formulas: bool,
+    /// `throttle(...)`, checked: core's `Throttles` as tokens.
+    pub throttle: proc_macro2::TokenStream,
     /// The field names rustc checks.
     pub fields: FieldChecks,
 }

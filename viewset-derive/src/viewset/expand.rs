@@ -176,6 +176,7 @@ fn config_const(config: &Config) -> TokenStream {
     let custom_hooks = config.custom_hooks.is_some();
     let save_hooks = config.save_hooks;
     let csv_keep_formulas = config.csv_keep_formulas;
+    let throttle = &config.throttle;
     let basename = config.basename.as_deref().unwrap_or_default();
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
@@ -208,6 +209,7 @@ fn config_const(config: &Config) -> TokenStream {
             save_hooks: #save_hooks,
             basename: #basename,
             csv_keep_formulas: #csv_keep_formulas,
+            throttle: #throttle,
             module: ::core::module_path!(),
         }
     }

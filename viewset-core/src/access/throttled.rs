@@ -1,0 +1,90 @@
+//! The throttle step of every route ([`crate::throttle`]): the rules of this request, counted in the store,
+//! answered as a pass or 429.
+
+use axum::http::HeaderMap;
+
+use crate::error::ApiError;
+use crate::request::RequestContext;
+use crate::throttle::OnStoreError;
+use crate::throttle::bucket::Outcome;
+use crate::throttle::client::client_key;
+use crate::throttle::declared::Declared;
+use crate::throttle::headers::{Pass, policy_header, remaining_header};
+use crate::throttle::rate::Rate;
+use crate::viewset::hooks::Hooks;
+
+/// Counts `request` against the throttles of `V` for its operation (and `action`'s own rate, for an action):
+/// 429 `throttled` over a rate, 503 `throttle_unavailable` when the store cannot be asked and the throttle fails
+/// closed. [`enter`](super::enter) runs it after the permissions; a route that is not throttled pays one branch.
+pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<Rate>) -> Result<Pass, ApiError> {
+    let throttle = &request.throttle.0;
+    let own = &V::CONFIG.throttle;
+    if own.is_empty() && action.is_none() && throttle.defaults.is_empty() {
+        return Ok(Pass::default());
+    }
+    let who = match &request.principal.user_id {
+        Some(id) => format!("u:{id}"),
+        None => client_key(request.peer, &request.headers, &throttle.trusted),
+    };
+    if request.peer.is_none() && request.principal.user_id.is_none() {
+        static WARNED: std::sync::Once = std::sync::Once::new();
+        WARNED.call_once(|| {
+            tracing::warn!(
+                "throttling anonymous callers without their address: serve with \
+                 `into_make_service_with_connect_info::<SocketAddr>()`, else they share one budget"
+            )
+        });
+    }
+    let basename = V::basename();
+    let namespace = &throttle.namespace;
+    let declared = Declared { viewset: (own, &basename), defaults: &throttle.defaults, action, namespace };
+    let rules = declared.rules(&request.principal, request.operation, &who);
+    if rules.is_empty() {
+        return Ok(Pass::default());
+    }
+    let outcomes = match throttle.buckets.check(&rules).await {
+        Ok(outcomes) => outcomes,
+        Err(reason) => {
+            let errors = throttle.store_errors.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            let store = throttle.buckets.kind();
+            return match throttle.on_store_error {
+                OnStoreError::FailOpen => {
+                    tracing::warn!(store, errors, %reason, "throttle store unavailable: request admitted (fail open)");
+                    Ok(Pass::default())
+                }
+                OnStoreError::FailClosed => {
+                    tracing::warn!(store, errors, %reason, "throttle store unavailable: request refused (fail closed)");
+                    let detail = "Rate limits cannot be checked right now; retry shortly.".to_string();
+                    let status = axum::http::StatusCode::SERVICE_UNAVAILABLE;
+                    Err(ApiError::Limit { status, limit: "throttle_store", detail })
+                }
+            };
+        }
+    };
+    let mut headers = HeaderMap::new();
+    headers.insert("ratelimit-policy", policy_header(&rules));
+    match outcomes.last() {
+        Some(&Outcome::Denied { retry_after }) => {
+            let rule = &rules[outcomes.len() - 1];
+            let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
+            let seconds = seconds.max(1);
+            headers.insert("ratelimit", remaining_header(rule.policy, 0, seconds));
+            let detail = format!(
+                "Request was throttled: {} allows {}. Expected available in {seconds} s.",
+                rule.policy, rule.rate
+            );
+            Err(ApiError::Throttled { scope: rule.policy, retry_after: seconds, detail, headers: Box::new(headers) })
+        }
+        _ if !throttle.every_answer => Ok(Pass::default()),
+        _ => {
+            let least = rules.iter().zip(&outcomes).filter_map(|(rule, outcome)| match outcome {
+                Outcome::Allowed { remaining, reset } => Some((rule.policy, *remaining, reset.as_secs())),
+                Outcome::Denied { .. } => None,
+            });
+            if let Some((policy, remaining, reset)) = least.min_by_key(|(_, remaining, _)| *remaining) {
+                headers.insert("ratelimit", remaining_header(policy, remaining, reset));
+            }
+            Ok(Pass::with(headers))
+        }
+    }
+}
