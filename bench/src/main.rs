@@ -12,6 +12,8 @@
 //! - `fanout`: N stream subscribers, one write, time until each receives it (`fanout-client`: the subscribers'
 //!   process it starts);
 //! - `futures`: the size of the futures the viewset server's default handlers return (memory per request in flight);
+//! - `traffic`: what a throttle check costs a retrieve (in process, Redis) and requests/s with load shedding under
+//!   4× overload against none;
 //! - `soak`: the blog's release binary under a mixed load with stream subscribers for minutes (`bench/soak.sh`).
 //!
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
@@ -25,6 +27,7 @@ mod pages;
 mod reads;
 mod repo;
 mod soak;
+mod traffic;
 mod viewset_server;
 
 use std::net::SocketAddr;
@@ -32,7 +35,9 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
-  viewset-bench serve <viewset|viewset-nolimits|seaorm|sqlx> --db URL --bind ADDR [--router-per-connection]
+  viewset-bench serve <viewset|viewset-nolimits|viewset-throttle|viewset-throttle-redis|seaorm|sqlx> --db URL --bind ADDR
+                      [--router-per-connection]
+  viewset-bench traffic [--pg URL] [--redis URL] [--duration SECS] [--rounds N] [--capacity N]
   viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
                     [--python-venv DIR] [--no-python] [--no-compile] [--servers a,b,...] [--out FILE]
                     [--markdown FILE | --no-markdown]
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
         Some("reads") => reads::Options::parse(&args[1..]).and_then(reads::run),
         Some("futures") => futures::run(),
         Some("soak") => soak::Options::parse(&args[1..]).and_then(soak::run),
+        Some("traffic") => traffic::Options::parse(&args[1..]).and_then(traffic::run),
         _ => Err(USAGE.to_string()),
     };
     match result {
@@ -77,6 +83,10 @@ pub enum RustKind {
     /// The same app without `Limits::apply` (request id, size limits, timeout, JSON errors): not a server the
     /// harness compares, only for `bench/profile.sh` to measure what the limits cost a request.
     ViewsetNoLimits,
+    /// The viewset server with a throttle that never refuses, buckets in process (what a check costs).
+    ViewsetThrottle,
+    /// The same with the buckets in Redis.
+    ViewsetThrottleRedis,
     /// The same routes written by hand with axum + sea-orm.
     SeaOrm,
     /// The same routes written by hand with axum + sqlx.
@@ -88,9 +98,14 @@ impl RustKind {
         match s {
             "viewset" => Ok(RustKind::Viewset),
             "viewset-nolimits" => Ok(RustKind::ViewsetNoLimits),
+            "viewset-throttle" => Ok(RustKind::ViewsetThrottle),
+            "viewset-throttle-redis" => Ok(RustKind::ViewsetThrottleRedis),
             "seaorm" => Ok(RustKind::SeaOrm),
             "sqlx" => Ok(RustKind::Sqlx),
-            other => Err(format!("unknown server kind `{other}` (viewset, viewset-nolimits, seaorm, sqlx)")),
+            other => Err(format!(
+                "unknown server kind `{other}` (viewset, viewset-nolimits, viewset-throttle, viewset-throttle-redis, \
+                 seaorm, sqlx)"
+            )),
         }
     }
 }
@@ -118,11 +133,20 @@ fn serve(args: &[String]) -> Result<(), String> {
         let app = match kind {
             RustKind::Viewset => viewset_server::app(&db, true).await?,
             RustKind::ViewsetNoLimits => viewset_server::app(&db, false).await?,
+            RustKind::ViewsetThrottle => viewset_server::throttled(&db, traffic::never_refusing(None)?).await?,
+            RustKind::ViewsetThrottleRedis => {
+                viewset_server::throttled(&db, traffic::never_refusing(Some(&traffic::redis_url()))?).await?
+            }
             RustKind::SeaOrm => handwritten::seaorm::app(&db).await?,
             RustKind::Sqlx => handwritten::sqlx::app(&db).await?,
         };
         let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("bind {bind}: {e}"))?;
         if per_connection {
+            return axum::serve(listener, app).await.map_err(|e| e.to_string());
+        }
+        if matches!(kind, RustKind::ViewsetThrottle | RustKind::ViewsetThrottleRedis) {
+            // Anonymous callers are throttled by their address: the peer's, as the blog's `main` serves it.
+            let app = app.into_make_service_with_connect_info::<SocketAddr>();
             return axum::serve(listener, app).await.map_err(|e| e.to_string());
         }
         axum::serve(listener, app.into_make_service()).await.map_err(|e| e.to_string())

@@ -4,6 +4,7 @@
 use axum::Router;
 use blog::entities::post;
 use viewset_core::prelude::*;
+use viewset_core::throttle::Throttle;
 
 /// Posts with `CursorPagination` at `/cursor/posts/`: the blog's `PostViewSet` configuration, keyset pages.
 #[derive(ModelViewSet)]
@@ -27,11 +28,31 @@ pub struct BenchCursorPosts;
 /// `bench/profile.sh` only: what the limits cost) the same router lacks the limits' layer and nothing else.
 pub async fn app(url: &str, limits: bool) -> Result<Router, String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
+    let state = ServiceState::new(db);
+    routes(state, limits.then(Limits::default))
+}
+
+/// [`app`] with `throttle` in its state (`bench/profile.sh`'s `viewset-throttle` servers, `traffic`).
+pub async fn throttled(url: &str, throttle: Throttle) -> Result<Router, String> {
+    let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
+    routes(ServiceState::new(db).with_throttle(throttle), Some(Limits::default()))
+}
+
+/// [`app`] with other `limits` (`traffic`'s overload: `max_in_flight`).
+pub async fn limited(url: &str, limits: Limits) -> Result<Router, String> {
+    let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
+    routes(ServiceState::new(db), Some(limits))
+}
+
+fn routes(state: ServiceState, limits: Option<Limits>) -> Result<Router, String> {
     let mut api = blog::api();
     api.include::<BenchCursorPosts>().map_err(|e| e.to_string())?;
-    let state = ServiceState::new(db);
-    Ok(if limits {
-        blog::app_from(api, state)
+    Ok(if let Some(limits) = limits {
+        let layers = tower::ServiceBuilder::new()
+            .layer(tower_http::trace::TraceLayer::new_for_http())
+            .layer(limits.layer())
+            .layer(blog::auth::layer());
+        blog::routes_from(api, state).layer(layers)
     } else {
         let layers = tower::ServiceBuilder::new()
             .layer(tower_http::trace::TraceLayer::new_for_http())

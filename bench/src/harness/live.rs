@@ -62,6 +62,8 @@ pub(super) async fn start_server(
                 .arg(match kind {
                     crate::RustKind::Viewset => "viewset",
                     crate::RustKind::ViewsetNoLimits => "viewset-nolimits",
+                    crate::RustKind::ViewsetThrottle => "viewset-throttle",
+                    crate::RustKind::ViewsetThrottleRedis => "viewset-throttle-redis",
                     crate::RustKind::SeaOrm => "seaorm",
                     crate::RustKind::Sqlx => "sqlx",
                 })

@@ -4,7 +4,7 @@
 pub(crate) mod db;
 mod environment;
 mod live;
-mod load;
+pub(crate) mod load;
 mod measure;
 mod options;
 pub(crate) mod procs;
