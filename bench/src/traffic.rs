@@ -90,7 +90,11 @@ async fn measure(options: Options) -> Result<(), String> {
     seed(&url)?;
     let memory = serve(viewset_server::throttled(&url, never_refusing(None)?).await?).await?;
     let redis = serve(viewset_server::throttled(&url, never_refusing(Some(&options.redis))?).await?).await?;
-    println!("## A throttle check per retrieve (wrk, 16 connections, {} s x {} rounds)\n", options.duration.as_secs(), options.rounds);
+    println!(
+        "## A throttle check per retrieve (wrk, 16 connections, {} s x {} rounds)\n",
+        options.duration.as_secs(),
+        options.rounds
+    );
     let script = std::env::temp_dir().join(format!("vsbench-traffic-{}.lua", std::process::id()));
     let requests = Requests::GetRandomId { prefix: "/api/posts/".into(), n: 5000, uuid: false };
     std::fs::write(&script, load::script(&requests)).map_err(|e| e.to_string())?;
@@ -186,7 +190,8 @@ async fn overload(base: &str, clients: usize, duration: Duration) -> Overload {
                         }
                         Ok(response) if response.status() == 503 => {
                             out.shed += 1;
-                            let wait = response.headers().get("retry-after").and_then(|v| v.to_str().ok()?.parse().ok());
+                            let wait =
+                                response.headers().get("retry-after").and_then(|v| v.to_str().ok()?.parse().ok());
                             tokio::time::sleep(Duration::from_secs(wait.unwrap_or(1))).await;
                         }
                         _ => out.errors += 1,

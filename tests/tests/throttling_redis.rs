@@ -47,7 +47,10 @@ async fn two_instances_sharing_redis_enforce_one_limit() {
         assert_eq!(status(app).await.0, StatusCode::OK);
     }
     let (code, body) = status(&b).await;
-    assert_eq!((code, body["code"].as_str(), body["scope"].as_str()), (StatusCode::TOO_MANY_REQUESTS, Some("throttled"), Some("anon")));
+    assert_eq!(
+        (code, body["code"].as_str(), body["scope"].as_str()),
+        (StatusCode::TOO_MANY_REQUESTS, Some("throttled"), Some("anon"))
+    );
     assert_eq!(status(&a).await.0, StatusCode::TOO_MANY_REQUESTS, "the other instance agrees");
     let other = instance(Throttle::new().anon("3/minute".parse().unwrap()).redis(&url).unwrap().namespace("x")).await;
     assert_eq!(status(&other).await.0, StatusCode::OK, "another namespace counts apart");

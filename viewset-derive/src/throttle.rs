@@ -41,10 +41,8 @@ pub fn entry(attr: &Option<ThrottleAttr>, errors: &mut darling::error::Accumulat
         ("delete", &attr.delete),
         ("stream", &attr.stream),
     ];
-    let operations: Vec<TokenStream> = operations
-        .into_iter()
-        .filter_map(|(name, lit)| rate_of(lit).map(|rate| quote!((#name, #rate))))
-        .collect();
+    let operations: Vec<TokenStream> =
+        operations.into_iter().filter_map(|(name, lit)| rate_of(lit).map(|rate| quote!((#name, #rate)))).collect();
     let (anon, user, staff) = (option(anon), option(user), option(staff));
     quote!(#vs::throttle::Throttles { anon: #anon, user: #user, staff: #staff, operations: &[#(#operations),*] })
 }

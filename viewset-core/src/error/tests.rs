@@ -4,8 +4,7 @@ use super::*;
 fn unique_field_from_both_dialects() {
     assert_eq!(unique_field("UNIQUE constraint failed: authors.email", "authors").as_deref(), Some("email"));
     assert_eq!(
-        unique_field("duplicate key value violates unique constraint \"blog_posts_slug_key\"", "blog_posts")
-            .as_deref(),
+        unique_field("duplicate key value violates unique constraint \"blog_posts_slug_key\"", "blog_posts").as_deref(),
         Some("slug")
     );
     assert_eq!(unique_field("something else", "x"), None);

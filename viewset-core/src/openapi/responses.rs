@@ -119,7 +119,10 @@ fn too_many_requests() -> Response {
         .required("retry_after");
     json(description, body.into())
         .header("Retry-After", header(Type::Integer, "Seconds until the next request is admitted."))
-        .header("RateLimit-Policy", header(Type::String, "Each policy counted: `\"anon\";q=100;w=60` (quota per window in seconds)."))
+        .header(
+            "RateLimit-Policy",
+            header(Type::String, "Each policy counted: `\"anon\";q=100;w=60` (quota per window in seconds)."),
+        )
         .header("RateLimit", header(Type::String, "The refusing policy: `\"anon\";r=0;t=18` (remaining, seconds)."))
         .build()
 }

@@ -69,8 +69,15 @@ fn limit_error() -> RefOr<Schema> {
         "overloaded",
         "throttle_unavailable",
     ];
-    let limits =
-        ["max_body_bytes", "max_uri_bytes", "max_header_bytes", "request_timeout", "max_in_flight", "max_streams", "throttle_store"];
+    let limits = [
+        "max_body_bytes",
+        "max_uri_bytes",
+        "max_header_bytes",
+        "request_timeout",
+        "max_in_flight",
+        "max_streams",
+        "throttle_store",
+    ];
     ObjectBuilder::new()
         .description(Some("A request over one of the application's limits (`viewset_core::limits::Limits`), or refused because rate limits cannot be checked (`throttle_store`)."))
         .property("detail", string())

@@ -221,12 +221,14 @@ fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Respon
 fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
     async move {
         let pass = enter::<V>(&mut request, Operation::Retrieve).await?;
-        pass.answer(async move {
-            let pk = Lookup::from_path::<V>(path)?;
-            let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
-            Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
-        }
-        .await)
+        pass.answer(
+            async move {
+                let pk = Lookup::from_path::<V>(path)?;
+                let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
+                Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
+            }
+            .await,
+        )
     }
     .map(respond)
 }
@@ -234,11 +236,13 @@ fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl F
 fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> impl Future<Output = Response> + Send {
     async move {
         let pass = enter::<V>(&mut request, Operation::Create).await?;
-        pass.answer(async move {
-            let data = body(bytes, &request, create_shape::<V>)?;
-            V::create(data, request).await
-        }
-        .await)
+        pass.answer(
+            async move {
+                let data = body(bytes, &request, create_shape::<V>)?;
+                V::create(data, request).await
+            }
+            .await,
+        )
     }
     .map(respond)
 }
@@ -250,13 +254,15 @@ fn update_route<V: Hooks>(
 ) -> impl Future<Output = Response> + Send {
     async move {
         let pass = enter::<V>(&mut request, Operation::Update).await?;
-        pass.answer(async move {
-            crate::viewset::etag::require_if_match::<V>(&request)?;
-            let pk = Lookup::from_path::<V>(path)?;
-            let data = body(bytes, &request, update_shape::<V>)?;
-            V::update(pk, data, request).await
-        }
-        .await)
+        pass.answer(
+            async move {
+                crate::viewset::etag::require_if_match::<V>(&request)?;
+                let pk = Lookup::from_path::<V>(path)?;
+                let data = body(bytes, &request, update_shape::<V>)?;
+                V::update(pk, data, request).await
+            }
+            .await,
+        )
     }
     .map(respond)
 }
@@ -264,11 +270,13 @@ fn update_route<V: Hooks>(
 fn delete_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
     async move {
         let pass = enter::<V>(&mut request, Operation::Delete).await?;
-        pass.answer(async move {
-            crate::viewset::etag::require_if_match::<V>(&request)?;
-            V::delete(Lookup::from_path::<V>(path)?, request).await
-        }
-        .await)
+        pass.answer(
+            async move {
+                crate::viewset::etag::require_if_match::<V>(&request)?;
+                V::delete(Lookup::from_path::<V>(path)?, request).await
+            }
+            .await,
+        )
     }
     .map(respond)
 }

@@ -104,7 +104,8 @@ mod tests {
         assert_eq!(key("203.0.113.9", &spoofed, &["10.0.0.0/8"]), "ip:203.0.113.9", "peer not a proxy");
         let chain = [("x-forwarded-for", "6.6.6.6, 198.51.100.7"), ("x-forwarded-for", "10.0.0.2")];
         assert_eq!(key("10.0.0.1", &chain, &["10.0.0.0/8"]), "ip:198.51.100.7", "the client's own entry is skipped");
-        let fwd = [("forwarded", "for=6.6.6.6, for=\"[2001:db8:1:2::9]:4711\";proto=https"), ("x-forwarded-for", "1.1.1.1")];
+        let fwd =
+            [("forwarded", "for=6.6.6.6, for=\"[2001:db8:1:2::9]:4711\";proto=https"), ("x-forwarded-for", "1.1.1.1")];
         assert_eq!(key("10.0.0.1", &fwd, &["10.0.0.0/8"]), "ip:2001:db8:1:2::/64", "Forwarded first, IPv6 as /64");
         let all_trusted = [("x-forwarded-for", "10.0.0.7, 10.0.0.8")];
         assert_eq!(key("10.0.0.1", &all_trusted, &["10.0.0.0/8"]), "ip:10.0.0.7");

@@ -110,9 +110,14 @@ impl Declared<'_> {
         let scope = Scope::of(principal);
         let (own, bucket) = self.viewset;
         let mut rules = Vec::with_capacity(2);
-        let scoped = own.scope(scope).map(|rate| (bucket, rate)).or_else(|| self.defaults.scope(scope).map(|r| ("", r)));
+        let scoped =
+            own.scope(scope).map(|rate| (bucket, rate)).or_else(|| self.defaults.scope(scope).map(|r| ("", r)));
         if let Some((bucket, rate)) = scoped {
-            rules.push(Rule { policy: scope.name(), rate, key: format!("{}{bucket}:{}:{who}", self.namespace, scope.name()) });
+            rules.push(Rule {
+                policy: scope.name(),
+                rate,
+                key: format!("{}{bucket}:{}:{who}", self.namespace, scope.name()),
+            });
         }
         let name = operation.name();
         if let Some(rate) = self.action.or_else(|| own.operation(name)) {

@@ -38,11 +38,12 @@ impl Pass {
     }
 }
 
-
 /// Every policy the request was counted against: quota `q` per window `w` (seconds).
 pub(crate) fn policy_header(rules: &[Rule]) -> HeaderValue {
-    let policies: Vec<String> =
-        rules.iter().map(|rule| format!("\"{}\";q={};w={}", rule.policy, rule.rate.count, rule.rate.window_seconds())).collect();
+    let policies: Vec<String> = rules
+        .iter()
+        .map(|rule| format!("\"{}\";q={};w={}", rule.policy, rule.rate.count, rule.rate.window_seconds()))
+        .collect();
     value(policies.join(", "))
 }
 

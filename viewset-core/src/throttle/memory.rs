@@ -31,7 +31,9 @@ impl Memory {
         let mut limiters = self.limiters.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         limiters
             .entry(rate)
-            .or_insert_with(|| Arc::new(RateLimiter::keyed(quota(rate)).with_middleware::<StateInformationMiddleware>()))
+            .or_insert_with(|| {
+                Arc::new(RateLimiter::keyed(quota(rate)).with_middleware::<StateInformationMiddleware>())
+            })
             .clone()
     }
 

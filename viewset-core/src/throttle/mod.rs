@@ -38,8 +38,8 @@ use std::sync::{Arc, LazyLock};
 
 use ipnet::IpNet;
 
-pub use headers::Pass;
 pub use declared::Throttles;
+pub use headers::Pass;
 pub use rate::{Period, Rate, RateError};
 
 use bucket::Buckets;

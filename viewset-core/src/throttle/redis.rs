@@ -79,8 +79,10 @@ impl RedisBuckets {
             let interval = rule.rate.interval().as_micros().max(1) as u64;
             invocation.key(format!("{PREFIX}{}", rule.key)).arg(interval).arg(rule.rate.count);
         }
-        let reply: Vec<i64> =
-            invocation.invoke_async(&mut connection.clone()).await.map_err(|e| format!("Redis refused the check: {e}"))?;
+        let reply: Vec<i64> = invocation
+            .invoke_async(&mut connection.clone())
+            .await
+            .map_err(|e| format!("Redis refused the check: {e}"))?;
         Ok(reply
             .chunks_exact(2)
             .map(|pair| match pair {
