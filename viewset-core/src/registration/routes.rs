@@ -193,6 +193,9 @@ fn list_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Res
     .map(respond)
 }
 
+/// The list's work after admission. Not an `async fn`, which would keep `request` twice in its future
+/// (rust-lang/rust#62958).
+#[allow(clippy::manual_async_fn)]
 fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
         request.query.check()?;
