@@ -233,7 +233,7 @@ pub fn scratch_project() -> ScratchProject {
     let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&base).expect("create the scratch directory");
     let output = std::process::Command::new(env!("CARGO"))
-        .args(["run", "--quiet", "-p", "viewset-cli", "--", "new", "books", "--dir"])
+        .args(["run", "--quiet", "-p", "viewset-cli", "--", "new", "books", "--resource", "books", "--dir"])
         .arg(&base)
         .current_dir(repository())
         .env("CARGO_TARGET_DIR", starter_target())

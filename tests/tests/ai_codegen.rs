@@ -37,6 +37,7 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
     let id = preview["preview_id"].as_str().unwrap();
     assert_eq!(id.len(), 64);
     let paths: Vec<&str> = preview["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let migration = migration_file(2, "create_tags");
     assert_eq!(
         paths,
         [
@@ -44,8 +45,9 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
             "src/entities/tags.rs",
             "src/lib.rs",
             "src/migration.rs",
-            "src/migration/m0002_create_tags.rs",
-            "src/viewsets.rs"
+            migration.as_str(),
+            "src/viewsets.rs",
+            "tests/tags.rs"
         ]
     );
     let entity = file(&preview, "src/entities/tags.rs");
@@ -62,7 +64,8 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
         "{lib}"
     );
     let migrations = file(&preview, "src/migration.rs")["diff"].as_str().unwrap();
-    assert!(migrations.contains("+mod m0002_create_tags;"), "{migrations}");
+    let module = migration.trim_start_matches("src/migration/").trim_end_matches(".rs");
+    assert!(migrations.contains(&format!("+mod {module};")), "{migrations}");
     assert!(preview["diff"].as_str().unwrap().contains("+++ b/src/viewsets.rs"));
     assert_eq!(preview["apply"]["body"], json!({"preview_id": id, "confirm": true}));
     assert_eq!(preview["apply"]["path"], "/ai/plan/apply", "a new_resource is not a patch");
@@ -77,15 +80,15 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
     assert_eq!(status, StatusCode::OK, "{patch}");
     let viewsets = file(&patch, "src/viewsets.rs")["diff"].as_str().unwrap();
     assert!(viewsets.contains(r#"+    search_fields = ["name", "description", "subtitle"],"#), "{viewsets}");
-    assert!(viewsets.contains(r#"+    ordering_fields = ["id", "name", "done"],"#), "{viewsets}");
-    assert!(!viewsets.contains("-    filterable_fields"), "`done` was filterable already: {viewsets}");
+    assert!(viewsets.contains(r#"+    ordering_fields = ["id", "name", "archived"],"#), "{viewsets}");
+    assert!(!viewsets.contains("-    filterable_fields"), "`archived` was filterable already: {viewsets}");
     assert_eq!(
         patch["steps"][3]["notes"][0],
-        "BooksViewSet: `done` is already in filterable_fields; nothing to change"
+        "BooksViewSet: `archived` is already in filterable_fields; nothing to change"
     );
     let entity = file(&patch, "src/entity.rs")["diff"].as_str().unwrap();
     assert!(entity.contains("+    pub subtitle: Option<String>,"), "{entity}");
-    let migration = file(&patch, "src/migration/m0002_add_books_subtitle.rs")["diff"].as_str().unwrap();
+    let migration = file(&patch, &migration_file(2, "add_books_subtitle"))["diff"].as_str().unwrap();
     assert!(migration.contains("Table::alter()") && migration.contains(".add_column("), "{migration}");
     assert_ne!(patch["preview_id"], preview["preview_id"]);
 
@@ -175,7 +178,7 @@ async fn invalid_operations_are_422_with_locs(c: Codegen) {
         ),
         (
             "/ai/patch/preview",
-            json!({"operations": [edits()[0].clone(), {"op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "search_fields", "field": "done"}]}),
+            json!({"operations": [edits()[0].clone(), {"op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "search_fields", "field": "archived"}]}),
             json!(["body", "operations", 1, "field"]),
             "not_text",
         ),
@@ -251,7 +254,7 @@ async fn apply_needs_confirmation_and_unchanged_files(c: Codegen) {
     let (status, applied) = post(&c.app, "/ai/patch/apply", json!({"operations": edits(), "confirm": true})).await;
     assert_eq!(status, StatusCode::OK, "{applied}");
     assert!(read(&c.project.dir, "src/entity.rs").contains("pub subtitle: Option<String>,"));
-    assert!(c.project.dir.join("src/migration/m0003_add_books_subtitle.rs").exists());
+    assert!(c.project.dir.join(migration_file(3, "add_books_subtitle")).exists());
 }
 
 async fn apply_never_writes_outside_the_project(c: Codegen) {
@@ -263,7 +266,7 @@ async fn apply_never_writes_outside_the_project(c: Codegen) {
     let (status, answer) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::FORBIDDEN, &json!("outside_project")), "{answer}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
-    assert!(!read(&c.project.dir, "src/lib.rs").contains("entities"), "nor inside");
+    assert!(!read(&c.project.dir, "src/lib.rs").contains("pub mod entities;"), "nor inside");
     let (status, answer) = post(&c.app, "/ai/codegen/preview", json!({"operation": new_tags()})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::FORBIDDEN, &json!("outside_project")), "{answer}");
     // A file that is a symlink out of the project is neither read nor written.

@@ -173,7 +173,9 @@ async fn generated_code_compiles() {
         post(&c.app, "/ai/plan/apply", json!({"preview_id": plan["preview_id"], "confirm": true})).await;
     assert_eq!(status, StatusCode::OK, "{applied}");
     let migrations = read(&c.project.dir, "src/migration.rs");
-    assert!(migrations.contains("Box::new(m0004_add_tags_colour::Migration)"), "{migrations}");
+    let module = migration_file(4, "add_tags_colour");
+    let module = module.trim_start_matches("src/migration/").trim_end_matches(".rs");
+    assert!(migrations.contains(&format!("Box::new({module}::Migration)")), "{migrations}");
 
     let project = c.project.dir.clone();
     let check =

@@ -1,12 +1,16 @@
-//! `viewset`: the project starter. `viewset new <name>` writes a project that builds and serves with no edits:
-//! `Cargo.toml`, an entity, its migration, a ViewSet, `main`, and a test.
+//! `viewset`: starts a project and grows it. `viewset new <name>` writes a project that builds and serves with no
+//! edits; `viewset generate resource|field|migration` adds to it with the code generator Studio's `/ai/codegen`
+//! endpoints use (the `viewset-codegen` crate).
 //!
 //! ```text
-//! cargo run -p viewset-cli -- new books            # SQLite (a file next to the binary's working directory)
-//! cargo run -p viewset-cli -- new books --postgres # PostgreSQL (DATABASE_URL)
-//! cd books && API_TOKEN=change-me cargo run        # GET http://127.0.0.1:3000/api/books/
+//! cargo install --path viewset-cli                   # once: puts `viewset` on PATH
+//! viewset new shop                                    # SQLite; --postgres for PostgreSQL; --resource products
+//! cd shop && viewset generate resource products name:string price:f64 category_id:references:items?
+//! API_TOKEN=change-me cargo run                       # GET http://127.0.0.1:3000/api/products/
 //! ```
 
+mod generate;
+mod names;
 mod project;
 
 use std::path::PathBuf;
@@ -14,7 +18,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-/// The viewset project starter.
+/// Starts a viewset project and grows it.
 #[derive(Parser)]
 #[command(name = "viewset", version, about)]
 struct Cli {
@@ -24,11 +28,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Writes a new project in `<dir>/<name>`: its API serves `/api/<name>/`.
+    /// Writes a new project in `<dir>/<name>`, serving its first resource at `/api/<resource>/`.
     New {
-        /// The crate's name: lowercase letters, digits, `-` and `_`, starting with a letter (e.g. `books`).
+        /// The crate's name: lowercase letters, digits, `-` and `_`, starting with a letter (e.g. `shop`).
         name: String,
-        /// PostgreSQL instead of the embedded SQLite file.
+        /// The first resource (table, module and URL segment), in snake_case.
+        #[arg(long, default_value = project::DEFAULT_RESOURCE)]
+        resource: String,
+        /// PostgreSQL instead of the embedded SQLite file (the database is created at the first start if missing).
         #[arg(long)]
         postgres: bool,
         /// Where to create the project's directory.
@@ -39,17 +46,93 @@ enum Command {
         #[arg(long)]
         viewset: Option<PathBuf>,
     },
+    /// Adds to the project in the current directory (or --project): prints what it wrote, or the diff with --dry-run.
+    Generate {
+        #[command(subcommand)]
+        what: Generate,
+        /// Print the diff and write nothing.
+        #[arg(long, global = true)]
+        dry_run: bool,
+        /// The project's directory (laid out as `viewset new` writes it).
+        #[arg(long, global = true, default_value = ".")]
+        project: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum Generate {
+    /// A table: entity, its migration file, a ViewSet with allowlists, its registration and a test.
+    Resource {
+        /// The table (snake_case, e.g. `products`): also the module and the URL segment `/api/<name>/`.
+        name: String,
+        /// `<name>:<type>` each, `?` for nullable, `=<value>` for a default; types: string, text, i32, i64, f64,
+        /// bool, date, datetime, json, references:<resource>.
+        #[arg(required = true)]
+        fields: Vec<String>,
+    },
+    /// A column on an existing resource: its migration, the entity's field and the ViewSet's allowlists.
+    Field {
+        /// The resource (table).
+        resource: String,
+        /// `<name>:<type>`, nullable (`?`) or with a default (`=<value>`): existing rows need a value.
+        field: String,
+        /// The ViewSet to add it to (default: `<Resource>ViewSet`).
+        #[arg(long)]
+        viewset: Option<String>,
+    },
+    /// An empty migration in its own file, registered, for a change written by hand.
+    Migration {
+        /// What it does, in snake_case (e.g. `add_index_on_name`).
+        name: String,
+    },
+}
+
+fn new(
+    name: &str,
+    resource: &str,
+    postgres: bool,
+    dir: &std::path::Path,
+    viewset: Option<PathBuf>,
+) -> Result<String, String> {
+    let viewset = viewset.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let date = viewset_codegen::today_utc();
+    let path = project::Project::new(name, resource, postgres, &viewset, &date)?.write(dir)?;
+    let path = path.display();
+    Ok(format!(
+        "created {path}\nnext: cd {path} && API_TOKEN=change-me cargo run\nthen: curl http://127.0.0.1:3000/api/{resource}/"
+    ))
+}
+
+fn generate(what: Generate, dry_run: bool, project: &std::path::Path) -> Result<String, String> {
+    let (operations, arguments) = match what {
+        Generate::Resource { name, fields } => {
+            let columns = fields.iter().map(|f| generate::parse_field(f)).collect::<Result<Vec<_>, _>>()?;
+            let arguments: Vec<String> = std::iter::once(name.clone()).chain(fields).collect();
+            (generate::resource(&name, columns), arguments)
+        }
+        Generate::Field { resource, field, viewset } => {
+            let column = generate::parse_field(&field)?;
+            let viewset = viewset.unwrap_or_else(|| format!("{}ViewSet", pascal(&resource)));
+            (generate::field(&resource, &viewset, column), vec![resource, field])
+        }
+        Generate::Migration { name } => (generate::migration(&name), vec![name]),
+    };
+    generate::run(project, &operations, dry_run, &arguments)
+}
+
+/// `order_lines` → `OrderLines`.
+fn pascal(snake: &str) -> String {
+    snake.split('_').map(|w| w[..w.len().min(1)].to_ascii_uppercase() + &w[w.len().min(1)..]).collect()
 }
 
 fn main() -> ExitCode {
-    let Command::New { name, postgres, dir, viewset } = Cli::parse().command;
-    let viewset = viewset.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
-    let result = project::Project::new(&name, postgres, &viewset).and_then(|project| project.write(&dir));
+    let result = match Cli::parse().command {
+        Command::New { name, resource, postgres, dir, viewset } => new(&name, &resource, postgres, &dir, viewset),
+        Command::Generate { what, dry_run, project } => generate(what, dry_run, &project),
+    };
     match result {
-        Ok(path) => {
-            println!("created {}", path.display());
-            println!("next: cd {} && API_TOKEN=change-me cargo run", path.display());
-            println!("then: curl http://127.0.0.1:3000/api/{}/", project::table_name(&name));
+        Ok(output) => {
+            println!("{output}");
             ExitCode::SUCCESS
         }
         Err(message) => {

@@ -2,18 +2,25 @@
 
 use std::path::{Path, PathBuf};
 
-/// The files of a new project, by path, and their templates.
-const FILES: [(&str, &str); 7] = [
+/// The files of a new project, by path (placeholders allowed), and their templates.
+const FILES: [(&str, &str); 8] = [
     ("Cargo.toml", include_str!("../templates/Cargo.toml.tmpl")),
     ("src/main.rs", include_str!("../templates/main.rs.tmpl")),
     ("src/lib.rs", include_str!("../templates/lib.rs.tmpl")),
     ("src/entity.rs", include_str!("../templates/entity.rs.tmpl")),
     ("src/migration.rs", include_str!("../templates/migration.rs.tmpl")),
+    ("src/migration/{{first_migration}}.rs", include_str!("../templates/first_migration.rs.tmpl")),
     ("src/viewsets.rs", include_str!("../templates/viewsets.rs.tmpl")),
     ("tests/api.rs", include_str!("../templates/test.rs.tmpl")),
 ];
 
+const CONNECT_SQLITE: &str = include_str!("../templates/connect_sqlite.rs.tmpl");
+const CONNECT_POSTGRES: &str = include_str!("../templates/connect_postgres.rs.tmpl");
+
 const GITIGNORE: &str = "/target\n*.db\n*.db-*\n";
+
+/// The first resource when `--resource` is not given: neutral, whatever the project is called.
+pub const DEFAULT_RESOURCE: &str = "items";
 
 /// A project to write: its name and the values of the templates' placeholders.
 #[derive(Debug)]
@@ -22,48 +29,38 @@ pub struct Project {
     values: Vec<(&'static str, String)>,
 }
 
-/// The table (and URL segment) of a crate name: `my-books` → `my_books`.
-pub fn table_name(name: &str) -> String {
-    name.replace('-', "_")
-}
-
 impl Project {
-    /// Checks `name` and the viewset checkout, and prepares the placeholders.
-    pub fn new(name: &str, postgres: bool, viewset: &Path) -> Result<Project, String> {
-        let valid = name.starts_with(|c: char| c.is_ascii_lowercase())
-            && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-        if !valid {
-            return Err(format!(
-                "`{name}` is not a crate name for a project: use lowercase letters, digits, `-` and `_`, starting \
-                 with a letter (e.g. `books`)"
-            ));
-        }
+    /// Checks `name`, `resource` and the viewset checkout, and prepares the placeholders; the first migration is
+    /// dated `date` (`YYYYMMDD`).
+    pub fn new(name: &str, resource: &str, postgres: bool, viewset: &Path, date: &str) -> Result<Project, String> {
+        crate::names::check_project(name)?;
+        crate::names::check_resource(resource)?;
         let core = viewset.join("viewset-core");
         let core = core.canonicalize().map_err(|_| {
             format!("no viewset checkout at {} (pass --viewset <path to the repository>)", viewset.display())
         })?;
-        let table = table_name(name);
-        let pascal: String = table
+        let lib = name.replace('-', "_");
+        let pascal: String = resource
             .split('_')
             .map(|part| part[..part.len().min(1)].to_ascii_uppercase() + &part[part.len().min(1)..])
             .collect();
-        let test_db = if postgres {
-            r#"std::env::var("DATABASE_URL").expect("DATABASE_URL: an empty PostgreSQL database for the tests")"#
-                .to_string()
+        let (backend, sqlx, url, connect) = if postgres {
+            (
+                "postgres",
+                "sqlx-postgres",
+                format!("postgres://postgres:postgres@127.0.0.1:5432/{lib}"),
+                CONNECT_POSTGRES,
+            )
         } else {
-            r#"format!("sqlite://{}?mode=rwc", std::env::temp_dir().join(format!("{{table}}-{}.db", std::process::id())).display())"#
-                .to_string()
-        };
-        let (backend, sqlx, url) = if postgres {
-            ("postgres", "sqlx-postgres", format!("postgres://postgres:postgres@127.0.0.1:5432/{table}"))
-        } else {
-            ("sqlite", "sqlx-sqlite", format!("sqlite://{table}.db?mode=rwc"))
+            ("sqlite", "sqlx-sqlite", format!("sqlite://{lib}.db?mode=rwc"), CONNECT_SQLITE)
         };
         let values = vec![
-            ("test_db", test_db),
+            ("connect", connect.trim_end().to_string()),
+            ("test_url", format!("postgres://postgres:postgres@127.0.0.1:5432/{lib}_test")),
+            ("first_migration", viewset_codegen::migration_name(date, 1, &format!("create_{resource}"))),
             ("crate", name.to_string()),
-            ("lib", table.clone()),
-            ("table", table),
+            ("lib", lib),
+            ("table", resource.to_string()),
             ("ViewSet", format!("{pascal}ViewSet")),
             ("viewset_core", format!("path = {:?}", core.display().to_string())),
             ("backend", backend.to_string()),
@@ -74,14 +71,14 @@ impl Project {
     }
 
     /// The text of each file.
-    pub fn files(&self) -> Vec<(&'static str, String)> {
+    pub fn files(&self) -> Vec<(String, String)> {
         let fill = |template: &str| {
             self.values
                 .iter()
                 .fold(template.to_string(), |text, (key, value)| text.replace(&format!("{{{{{key}}}}}"), value))
         };
-        let mut files: Vec<(&'static str, String)> = FILES.iter().map(|(path, t)| (*path, fill(t))).collect();
-        files.push((".gitignore", GITIGNORE.to_string()));
+        let mut files: Vec<(String, String)> = FILES.iter().map(|(path, t)| (fill(path), fill(t))).collect();
+        files.push((".gitignore".to_string(), GITIGNORE.to_string()));
         files
     }
 
@@ -106,13 +103,14 @@ mod tests {
     use super::*;
 
     fn project(name: &str, postgres: bool) -> Result<Project, String> {
-        Project::new(name, postgres, &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."))
+        let viewset = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        Project::new(name, "my_books", postgres, &viewset, "20261127")
     }
 
     #[test]
     fn names_are_checked() {
-        for bad in ["Books", "1books", "", "my books", "books!", "-x"] {
-            assert!(project(bad, false).unwrap_err().contains("not a crate name"), "{bad}");
+        for bad in ["Books", "1books", "", "my books", "books!", "-x", "type", "test"] {
+            assert!(project(bad, false).unwrap_err().contains("cannot name a project"), "{bad}");
         }
         assert!(project("books", false).is_ok());
     }
@@ -121,7 +119,10 @@ mod tests {
     fn every_placeholder_is_filled() {
         for postgres in [false, true] {
             for (path, text) in project("my-books", postgres).unwrap().files() {
-                assert!(!text.contains("{{"), "{path}: {text}");
+                assert!(!text.contains("{{") && !path.contains("{{"), "{path}: {text}");
+                if path == "src/migration.rs" {
+                    assert!(text.contains("mod m20261127_000001_create_my_books;"), "{text}");
+                }
                 if path == "src/viewsets.rs" {
                     assert!(
                         text.contains("pub struct MyBooksViewSet;") && text.contains(r#"prefix = "/api/my_books""#)
@@ -141,7 +142,7 @@ mod tests {
 
     #[test]
     fn a_missing_checkout_is_named() {
-        let error = Project::new("books", false, Path::new("/nonexistent")).err().unwrap();
+        let error = Project::new("books", "items", false, Path::new("/nonexistent"), "20261127").err().unwrap();
         assert!(error.contains("--viewset"), "{error}");
     }
 }

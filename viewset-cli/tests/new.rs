@@ -1,144 +1,205 @@
-//! `viewset new` end to end: the project it writes builds, passes its own test, starts on SQLite and answers over
-//! HTTP as its README lines say; `--postgres`'s project compiles. The projects build in `target/starter` with the
-//! workspace's `Cargo.lock` (the versions this repository is tested with). Needs `cargo` and `curl`.
+//! `viewset new` and `viewset generate` end to end, as the README's "Growing a project" says: a project is written,
+//! built and served (its database created with the first migration), then grown with the README's `viewset
+//! generate` lines (a resource with every field type, a nullable one and a reference; a field on the first
+//! resource; a hand-written migration; a dry run), built again, tested with its own `cargo test`, and served on the
+//! same database, whose new migrations apply; on SQLite and on PostgreSQL (which creates its missing databases).
+//! Refused names and refused input are checked without building. The projects build in `target/starter` with the
+//! workspace's `Cargo.lock`. Needs `cargo` and `curl`.
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+mod support;
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::json;
+use support::*;
+
+/// Every file of the project's `src/` and `tests/`, by path.
+fn sources(project: &Path) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    let mut dirs = vec![project.join("src"), project.join("tests"), project.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() && dir != project {
+                dirs.push(path);
+            } else if path.is_file() && path.extension().is_some_and(|e| e == "rs" || e == "toml") {
+                files.insert(path.display().to_string(), std::fs::read_to_string(&path).unwrap());
+            }
+        }
+    }
+    files
 }
 
-/// A fresh directory outside the repository (a project inside it would belong to its workspace), emptied first and
-/// removed when the test ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("viewset-starter-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
+/// Runs the README's `viewset generate` lines in `project`: a `--dry-run` line must print a diff and write nothing.
+fn grow_as_the_readme_says(project: &Path) {
+    let lines = readme_generate_lines();
+    assert!(lines.len() >= 4, "{lines:?}");
+    for line in lines {
+        let args: Vec<&str> = line.iter().map(String::as_str).collect();
+        let before = sources(project);
+        let out = viewset_ok(project, &args);
+        if args.contains(&"--dry-run") {
+            assert!(out.contains("+++ b/") && out.ends_with("dry run: nothing was written\n"), "{out}");
+            assert!(sources(project) == before, "{args:?} wrote files");
+        } else {
+            assert!(out.contains("next: cargo run"), "{out}");
+        }
+    }
+    let migrations = std::fs::read_to_string(project.join("src/migration.rs")).unwrap();
+    let date = viewset_codegen::today_utc();
+    let names = ["create_items", "create_products", "add_items_rating", "add_index_on_name"];
+    let mut at = 0;
+    for (n, name) in names.iter().enumerate() {
+        let module = viewset_codegen::migration_name(&date, n + 1, name);
+        assert!(project.join(format!("src/migration/{module}.rs")).exists(), "{module}");
+        let line = format!("Box::new({module}::Migration)");
+        at = at + migrations[at..].find(&line).unwrap_or_else(|| panic!("{line} in order: {migrations}"));
     }
 }
 
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+/// The first start: an item in a new database (with the first migration only).
+fn first_start(project: &Path, binary: &str, env: &[(&str, &str)], log: &Path) {
+    let server = Server::start(project, binary, env, log);
+    let (status, item) = server.call("POST", "/api/items/", Some(&json!({"name": "lamp"})), true);
+    assert_eq!((status, &item["id"], &item["archived"]), (201, &json!(1), &json!(false)), "{item}");
+    let (status, refused) = server.call("POST", "/api/items/", Some(&json!({"name": "x"})), false);
+    assert_eq!((status, &refused["code"]), (403, &json!("permission_denied")), "{refused}");
+}
+
+/// The grown project on the same database: the added column exists (its migration applied to an existing
+/// database), and the new resource answers create, read, filters, search, ordering, update and delete.
+fn exercise_grown(server: &Server) {
+    let (status, item) = server.call("GET", "/api/items/1", None, false);
+    assert_eq!((status, &item["name"], &item["rating"]), (200, &json!("lamp"), &json!(null)), "{item}");
+    let (status, item) = server.call("PATCH", "/api/items/1", Some(&json!({"rating": 4})), true);
+    assert_eq!((status, &item["rating"]), (200, &json!(4)), "{item}");
+    assert_eq!(server.call("GET", "/api/items/?rating=4", None, false).1["count"], 1);
+
+    let product = json!({
+        "name": "Desk lamp", "notes": "warm light", "views": 10, "price": 19.5, "released_on": "2026-11-27",
+        "updated_at": "2026-11-27T10:00:00Z", "extra": {"colours": ["red"]}, "item_id": 1,
+    });
+    let (status, created) = server.call("POST", "/api/products/", Some(&product), true);
+    assert_eq!(status, 201, "{created}");
+    for (key, value) in product.as_object().unwrap() {
+        if key != "updated_at" {
+            assert_eq!(&created[key], value, "{key}: {created}");
+        }
     }
-}
-
-/// The project's server, killed when the test ends (also when an assertion fails).
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+    assert!(created["updated_at"].as_str().unwrap().starts_with("2026-11-27T10:00:00"), "{created}");
+    assert_eq!((&created["stock"], &created["active"]), (&json!(0), &json!(true)), "defaults: {created}");
+    let id = created["id"].as_i64().unwrap();
+    for query in ["item_id=1", "active=true", "search=desk", "views__gte=5", "ordering=-price"] {
+        let (status, list) = server.call("GET", &format!("/api/products/?{query}"), None, false);
+        assert_eq!((status, &list["count"]), (200, &json!(1)), "{query}: {list}");
     }
+    let (status, missing) = server.call("POST", "/api/products/", Some(&json!({"name": "no price"})), true);
+    assert_eq!(status, 422, "price is required: {missing}");
+    assert!(missing.to_string().contains("price"), "{missing}");
+    let (status, patched) = server.call("PATCH", &format!("/api/products/{id}"), Some(&json!({"notes": null})), true);
+    assert_eq!((status, &patched["notes"], &patched["price"]), (200, &json!(null), &json!(19.5)), "{patched}");
+    let (status, deleted) = server.call("DELETE", &format!("/api/products/{id}"), None, true);
+    assert_eq!((status, deleted), (200, json!({"deleted": true, "id": id})));
+    assert_eq!(server.call("GET", &format!("/api/products/{id}"), None, false).0, 404);
 }
 
-fn new_project(name: &str, extra: &[&str], dir: &Path) -> PathBuf {
-    let output =
-        Command::new(env!("CARGO_BIN_EXE_viewset")).args(["new", name, "--dir"]).arg(dir).args(extra).output().unwrap();
-    assert!(output.status.success(), "viewset new: {}", String::from_utf8_lossy(&output.stderr));
-    let project = dir.join(name);
-    std::fs::copy(repo().join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
-    project
+#[test]
+fn a_sqlite_project_grows_builds_tests_and_serves() {
+    let dir = Scratch::new("sqlite");
+    let project = new_project("shop", &[], &dir.0);
+    let again = viewset_refused(&dir.0, &["new", "shop"]);
+    assert!(again.contains("already exists"), "{again}");
+    cargo(&project, &["build", "--quiet"], &[]);
+    first_start(&project, "shop", &[], &dir.0.join("first.log"));
+    assert!(project.join("shop.db").exists(), "the development database, next to the project");
+
+    grow_as_the_readme_says(&project);
+    cargo(&project, &["build", "--quiet", "--all-targets"], &[]);
+    cargo(&project, &["test", "--quiet"], &[]);
+    let server = Server::start(&project, "shop", &[], &dir.0.join("second.log"));
+    exercise_grown(&server);
 }
 
-fn cargo(project: &Path, args: &[&str]) {
-    let status = Command::new(env!("CARGO"))
-        .args(args)
-        .current_dir(project)
-        .env("CARGO_TARGET_DIR", repo().join("target").join("starter"))
-        .env_remove("DATABASE_URL")
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo {args:?} in {}", project.display());
-}
+/// Drops the scratch databases when the test ends (best effort, with `psql`).
+struct Databases(String, Vec<String>);
 
-fn curl(args: &[&str]) -> serde_like::Json {
-    let output = Command::new("curl").arg("-s").args(args).output().expect("curl is installed");
-    assert!(output.status.success(), "curl {args:?}");
-    serde_like::Json(String::from_utf8(output.stdout).unwrap())
-}
-
-/// Just enough of the answers to assert on, without a JSON dependency in this crate.
-mod serde_like {
-    #[derive(Debug)]
-    pub struct Json(pub String);
-    impl Json {
-        pub fn has(&self, fragment: &str) -> bool {
-            self.0.contains(fragment)
+impl Databases {
+    fn drop_all(&self) {
+        for name in &self.1 {
+            let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+            let _ = std::process::Command::new("psql").args([&format!("{}/postgres", self.0), "-qc", &sql]).output();
         }
     }
 }
 
-#[test]
-fn the_sqlite_project_builds_tests_and_serves() {
-    let dir = Scratch::new("sqlite");
-    let project = new_project("demo-app", &[], &dir.0);
-    // A second `new` with the same name refuses instead of overwriting.
-    let again = Command::new(env!("CARGO_BIN_EXE_viewset")).args(["new", "demo-app", "--dir"]).arg(&dir.0).output();
-    assert!(!again.unwrap().status.success());
-
-    cargo(&project, &["build", "--quiet"]);
-    cargo(&project, &["test", "--quiet"]);
-
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let bind = format!("127.0.0.1:{port}");
-    let mut server = Command::new(repo().join("target/starter/debug/demo-app"))
-        .current_dir(&project)
-        .env("BIND", &bind)
-        .env("API_TOKEN", "change-me")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::File::create(dir.0.join("server.log")).unwrap())
-        .spawn()
-        .unwrap();
-    let stdout = server.stdout.take().unwrap();
-    let _server = Server(server);
-    let mut first = String::new();
-    BufReader::new(stdout).read_line(&mut first).unwrap();
-    assert!(first.starts_with(&format!("listening on http://{bind}")), "{first:?}");
-
-    let url = format!("http://{bind}/api/demo_app/");
-    let list = curl(&["-w", " %{http_code}", &url]);
-    assert!(list.has(r#""count":0"#) && list.0.ends_with(" 200"), "{list:?}");
-    let json = "Content-Type: application/json";
-    let created = curl(&[
-        "-w",
-        " %{http_code}",
-        "-X",
-        "POST",
-        &url,
-        "-H",
-        json,
-        "-H",
-        "Authorization: Bearer change-me",
-        "-d",
-        r#"{"name":"first"}"#,
-    ]);
-    assert!(
-        created.has(r#""name":"first""#) && created.has(r#""done":false"#) && created.0.ends_with(" 201"),
-        "{created:?}"
-    );
-    let refused =
-        curl(&["-w", " %{http_code}", "-X", "POST", &url, "-H", json, "-H", "Authorization: Bearer wrong", "-d", "{}"]);
-    assert!(refused.has("invalid_token") && refused.0.ends_with(" 401"), "{refused:?}");
-    let list = curl(&[&format!("{url}?search=fir")]);
-    assert!(list.has(r#""count":1"#), "{list:?}");
+impl Drop for Databases {
+    fn drop(&mut self) {
+        self.drop_all();
+    }
 }
 
 #[test]
-fn the_postgres_project_compiles() {
+fn a_postgres_project_creates_its_databases_grows_and_serves() {
+    let Some(server_url) = postgres_url() else { return };
     let dir = Scratch::new("postgres");
-    let project = new_project("pg-app", &["--postgres"], &dir.0);
+    let (development, test) =
+        (format!("viewset_cli_{}", std::process::id()), format!("viewset_cli_{}_t", std::process::id()));
+    let databases = Databases(server_url.clone(), vec![development.clone(), test.clone()]);
+    databases.drop_all(); // left by an earlier run with the same process id
+    let project = new_project("pgshop", &["--postgres"], &dir.0);
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
     assert!(
         manifest.contains(r#"features = ["postgres", "docs"]"#) && manifest.contains("sqlx-postgres"),
         "{manifest}"
     );
-    cargo(&project, &["check", "--quiet", "--all-targets"]);
+
+    let development_url = format!("{server_url}/{development}");
+    let test_url = format!("{server_url}/{test}");
+    cargo(&project, &["build", "--quiet"], &[]);
+    let env = [("DATABASE_URL", development_url.as_str())];
+    first_start(&project, "pgshop", &env, &dir.0.join("first.log"));
+    let log = std::fs::read_to_string(dir.0.join("first.log")).unwrap();
+    assert!(log.contains(&format!("created the database `{development}`")), "{log}");
+
+    grow_as_the_readme_says(&project);
+    cargo(&project, &["build", "--quiet", "--all-targets"], &[]);
+    // The tests empty TEST_DATABASE_URL (created when missing), never the development database.
+    cargo(&project, &["test", "--quiet"], &[("TEST_DATABASE_URL", &test_url), ("DATABASE_URL", &development_url)]);
+    let server = Server::start(&project, "pgshop", &env, &dir.0.join("second.log"));
+    exercise_grown(&server);
+}
+
+#[test]
+fn names_that_cannot_build_and_bad_input_are_refused() {
+    let dir = Scratch::new("refused");
+    for name in ["type", "match", "self", "test", "std", "My Shop", "1shop", "sea-orm", "shop-"] {
+        let error = viewset_refused(&dir.0, &["new", name]);
+        assert!(error.contains("cannot name a project") && error.contains("; try `"), "{name}: {error}");
+        assert!(!dir.0.join(name).exists(), "{name}");
+    }
+    let error = viewset_refused(&dir.0, &["new", "shop", "--resource", "type"]);
+    assert!(error.contains("cannot name a resource") && error.contains("try `type_items`"), "{error}");
+    let error = viewset_refused(&dir.0, &["generate", "resource", "products", "name:string"]);
+    assert!(error.contains("src/lib.rs"), "not a project: {error}");
+
+    let project = new_project("shop", &[], &dir.0);
+    let before = sources(&project);
+    for (args, expected) in [
+        (&["generate", "resource", "products", "total:decimal"][..], "decimal fields are not generated yet"),
+        (&["generate", "resource", "products", "code:uuid"], "uuid columns are not generated yet"),
+        (&["generate", "resource", "products", "price"], "is not a field"),
+        (&["generate", "resource", "products", "price:money"], "types: string, text, i32"),
+        (&["generate", "resource", "type", "name:string"], "`type`: `type` is a Rust keyword"),
+        (&["generate", "resource", "products", "limit:i32"], "`limit:i32`: `limit` is a reserved query name"),
+        (&["generate", "resource", "products", "x:references:nothing"], "no entity of this project has the table"),
+        (&["generate", "resource", "items", "name:string"], "already has an entity for `items`"),
+        (&["generate", "field", "items", "stock:i32"], "existing rows need a value"),
+        (&["generate", "field", "nothing", "stock:i32?"], "no entity of this project has the table `nothing`"),
+        (&["generate", "migration", "Add-Index"], "is not a snake_case identifier"),
+    ] {
+        let error = viewset_refused(&project, args);
+        assert!(error.contains(expected), "{args:?}: {error}");
+    }
+    assert!(sources(&project) == before, "a refused command writes nothing");
 }

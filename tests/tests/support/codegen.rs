@@ -72,13 +72,19 @@ pub fn edits() -> Value {
     json!([
         {"op": "add_column", "table": "books", "column": {"name": "subtitle", "type": "string", "max_length": 120, "nullable": true}},
         {"op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "search_fields", "field": "subtitle"},
-        {"op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "ordering_fields", "field": "done"},
-        {"op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "filterable_fields", "field": "done"},
+        {"op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "ordering_fields", "field": "archived"},
+        {"op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "filterable_fields", "field": "archived"},
     ])
 }
 
 pub fn file<'a>(preview: &'a Value, path: &str) -> &'a Value {
     preview["files"].as_array().unwrap().iter().find(|f| f["path"] == path).unwrap_or_else(|| panic!("{path}"))
+}
+
+/// The path of the project's `n`th migration written today (`src/migration/m<YYYYMMDD>_<NNNNNN>_<suffix>.rs`).
+pub fn migration_file(n: usize, suffix: &str) -> String {
+    let date = viewset_studio::codegen::today_utc();
+    format!("src/migration/{}.rs", viewset_studio::codegen::migration_name(&date, n, suffix))
 }
 
 pub fn read(project: &Path, path: &str) -> String {

@@ -70,7 +70,7 @@ pub fn check(
         Some(_) => None,
         None => Some(valid_names(&attrs.ordering_fields.0, &mut errors)),
     };
-    let ordering = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
+    let (ordering, ordering_not_allowed) = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
     let count_mode = check_count_mode(&attrs, &mut errors);
     let expandable = check_expandable(&attrs, &mut errors);
     let allowlists = filterable_fields.iter().chain(ordering_fields.iter().flatten());
@@ -95,6 +95,7 @@ pub fn check(
         related: related.clone(),
         related_links: failed,
         all_fields_literal,
+        ordering_not_allowed,
     };
     if failed {
         return Err(Some(Box::new(fields)));
@@ -207,12 +208,17 @@ fn check_field_name(name: &LitStr, errors: &mut darling::error::Accumulator) -> 
     valid
 }
 
+/// The default ordering's valid terms (field, descending), and the fields of terms `ordering_fields` does not list
+/// with their message: whether such a name is a field is known only to the model, so the field checks say
+/// "unknown field" (with the closest one) when it is not, and this message when it is.
+#[allow(clippy::type_complexity)]
 fn check_ordering(
     attrs: &ViewSetAttrs,
     allowed: Option<&[LitStr]>,
     errors: &mut darling::error::Accumulator,
-) -> Vec<(LitStr, bool)> {
+) -> (Vec<(LitStr, bool)>, Vec<(LitStr, String)>) {
     let mut out = Vec::new();
+    let mut not_allowed = Vec::new();
     for term in &attrs.ordering.0 {
         let value = term.value();
         let (desc, name) = match value.strip_prefix('-') {
@@ -228,17 +234,15 @@ fn check_ordering(
             && !allowed.iter().any(|a| a.value() == name)
         {
             let list = allowed.iter().map(|a| format!("\"{}\"", a.value())).collect::<Vec<_>>().join(", ");
-            errors.push(
-                darling::Error::custom(format!(
-                    "default ordering term `{value}` is not in `ordering_fields` [{list}]: add \"{name}\" to `ordering_fields`"
-                ))
-                .with_span(term),
+            let message = format!(
+                "default ordering term `{value}` is not in `ordering_fields` [{list}]: add \"{name}\" to `ordering_fields`"
             );
+            not_allowed.push((LitStr::new(&name, term.span()), message));
             continue;
         }
         out.push((field, desc));
     }
-    out
+    (out, not_allowed)
 }
 
 fn backend_named(backends: &[Expr], names: &[&str]) -> bool {

@@ -125,4 +125,7 @@ pub struct FieldChecks {
     pub related_links: bool,
     /// The literal `"__all__"` of `ordering_fields`, to warn at.
     pub all_fields_literal: Option<LitStr>,
+    /// Default ordering fields `ordering_fields` does not list (spanned at their term), with the error to give when
+    /// the field exists (otherwise the error is the unknown field's).
+    pub ordering_not_allowed: Vec<(LitStr, String)>,
 }

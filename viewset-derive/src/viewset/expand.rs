@@ -307,6 +307,10 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
         let gate = quote!(#vs::Gate<#model_ty, { #vs::name_hash(#lit) }, { #known }>);
         respan(quote!(#vs::assert_text_type::<<#gate as #vs::Resolved>::Type>();), lit.span())
     });
+    let not_allowed = fields.ordering_not_allowed.iter().map(|(lit, message)| {
+        let known = known(lit);
+        quote_spanned!(lit.span()=> const _: () = if #known { panic!("{}", #message) };)
+    });
     let relations = fields.relations.iter().map(|lit| {
         let relation = relation_path(&fields.model, lit);
         quote!(let _ = #relation;)
@@ -343,6 +347,7 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
             let _ = ::core::marker::PhantomData::<#model_ty>;
             #lookup_use
             #(#plain)*
+            #(#not_allowed)*
             #(#text)*
             #(#relations)*
             #related

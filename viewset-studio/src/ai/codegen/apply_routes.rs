@@ -30,7 +30,10 @@ struct ApplyBody {
 
 /// The first operation of `operations` that `/ai/patch/apply` does not apply: its index and name.
 fn not_a_patch(operations: &[Operation]) -> Option<(usize, &'static str)> {
-    operations.iter().position(|op| matches!(op, Operation::NewResource(_))).map(|i| (i, operations[i].name()))
+    operations
+        .iter()
+        .position(|op| matches!(op, Operation::NewResource(_) | Operation::NewMigration(_)))
+        .map(|i| (i, operations[i].name()))
 }
 
 /// The 422 of `/ai/patch/apply` for a non-patch operation at `loc`.
@@ -120,5 +123,5 @@ async fn apply(State(service): Shared, body: Bytes, patch_only_ops: bool) -> Res
 
 /// The files of `preview` that changed since (for a 409's message), best effort.
 fn changed(root: &Path, preview: &Preview) -> Vec<String> {
-    super::write::changed_files(root, preview).unwrap_or_default()
+    super::changed_files(root, preview)
 }

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 /// One change to the project. JSON: an object with `"op"` naming the operation.
 ///
 /// ```
-/// use viewset_studio::codegen::{Allowlist, Operation};
+/// use viewset_codegen::{Allowlist, Operation};
 /// let op: Operation = serde_json::from_value(serde_json::json!({
 ///     "op": "add_to_allowlist", "viewset": "BooksViewSet", "allowlist": "ordering_fields", "field": "name"
 /// })).unwrap();
@@ -25,6 +25,9 @@ pub enum Operation {
     AddToAllowlist(AddToAllowlist),
     /// A column added to an entity's `Model` and a migration that adds it (`ALTER TABLE ... ADD COLUMN`).
     AddColumn(AddColumn),
+    /// An empty migration in its own file (`src/migration/m<date>_<n>_<name>.rs`), registered in the `Migrator`'s
+    /// list, for a change written by hand.
+    NewMigration(NewMigration),
 }
 
 impl Operation {
@@ -34,6 +37,7 @@ impl Operation {
             Operation::NewResource(_) => "new_resource",
             Operation::AddToAllowlist(_) => "add_to_allowlist",
             Operation::AddColumn(_) => "add_column",
+            Operation::NewMigration(_) => "new_migration",
         }
     }
 }
@@ -41,7 +45,7 @@ impl Operation {
 /// A new table, its entity, migration and ViewSet.
 ///
 /// ```
-/// use viewset_studio::codegen::{ColumnType, NewResource};
+/// use viewset_codegen::{ColumnType, NewResource};
 /// let table: NewResource = serde_json::from_value(serde_json::json!({
 ///     "table": "tags",
 ///     "columns": [{"name": "label", "type": "string", "max_length": 80}],
@@ -155,6 +159,14 @@ impl ColumnType {
     }
 }
 
+/// An empty migration to fill in by hand.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMigration {
+    /// What it does, in snake_case (`add_index_on_title`): the end of its module's name.
+    pub name: String,
+}
+
 /// A foreign key target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -257,7 +269,7 @@ pub struct AddColumn {
 /// `/ai/plan/preview` and what a language-model provider is asked to answer.
 ///
 /// ```
-/// let schema = viewset_studio::codegen::operations_json_schema();
+/// let schema = viewset_codegen::operations_json_schema();
 /// assert_eq!(schema["type"], "object");
 /// assert!(schema.to_string().contains("new_resource"));
 /// ```
@@ -338,7 +350,10 @@ mod tests {
         let schema = super::operations_json_schema();
         let variants = schema.pointer("/$defs/Operation/oneOf").and_then(|v| v.as_array()).unwrap();
         let ops: Vec<&Value> = variants.iter().map(|v| &v["properties"]["op"]["const"]).collect();
-        assert_eq!(ops, [&json!("new_resource"), &json!("add_to_allowlist"), &json!("add_column")]);
+        assert_eq!(
+            ops,
+            [&json!("new_resource"), &json!("add_to_allowlist"), &json!("add_column"), &json!("new_migration")]
+        );
         for variant in variants {
             assert_eq!(variant["additionalProperties"], false);
             assert_eq!(variant["required"][0], "op");

@@ -53,7 +53,7 @@ impl std::error::Error for CodegenError {}
 
 impl CodegenError {
     /// The HTTP status and JSON body of this error; `loc_prefix` is prepended to each 422 location.
-    pub(crate) fn to_response(&self, loc_prefix: &[Value]) -> (u16, Value) {
+    pub fn to_response(&self, loc_prefix: &[Value]) -> (u16, Value) {
         match self {
             CodegenError::Invalid(errors) => {
                 let detail: Vec<Value> = errors
@@ -108,6 +108,25 @@ macro_rules! loc {
 
 pub(crate) use loc;
 
+/// The query parameter names viewset-core keeps for itself (`viewset_core::query::RESERVED_QUERY_NAMES`, which
+/// viewset-studio's tests compare with this copy): a column with one of these names could not be filtered. A copy,
+/// so that this crate does not compile viewset-core.
+pub const RESERVED_QUERY_NAMES: &[&str] = &[
+    "limit",
+    "offset",
+    "page",
+    "page_size",
+    "cursor",
+    "search",
+    "ordering",
+    "fields",
+    "expand",
+    "count",
+    "format",
+    "or",
+    "q",
+];
+
 /// Rust's strict and reserved keywords (2024 edition), which are not field or module names.
 const KEYWORDS: &[&str] = &[
     "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
@@ -116,16 +135,32 @@ const KEYWORDS: &[&str] = &[
     "become", "box", "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "union",
 ];
 
+/// Whether `name` is a Rust keyword (strict or reserved, 2024 edition).
+pub fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name)
+}
+
 /// Checks a table or column name: snake case whose words start with a letter (so sea-orm's `Column` variant maps
 /// back to the same name), at most 63 bytes (PostgreSQL's limit), not a Rust keyword; a column is also not a
 /// reserved query name. Records an `invalid_identifier` error at `loc` otherwise.
 pub(crate) fn identifier(name: &str, column: bool, loc: &[Value], errors: &mut Errors) -> bool {
+    match identifier_problem(name, column) {
+        Some(msg) => {
+            errors.push(loc, "invalid_identifier", msg);
+            false
+        }
+        None => true,
+    }
+}
+
+/// What is wrong with `name` as a table (`column: false`) or column name, as [`identifier`] checks it.
+pub fn identifier_problem(name: &str, column: bool) -> Option<String> {
     let words_ok = !name.is_empty()
         && name.split('_').all(|word| {
             word.starts_with(|c: char| c.is_ascii_lowercase())
                 && word.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
         });
-    let problem = if !words_ok {
+    if !words_ok {
         Some(format!(
             "`{name}` is not a snake_case identifier: lowercase words of letters and digits, each starting with a \
              letter, joined by single underscores (e.g. `author_id`)"
@@ -134,20 +169,13 @@ pub(crate) fn identifier(name: &str, column: bool, loc: &[Value], errors: &mut E
         Some(format!("`{name}` is longer than 63 bytes (PostgreSQL's identifier limit)"))
     } else if KEYWORDS.contains(&name) {
         Some(format!("`{name}` is a Rust keyword"))
-    } else if column && viewset_core::query::is_reserved_query_name(name) {
+    } else if column && RESERVED_QUERY_NAMES.contains(&name) {
         Some(format!(
             "`{name}` is a reserved query name ({}): a field with this name could not be filtered",
-            viewset_core::query::RESERVED_QUERY_NAMES.join(", ")
+            RESERVED_QUERY_NAMES.join(", ")
         ))
     } else {
         None
-    };
-    match problem {
-        Some(msg) => {
-            errors.push(loc, "invalid_identifier", msg);
-            false
-        }
-        None => true,
     }
 }
 

@@ -125,6 +125,7 @@ pub(crate) fn apply(ws: &mut Workspace, op: &NewResource, notes: &mut Vec<String
     ws.write(&format!("src/migration/{migration_module}.rs"), render::create_migration(table, &columns))?;
     ws.write(MIGRATION, layout::add_migration(&migration, &migration_module)?)?;
 
+    let default_permissions = spec.permission_classes.iter().all(|p| p == "IsAuthenticatedOrReadOnly");
     let permissions = if spec.permission_classes.is_empty() {
         vec!["IsAuthenticatedOrReadOnly".to_string()]
     } else {
@@ -149,6 +150,14 @@ pub(crate) fn apply(ws: &mut Workspace, op: &NewResource, notes: &mut Vec<String
         "`{table}`: entity {module}, migration {migration_module} (applied by `Migrator::up` at the next start), \
          {name} at {prefix}/ registered in api()"
     ));
+    match super::resource_test::write(ws, table, &prefix, default_permissions)? {
+        Some(test) => notes.push(format!("{test}: lists {prefix}/ and refuses an anonymous write (`cargo test`)")),
+        None => notes.push(
+            "no test written (it needs `pub async fn test_database()` in src/lib.rs, as `viewset new` writes, and \
+             the default permission classes)"
+                .to_string(),
+        ),
+    }
     Ok(())
 }
 

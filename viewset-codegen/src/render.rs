@@ -100,7 +100,7 @@ pub(crate) fn entity(table: &str, columns: &[Resolved]) -> String {
         format!("pub enum Relation {{\n{relations}}}\n")
     };
     format!(
-        "//! The `{table}` table (written by Studio's code generator, `new_resource`).
+        "//! The `{table}` table (written by the code generator, `new_resource`).
 
 use sea_orm::entity::prelude::*;
 use serde::{{Deserialize, Serialize}};
@@ -174,7 +174,7 @@ pub(crate) fn create_migration(table: &str, columns: &[Resolved]) -> String {
         ));
     }
     format!(
-        "//! Creates `{table}` (written by Studio's code generator, `new_resource`).
+        "//! Creates `{table}` (written by the code generator, `new_resource`).
 
 {MIGRATION_HEAD}/// Creates `{table}`.
 #[derive(DeriveMigrationName)]
@@ -204,7 +204,7 @@ pub(crate) fn add_column_migration(table: &str, column: &Column) -> String {
     let name = &column.name;
     let def = column_def(column);
     format!(
-        "//! Adds `{table}.{name}` (written by Studio's code generator, `add_column`).
+        "//! Adds `{table}.{name}` (written by the code generator, `add_column`).
 
 {MIGRATION_HEAD}/// Adds the column `{name}` to `{table}`.
 #[derive(DeriveMigrationName)]
@@ -266,7 +266,7 @@ pub(crate) fn viewset(v: &ViewSetText) -> String {
     items.push(format!("permission_classes = [{}]", v.permissions.join(", ")));
     let body: String = items.iter().map(|i| format!("    {i},\n")).collect();
     format!(
-        "\n/// `{prefix}/` and `{prefix}/{{id}}` (written by Studio's code generator, `new_resource`).
+        "\n/// `{prefix}/` and `{prefix}/{{id}}` (written by the code generator, `new_resource`).
 #[derive(ModelViewSet)]
 #[viewset(
 {body})]

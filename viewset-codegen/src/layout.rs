@@ -5,7 +5,7 @@
 //! | `src/lib.rs` | `pub mod entity; pub mod migration; pub mod viewsets;` and `pub fn api()` with `api.include::<viewsets::X>()?;` | `new_resource` (`pub mod entities;`, one `include` line) |
 //! | `src/entity.rs` | the first entity | `add_column` |
 //! | `src/entities.rs`, `src/entities/<table>.rs` | entities the generator added (`pub mod <table>;` each) | `new_resource`, `add_column` |
-//! | `src/migration.rs` | `Migrator` with `vec![...]` in `fn migrations()`; `mod mNNNN_...;` lines | both (one file per migration in `src/migration/`) |
+//! | `src/migration.rs` | `Migrator` with `vec![...]` in `fn migrations()`; `mod m<YYYYMMDD>_<NNNNNN>_...;` lines | both (one file per migration in `src/migration/`) |
 //! | `src/viewsets.rs` | the ViewSets (`use viewset_core::prelude::*;`) | `new_resource`, `add_to_allowlist` |
 
 use super::errors::CodegenError;
@@ -159,7 +159,7 @@ pub(crate) fn add_include(text: &str, viewset: &str) -> Result<String, CodegenEr
 pub(crate) fn add_entity_module(text: Option<&str>, module: &str) -> String {
     match text {
         None => {
-            format!("//! The entities added by Studio's code generator, one module per table.\n\npub mod {module};\n")
+            format!("//! The entities added by the code generator, one module per table.\n\npub mod {module};\n")
         }
         Some(text) if entity_modules(text).iter().any(|m| m == module) => text.to_string(),
         Some(text) => insert_mod_line(text, "pub mod ", module)
@@ -210,14 +210,55 @@ pub(crate) fn add_migration(text: &str, module: &str) -> Result<String, CodegenE
     Ok(format!("{}\n\nmod {module};{}", &with_list[..end], &with_list[end..]))
 }
 
-/// A free migration module name `mNNNN_<suffix>` after the `count` migrations of the list.
+/// A free migration module name `m<YYYYMMDD>_<NNNNNN>_<suffix>` (today's date in UTC, then the migration's position
+/// in the list after the `count` already there): one file per migration, each with its own name, so
+/// `DeriveMigrationName` (which names a migration after its file) never gives two the same `seaql_migrations` row.
 pub(crate) fn migration_module(ws: &mut Workspace, count: usize, suffix: &str) -> Result<String, CodegenError> {
+    let date = today_utc();
     let mut n = count + 1;
     loop {
-        let module = format!("m{n:04}_{suffix}");
+        let module = migration_name(&date, n, suffix);
         if ws.read(&format!("src/migration/{module}.rs"))?.is_none() {
             return Ok(module);
         }
         n += 1;
+    }
+}
+
+/// The name of the `n`th migration (from 1), written on `date` (`YYYYMMDD`): `m20261127_000001_create_products`.
+/// `viewset new` names its first migration with it, the generator every later one.
+pub fn migration_name(date: &str, n: usize, suffix: &str) -> String {
+    format!("m{date}_{n:06}_{suffix}")
+}
+
+/// Today's date in UTC as `YYYYMMDD` (the civil date of the Unix day, proleptic Gregorian).
+pub fn today_utc() -> String {
+    let seconds = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    civil_date(seconds / 86_400)
+}
+
+/// `YYYYMMDD` of the day `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_date(days: u64) -> String {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!("{year:04}{month:02}{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn civil_dates() {
+        assert_eq!(super::civil_date(0), "19700101");
+        assert_eq!(super::civil_date(11_016), "20000229");
+        assert_eq!(super::civil_date(19_782), "20240229");
+        assert_eq!(super::civil_date(20_784), "20261127");
+        assert_eq!(super::migration_name("20261127", 1, "create_products"), "m20261127_000001_create_products");
     }
 }

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use super::checksum::sha256_hex;
 use super::errors::CodegenError;
-use crate::checksum::sha256_hex;
 
 /// Resolves `relative` inside `root` (canonical): no absolute path, no `..`, and no symlink (of the file or of any
 /// directory on the way) that leads out. Returns the real path to read or write: the canonical path of an
@@ -17,9 +17,9 @@ use crate::checksum::sha256_hex;
 /// let root = std::env::temp_dir().join(format!("viewset-resolve-doc-{}", std::process::id()));
 /// std::fs::create_dir_all(root.join("src"))?;
 /// let root = root.canonicalize()?;
-/// assert!(viewset_studio::codegen::resolve(&root, "src/new.rs").is_ok());
-/// assert!(viewset_studio::codegen::resolve(&root, "../outside.rs").is_err());
-/// assert!(viewset_studio::codegen::resolve(&root, "/etc/passwd").is_err());
+/// assert!(viewset_codegen::resolve(&root, "src/new.rs").is_ok());
+/// assert!(viewset_codegen::resolve(&root, "../outside.rs").is_err());
+/// assert!(viewset_codegen::resolve(&root, "/etc/passwd").is_err());
 /// # std::fs::remove_dir_all(&root)?; Ok(()) }
 /// ```
 pub fn resolve(root: &Path, relative: &str) -> Result<PathBuf, CodegenError> {

@@ -6,10 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::checksum::sha256_hex;
 use super::errors::CodegenError;
 use super::workspace::resolve;
 use super::{FileChange, Preview};
-use crate::checksum::sha256_hex;
 
 /// The SHA-256 of `path` now (`None`: absent).
 fn current_sha(real: &Path, relative: &str) -> Result<Option<String>, CodegenError> {
