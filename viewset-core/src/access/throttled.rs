@@ -23,7 +23,7 @@ pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<
         return Ok(Pass::default());
     }
     let who = match &request.principal.user_id {
-        Some(id) => format!("u:{id}"),
+        Some(id) => ["u:", id].concat(),
         None => client_key(request.peer, &request.headers, &throttle.trusted),
     };
     if request.peer.is_none() && request.principal.user_id.is_none() {
@@ -35,9 +35,13 @@ pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<
             )
         });
     }
-    let basename = V::basename();
+    // `ViewSet::basename` without its `String`: the table's name is static.
+    let basename = match V::CONFIG.basename {
+        "" => sea_orm::EntityName::table_name(&V::Entity::default()),
+        basename => basename,
+    };
     let namespace = &throttle.namespace;
-    let declared = Declared { viewset: (own, &basename), defaults: &throttle.defaults, action, namespace };
+    let declared = Declared { viewset: (own, basename), defaults: &throttle.defaults, action, namespace };
     let rules = declared.rules(&request.principal, request.operation, &who);
     if rules.is_empty() {
         return Ok(Pass::default());
@@ -61,13 +65,18 @@ pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<
             };
         }
     };
-    let mut headers = HeaderMap::new();
-    headers.insert("ratelimit-policy", policy_header(&rules));
+    // The headers are written only when they are sent: on a refusal, or on every answer when asked for.
+    let headers = || {
+        let mut headers = HeaderMap::new();
+        headers.insert("ratelimit-policy", policy_header(&rules));
+        headers
+    };
     match outcomes.last() {
         Some(&Outcome::Denied { retry_after }) => {
             let rule = &rules[outcomes.len() - 1];
             let seconds = retry_after.as_secs() + u64::from(retry_after.subsec_nanos() > 0);
             let seconds = seconds.max(1);
+            let mut headers = headers();
             headers.insert("ratelimit", remaining_header(rule.policy, 0, seconds));
             let detail = format!(
                 "Request was throttled: {} allows {}. Expected available in {seconds} s.",
@@ -77,6 +86,7 @@ pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<
         }
         _ if !throttle.every_answer => Ok(Pass::default()),
         _ => {
+            let mut headers = headers();
             let least = rules.iter().zip(&outcomes).filter_map(|(rule, outcome)| match outcome {
                 Outcome::Allowed { remaining, reset } => Some((rule.policy, *remaining, reset.as_secs())),
                 Outcome::Denied { .. } => None,

@@ -104,6 +104,16 @@ pub(crate) struct Declared<'a> {
 }
 
 impl Declared<'_> {
+    /// `<namespace><bucket>:<policy>:<who>`, concatenated (the formatting machinery cost a throttled request
+    /// about a thousand instructions more under callgrind).
+    fn key(&self, bucket: &str, policy: &str, who: &str) -> String {
+        let mut key = String::with_capacity(self.namespace.len() + bucket.len() + policy.len() + who.len() + 2);
+        for part in [self.namespace, bucket, ":", policy, ":", who] {
+            key.push_str(part);
+        }
+        key
+    }
+
     /// The rules for `principal` doing `operation`, keyed by `who` (the user id, or the client address for an
     /// anonymous caller): the scope's rate (the ViewSet's, else the application's), then the operation's.
     pub(crate) fn rules(&self, principal: &Principal, operation: Operation, who: &str) -> Vec<Rule> {
@@ -113,15 +123,11 @@ impl Declared<'_> {
         let scoped =
             own.scope(scope).map(|rate| (bucket, rate)).or_else(|| self.defaults.scope(scope).map(|r| ("", r)));
         if let Some((bucket, rate)) = scoped {
-            rules.push(Rule {
-                policy: scope.name(),
-                rate,
-                key: format!("{}{bucket}:{}:{who}", self.namespace, scope.name()),
-            });
+            rules.push(Rule { policy: scope.name(), rate, key: self.key(bucket, scope.name(), who) });
         }
         let name = operation.name();
         if let Some(rate) = self.action.or_else(|| own.operation(name)) {
-            rules.push(Rule { policy: name, rate, key: format!("{}{bucket}:{name}:{who}", self.namespace) });
+            rules.push(Rule { policy: name, rate, key: self.key(bucket, name, who) });
         }
         rules
     }

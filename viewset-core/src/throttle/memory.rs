@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
@@ -22,13 +22,17 @@ const SWEEP_EVERY: u64 = 4096;
 /// In-process buckets: a limiter per distinct rate, each keyed by the rule's key.
 #[derive(Debug, Default)]
 pub(crate) struct Memory {
-    limiters: Mutex<HashMap<Rate, Arc<Limiter>>>,
+    /// Read on every check, written once per new rate: readers do not wait for each other.
+    limiters: RwLock<HashMap<Rate, Arc<Limiter>>>,
     checks: AtomicU64,
 }
 
 impl Memory {
     fn limiter(&self, rate: Rate) -> Arc<Limiter> {
-        let mut limiters = self.limiters.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(limiter) = self.limiters.read().unwrap_or_else(PoisonError::into_inner).get(&rate) {
+            return limiter.clone();
+        }
+        let mut limiters = self.limiters.write().unwrap_or_else(PoisonError::into_inner);
         limiters
             .entry(rate)
             .or_insert_with(|| {
@@ -64,7 +68,7 @@ impl Memory {
     /// callers of the last window rather than every caller ever seen.
     fn sweep(&self) {
         let limiters: Vec<_> =
-            self.limiters.lock().unwrap_or_else(std::sync::PoisonError::into_inner).values().cloned().collect();
+            self.limiters.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect();
         for limiter in limiters {
             limiter.retain_recent();
             limiter.shrink_to_fit();
