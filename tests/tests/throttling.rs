@@ -156,3 +156,26 @@ async fn forwarded_addresses_count_only_from_trusted_proxies() {
     assert_eq!(with_forwarded(&behind_proxy, "2001:db8::1").await, StatusCode::OK);
     assert_eq!(with_forwarded(&behind_proxy, "2001:db8::2").await, StatusCode::TOO_MANY_REQUESTS, "one /64");
 }
+
+async fn blog_with_studio_and_user_rate(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let state = ServiceState::new(db.clone()).with_throttle(Throttle::new().user("2/minute".parse().unwrap()));
+    let settings = viewset_tests::studio_fixtures::with_auth();
+    let router = blog::mount_studio(blog::app_with_state(state), db.clone(), settings).expect("valid settings");
+    TestApp::serve(router, db, database).await
+}
+
+on_every_database!(blog_with_studio_and_user_rate => mcp_tool_calls_count_against_the_callers_own_rate);
+
+/// MCP tools go through the routes, so through `access::enter`: a caller's tool calls and REST requests share one
+/// budget, and another caller's is its own.
+async fn mcp_tool_calls_count_against_the_callers_own_rate(app: TestApp) {
+    use viewset_tests::ai_client::mcp_answer;
+    let (status, _) = mcp_answer(&app, Some("bob-token"), "posts_list", serde_json::json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(get(&app, "/api/posts/", Some("bob-token")).await.status(), StatusCode::OK, "REST, same budget");
+    let (status, body) = mcp_answer(&app, Some("bob-token"), "posts_list", serde_json::json!({})).await;
+    assert_eq!((status, body["code"].as_str(), body["scope"].as_str()), (429, Some("throttled"), Some("user")), "{body}");
+    let (status, _) = mcp_answer(&app, Some("alice-token"), "posts_list", serde_json::json!({})).await;
+    assert_eq!(status, 200, "alice is staff: no staff rate");
+}
