@@ -5,12 +5,17 @@ use sea_orm_migration::prelude::*;
 mod m0001_create_authors;
 mod m0002_create_posts;
 
-/// Every migration of the blog, in order.
+/// Every migration of the blog, in order; the last is the framework's table of idempotency records
+/// (`Idempotency-Key` on creates and updates).
 pub struct Migrator;
 
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_create_authors::Migration), Box::new(m0002_create_posts::Migration)]
+        vec![
+            Box::new(m0001_create_authors::Migration),
+            Box::new(m0002_create_posts::Migration),
+            Box::new(viewset_core::idempotency::Migration),
+        ]
     }
 }
 
