@@ -16,6 +16,10 @@ use axum::response::Response;
 use super::contract::ViewSet;
 
 /// `Preference-Applied` (RFC 7240 §3).
+///
+/// ```
+/// assert_eq!(viewset_core::viewset::prefer::PREFERENCE_APPLIED.as_str(), "preference-applied");
+/// ```
 pub const PREFERENCE_APPLIED: HeaderName = HeaderName::from_static("preference-applied");
 
 /// Whether the request's `Prefer` headers ask for `return=minimal`: the first `return` preference decides (names
@@ -46,6 +50,11 @@ pub fn wants_minimal(headers: &HeaderMap) -> bool {
 }
 
 /// What a write answered, for [`minimal`].
+///
+/// ```
+/// use viewset_core::viewset::prefer::Written;
+/// assert_ne!(Written::Created, Written::Updated);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Written {
     /// A create (POST on the collection): `201` becomes `201` without a body.
@@ -71,7 +80,9 @@ pub enum Written {
 /// use viewset_core::viewset::prefer::{Written, minimal};
 /// let created = viewset_core::viewset::etag::tagged_json(StatusCode::CREATED, &serde_json::json!({"id": 7}));
 /// let answer = minimal::<Posts>(created, "/api/posts/", Written::Created).await;
-/// assert_eq!((answer.status(), &answer.headers()["location"]), (StatusCode::CREATED, "/api/posts/7"));
+/// assert_eq!(answer.status(), StatusCode::CREATED);
+/// assert_eq!(answer.headers()["location"], "/api/posts/7");
+/// assert_eq!(answer.headers()["preference-applied"], "return=minimal");
 /// # }
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(run());
 /// ```
