@@ -29,9 +29,24 @@ use crate::store::idempotency::{Column, TABLE};
 /// ```
 pub struct Migration;
 
+/// The name sea-orm-migration records for [`Migration`].
+///
+/// ```
+/// use sea_orm_migration::MigrationName;
+/// assert_eq!(viewset_core::idempotency::Migration.name(), viewset_core::idempotency::MIGRATION_NAME);
+/// ```
+pub const MIGRATION_NAME: &str = "m20261128_000001_viewset_idempotency";
+
+/// The source text of [`Migration`] (this file), for a migration graph's checksum over the migration files.
+///
+/// ```
+/// assert!(viewset_core::idempotency::MIGRATION_SOURCE.contains("viewset_idempotency"));
+/// ```
+pub const MIGRATION_SOURCE: &str = include_str!("migration.rs");
+
 impl MigrationName for Migration {
     fn name(&self) -> &str {
-        "m20261128_000001_viewset_idempotency"
+        MIGRATION_NAME
     }
 }
 

@@ -47,5 +47,5 @@ mod migration;
 pub(crate) mod once;
 
 pub use key::{IdempotencyKey, MAX_KEY_BYTES, fingerprint, owner};
-pub use migration::Migration;
+pub use migration::{MIGRATION_NAME, MIGRATION_SOURCE, Migration};
 pub use once::{REPLAYED, RETENTION};

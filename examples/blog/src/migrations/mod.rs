@@ -21,7 +21,8 @@ impl MigratorTrait for Migrator {
 
 /// Each migration's name (as sea-orm-migration records it) and source text, embedded at build time: Studio's
 /// migrations checksum covers the files, so an edited migration shows as a changed checksum.
-pub const SOURCES: [(&str, &str); 2] = [
+pub const SOURCES: [(&str, &str); 3] = [
     ("m0001_create_authors", include_str!("m0001_create_authors.rs")),
     ("m0002_create_posts", include_str!("m0002_create_posts.rs")),
+    (viewset_core::idempotency::MIGRATION_NAME, viewset_core::idempotency::MIGRATION_SOURCE),
 ];
