@@ -295,3 +295,33 @@ async fn a_failed_first_request_releases_its_key_and_expired_keys_are_forgotten(
     assert_ne!(after.json()["id"], first.json()["id"]);
     assert_eq!((posts_titled(&app, "Fixed").await, records(&app).await), (2, 1));
 }
+
+on_every_database!(TestApp::blog => the_document_describes_prefer_and_idempotency_keys);
+
+async fn the_document_describes_prefer_and_idempotency_keys(app: TestApp) {
+    let (status, document) = app.get("/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    let headers_of = |operation: &Value| -> Vec<String> {
+        let parameters = operation["parameters"].as_array().expect("parameters");
+        parameters.iter().filter(|p| p["in"] == "header").map(|p| p["name"].as_str().unwrap().to_string()).collect()
+    };
+    let create = &document["paths"]["/api/posts/"]["post"];
+    let update = &document["paths"]["/api/posts/{pk}"]["patch"];
+    for operation in [create, update] {
+        let headers = headers_of(operation);
+        assert!(headers.contains(&"Prefer".into()) && headers.contains(&"Idempotency-Key".into()), "{headers:?}");
+        for code in ["409", "422", "400"] {
+            let description = operation["responses"][code]["description"].as_str().expect("documented");
+            assert!(description.contains("Idempotency-Key"), "{code}: {description}");
+        }
+    }
+    let created = &create["responses"]["201"];
+    assert!(created["headers"]["Location"].is_object() && created["headers"]["Idempotent-Replayed"].is_object());
+    let minimal = &update["responses"]["204"];
+    assert!(minimal["content"].is_null(), "a 204 has no body: {minimal}");
+    assert!(minimal["headers"]["Location"].is_object() && minimal["headers"]["ETag"].is_object());
+    assert!(update["responses"]["200"]["content"]["application/json"].is_object());
+    // Other operations take neither header.
+    let list = &document["paths"]["/api/posts/"]["get"];
+    assert!(!headers_of(list).iter().any(|h| h == "Prefer" || h == "Idempotency-Key"));
+}

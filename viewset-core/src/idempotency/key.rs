@@ -6,6 +6,9 @@ use sha2::{Digest, Sha256};
 use crate::access::principal::Principal;
 use crate::error::ApiError;
 
+/// The request header.
+pub(crate) const IDEMPOTENCY_KEY: axum::http::HeaderName = axum::http::HeaderName::from_static("idempotency-key");
+
 /// The longest key accepted, in bytes.
 ///
 /// ```
@@ -32,7 +35,7 @@ impl IdempotencyKey {
     /// The request's key: `None` without the header; a 400 `invalid_idempotency_key` when it is empty, longer than
     /// [`MAX_KEY_BYTES`], not visible ASCII, or sent more than once.
     pub fn from_headers(headers: &HeaderMap) -> Result<Option<IdempotencyKey>, ApiError> {
-        let mut values = headers.get_all("idempotency-key").iter();
+        let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
         let Some(value) = values.next() else { return Ok(None) };
         if values.next().is_some() {
             return Err(invalid("Send one Idempotency-Key header, not several."));

@@ -42,7 +42,7 @@
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
 //! ```
 
-mod key;
+pub(crate) mod key;
 mod migration;
 pub(crate) mod once;
 
