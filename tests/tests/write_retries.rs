@@ -325,3 +325,25 @@ async fn the_document_describes_prefer_and_idempotency_keys(app: TestApp) {
     let list = &document["paths"]["/api/posts/"]["get"];
     assert!(!headers_of(list).iter().any(|h| h == "Prefer" || h == "Idempotency-Key"));
 }
+
+async fn blog_keeping_answers_a_second(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let state = ServiceState::new(db.clone()).with_idempotency_retention(std::time::Duration::from_secs(1));
+    TestApp::serve(blog::app_from(blog::api(), state), db, database).await
+}
+
+on_every_database!(blog_keeping_answers_a_second => the_retention_is_the_states);
+
+async fn the_retention_is_the_states(app: TestApp) {
+    let new = r#"{"title": "Brief", "body": "b", "author_id": 1}"#;
+    let first = write(&app, Method::POST, "/api/posts/", BOB, Some(b"brief"), None, new).await;
+    let again = write(&app, Method::POST, "/api/posts/", BOB, Some(b"brief"), None, new).await;
+    assert_eq!((first.status, again.replayed()), (StatusCode::CREATED, true));
+    let expires_at = count(&app, "SELECT expires_at FROM viewset_idempotency").await;
+    let now = chrono::Utc::now().timestamp_millis();
+    assert!((0..=1_000).contains(&(expires_at - now)), "expires in {} ms", expires_at - now);
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let later = write(&app, Method::POST, "/api/posts/", BOB, Some(b"brief"), None, new).await;
+    assert_eq!((later.status, later.replayed()), (StatusCode::CREATED, false));
+    assert_eq!(posts_titled(&app, "Brief").await, 2);
+}

@@ -4,7 +4,8 @@
 //! The first request with a key claims it — an `INSERT` into `viewset_idempotency` that conflicts on (owner, key)
 //! — *before* the write runs, and stores its answer after: status, body, and the headers `Location`, `ETag`,
 //! `Content-Type` and `Preference-Applied`, with the request's [`fingerprint`] (SHA-256 of method, path and query,
-//! owner, body). For [`RETENTION`] (24 hours), a repeat with the same key:
+//! owner, body). For [`RETENTION`] (24 hours; `ServiceState::with_idempotency_retention` sets another), a repeat
+//! with the same key:
 //!
 //! | the repeat | answer |
 //! |---|---|
@@ -46,6 +47,7 @@ pub(crate) mod key;
 mod migration;
 pub(crate) mod once;
 
+pub use crate::request::DEFAULT_IDEMPOTENCY_RETENTION as RETENTION;
 pub use key::{IdempotencyKey, MAX_KEY_BYTES, fingerprint, owner};
 pub use migration::{MIGRATION_NAME, MIGRATION_SOURCE, Migration};
-pub use once::{REPLAYED, RETENTION};
+pub use once::REPLAYED;

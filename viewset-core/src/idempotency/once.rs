@@ -12,13 +12,6 @@ use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::store::idempotency::{Record, claim, complete, find, forget_expired, release};
 
-/// How long a key's answer is kept: 24 hours.
-///
-/// ```
-/// assert_eq!(viewset_core::idempotency::RETENTION.as_secs(), 86_400);
-/// ```
-pub const RETENTION: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
-
 /// The header of a replayed answer: `Idempotent-Replayed: true`.
 ///
 /// ```
@@ -63,7 +56,8 @@ where
     let db = request.db.clone();
     let now = now_ms();
     prune_now_and_then(&db, now);
-    let expires_at = now.saturating_add(RETENTION.as_millis() as i64);
+    let retention = i64::try_from(request.idempotency_retention.as_millis()).unwrap_or(i64::MAX);
+    let expires_at = now.saturating_add(retention);
     // A claim lost to a row that is then released or expired is tried again; a few rounds settle any race.
     for _ in 0..3 {
         if claim(&db, &owner, key.as_str(), &print, expires_at).await.map_err(missing_table)? {
