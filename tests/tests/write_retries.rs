@@ -347,3 +347,67 @@ async fn the_retention_is_the_states(app: TestApp) {
     assert_eq!((later.status, later.replayed()), (StatusCode::CREATED, false));
     assert_eq!(posts_titled(&app, "Brief").await, 2);
 }
+
+/// The blog's posts with a create that fails when asked to (`x-fail: 503` answers 503 before writing, `x-fail:
+/// panic` panics after writing nothing), and otherwise creates as by default.
+#[derive(ModelViewSet)]
+#[viewset(model = blog::entities::post::Entity, prefix = "/api/flaky", basename = "flaky", custom_hooks)]
+pub struct FlakyPosts;
+
+impl Hooks for FlakyPosts {
+    fn create(
+        data: Self::Create,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<axum::response::Response, ApiError>> + Send {
+        async move {
+            match request.headers.get("x-fail").map(|v| v.as_bytes()) {
+                Some(b"503") => Err(ApiError::DatabaseUnavailable),
+                Some(b"panic") => panic!("a create that panics (on purpose)"),
+                _ => viewset_core::viewset::handlers::create::<Self>(data, request).await,
+            }
+        }
+    }
+}
+
+async fn blog_with_flaky_posts(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let mut api = blog::api();
+    api.include::<FlakyPosts>().expect("FlakyPosts registers");
+    TestApp::serve(blog::app_from(api, ServiceState::new(db.clone())), db, database).await
+}
+
+on_every_database!(blog_with_flaky_posts => a_5xx_or_a_panic_releases_the_key);
+
+async fn a_5xx_or_a_panic_releases_the_key(app: TestApp) {
+    let new = r#"{"title": "Flaky", "body": "b", "author_id": 1}"#;
+    let send = |fail: &'static str, key: &'static str| {
+        app.client()
+            .post(format!("{}/api/flaky/", app.base))
+            .bearer_auth("bob-token")
+            .header("content-type", "application/json")
+            .header("idempotency-key", key)
+            .header("x-fail", fail)
+            .body(new)
+            .send()
+    };
+    let unavailable = send("503", "flaky-1").await.expect("an answer");
+    assert_eq!(unavailable.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(records(&app).await, 0, "a 5xx keeps no record");
+    let retried = write(&app, Method::POST, "/api/flaky/", BOB, Some(b"flaky-1"), None, new).await;
+    assert_eq!((retried.status, retried.replayed()), (StatusCode::CREATED, false));
+
+    // A panic ends the connection without an answer; the key is released all the same.
+    assert!(send("panic", "flaky-2").await.is_err(), "a panicking handler gives no answer");
+    let mut released = false;
+    for _ in 0..50 {
+        if count(&app, "SELECT COUNT(*) FROM viewset_idempotency WHERE idempotency_key = 'flaky-2'").await == 0 {
+            released = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(released, "the panicked request's claim is released");
+    let retried = write(&app, Method::POST, "/api/flaky/", BOB, Some(b"flaky-2"), None, new).await;
+    assert_eq!((retried.status, retried.replayed()), (StatusCode::CREATED, false));
+    assert_eq!(posts_titled(&app, "Flaky").await, 2);
+}
