@@ -355,16 +355,11 @@ async fn the_retention_is_the_states(app: TestApp) {
 pub struct FlakyPosts;
 
 impl Hooks for FlakyPosts {
-    fn create(
-        data: Self::Create,
-        request: RequestContext,
-    ) -> impl Future<Output = Result<axum::response::Response, ApiError>> + Send {
-        async move {
-            match request.headers.get("x-fail").map(|v| v.as_bytes()) {
-                Some(b"503") => Err(ApiError::DatabaseUnavailable),
-                Some(b"panic") => panic!("a create that panics (on purpose)"),
-                _ => viewset_core::viewset::handlers::create::<Self>(data, request).await,
-            }
+    async fn create(data: Self::Create, request: RequestContext) -> Result<axum::response::Response, ApiError> {
+        match request.headers.get("x-fail").map(|v| v.as_bytes()) {
+            Some(b"503") => Err(ApiError::DatabaseUnavailable),
+            Some(b"panic") => panic!("a create that panics (on purpose)"),
+            _ => viewset_core::viewset::handlers::create::<Self>(data, request).await,
         }
     }
 }
