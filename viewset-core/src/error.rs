@@ -5,7 +5,8 @@
 //!   `{"detail": "...", "code": "validation_error", "errors": {"field": ["..."]}}`
 //! - everything else: `{"detail": "...", "code": "not_found" | "permission_denied" | "unique_violation" |
 //!   "foreign_key_violation" | "invalid_id" | "method_not_allowed" | "database_error" | "database_unavailable" |
-//!   "unsupported_media_type" | "precondition_failed" | "precondition_required" | ...}`; 409 may add `"field"`, a
+//!   "unsupported_media_type" | "precondition_failed" | "precondition_required" | "invalid_idempotency_key" |
+//!   "idempotency_requires_identity" | "idempotency_in_progress" | "idempotency_key_reused" | ...}`; 409 may add `"field"`, a
 //!   refused limit adds `"limit"` (its name).
 
 use std::collections::BTreeMap;
@@ -166,6 +167,16 @@ pub enum ApiError {
         /// `RateLimit-Policy` and `RateLimit`.
         headers: Box<axum::http::HeaderMap>,
     },
+    /// An `Idempotency-Key` refused ([`crate::idempotency`]): 400 `invalid_idempotency_key` or
+    /// `idempotency_requires_identity`, 409 `idempotency_in_progress`, 422 `idempotency_key_reused`.
+    Idempotency {
+        /// 400, 409 or 422.
+        status: StatusCode,
+        /// The machine-readable code.
+        code: &'static str,
+        /// What was refused and what to do.
+        detail: String,
+    },
 }
 
 impl From<FieldErrors> for ApiError {
@@ -267,6 +278,7 @@ impl ApiError {
             ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::Limit { status, .. } => *status,
             ApiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Idempotency { status, .. } => *status,
         }
     }
 
@@ -345,6 +357,7 @@ impl ApiError {
             ApiError::Throttled { scope, retry_after, detail, .. } => {
                 json!({"detail": detail, "code": "throttled", "scope": scope, "retry_after": retry_after})
             }
+            ApiError::Idempotency { code, detail, .. } => simple(detail, code),
         }
     }
 }

@@ -51,6 +51,7 @@
 //! | [`schema`] | create, update and read representations; JSON bodies |
 //! | [`actions`](mod@actions) | custom routes of `#[viewset_core::actions]` |
 //! | [`events`] | record lifecycle events and their stream |
+//! | [`idempotency`] | safe retries of creates and updates (`Idempotency-Key`), and the migration of its table |
 //! | [`registration`] | routers, the [`Api`] registry, discovery, route paths |
 //! | [`openapi`] | the OpenAPI document |
 //! | [`request`], [`error`] | the request context and state, the error type |
@@ -68,6 +69,7 @@ pub mod auth;
 pub mod embed;
 pub mod error;
 pub mod events;
+pub mod idempotency;
 pub mod limits;
 pub mod openapi;
 pub mod pagination;

@@ -10,6 +10,7 @@ pub(crate) mod field_schema;
 pub(crate) mod filters;
 pub(crate) mod operations;
 pub(crate) mod responses;
+pub(crate) mod retries;
 pub(crate) mod shapes;
 
 #[cfg(feature = "docs")]

@@ -9,6 +9,7 @@ use super::conditional::{self, with_etag};
 use super::embedded::{expand_parameter, with_embedded};
 use super::filters::{fields_parameter, list_parameters};
 use super::responses::{with_common_errors, with_security};
+use super::retries;
 use super::shapes::{component, envelope, validation_error};
 use crate::access::operation::Operation;
 use crate::registration::paths::operation_id;
@@ -114,11 +115,12 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         .response("200", list_response::<V>())
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let create = operation::<V>(crud_id::<V>("create"), "Create a record", Some(Operation::Create), true)
-        .request_body(body(closed(V::Create::openapi_schema())))
-        .response("201", with_etag(response("Created.", read::<V>(V::detail_schema()))))
-        .response("400", response("Foreign-key violation.", component("Error")))
-        .response("409", response("Uniqueness violation.", component("Error")))
-        .response("422", response("Invalid body.", validation_error()));
+        .request_body(body(closed(V::Create::openapi_schema())));
+    let created = with_etag(response(
+        "Created: the record (no body with `Prefer: return=minimal`).",
+        read::<V>(V::detail_schema()),
+    ));
+    let create = retries::create(create, created);
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Get], list);
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Post], create);
 
@@ -140,11 +142,9 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         operation::<V>(crud_id::<V>("update"), "Update the sent fields of a record", Some(Operation::Update), true)
             .parameter(pk_parameter::<V>())
             .request_body(body(closed(V::Update::openapi_schema())))
-            .response("200", with_etag(response("The updated record.", read::<V>(V::detail_schema()))))
-            .response("400", response("Invalid identifier, or a foreign-key violation.", component("Error")))
-            .response("404", not_found())
-            .response("409", response("Uniqueness violation.", component("Error")))
-            .response("422", response("Invalid body.", validation_error()));
+            .response("404", not_found());
+    let updated = with_etag(response("The updated record.", read::<V>(V::detail_schema())));
+    let update = retries::update(update, updated);
     let deleted = ObjectBuilder::new()
         .property("deleted", ObjectBuilder::new().schema_type(Type::Boolean))
         .required("deleted")

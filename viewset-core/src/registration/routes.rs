@@ -15,6 +15,8 @@ use crate::access::fields::reject_restricted_keys;
 use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::error::ApiError;
+use crate::idempotency::key::IDEMPOTENCY_KEY;
+use crate::idempotency::once::once;
 use crate::pagination::csv::ListFormat;
 use crate::pagination::csv::{Formulas, into_csv};
 use crate::pagination::csv_stream::stream_csv;
@@ -29,6 +31,7 @@ use crate::store::plan::Plan;
 use crate::store::run::boxed;
 use crate::viewset::hooks::Hooks;
 use crate::viewset::paginator::Paginator;
+use crate::viewset::prefer::{self, Written, wants_minimal};
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
 /// Defining a ViewSet registers nothing; this does, and it neither applies migrations nor authenticates.
@@ -239,15 +242,30 @@ fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl F
 fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> impl Future<Output = Response> + Send {
     async move {
         let pass = enter::<V>(&mut request, Operation::Create).await?;
-        pass.answer(
-            async move {
-                let data = body(bytes, &request, create_shape::<V>)?;
-                V::create(data, request).await
-            }
-            .await,
-        )
+        // Without a key the write runs in the route's own future; with one, the claim's work is allocated apart.
+        if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            return pass.answer(create::<V>(request, bytes).await);
+        }
+        pass.answer(boxed(|| once(request, bytes, create::<V>)).await)
     }
     .map(respond)
+}
+
+/// The create's work after admission: the body, `V::create`, and the minimal answer when `Prefer` asks for it.
+#[allow(clippy::manual_async_fn)]
+fn create<V: Hooks>(
+    request: RequestContext,
+    bytes: BodyBytes,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
+        let data = body(bytes, &request, create_shape::<V>)?;
+        let response = V::create(data, request).await?;
+        Ok(match minimal {
+            Some(path) => prefer::minimal::<V>(response, &path, Written::Created).await,
+            None => response,
+        })
+    }
 }
 
 fn update_route<V: Hooks>(
@@ -257,17 +275,33 @@ fn update_route<V: Hooks>(
 ) -> impl Future<Output = Response> + Send {
     async move {
         let pass = enter::<V>(&mut request, Operation::Update).await?;
-        pass.answer(
-            async move {
-                crate::viewset::etag::require_if_match::<V>(&request)?;
-                let pk = Lookup::from_path::<V>(path)?;
-                let data = body(bytes, &request, update_shape::<V>)?;
-                V::update(pk, data, request).await
-            }
-            .await,
-        )
+        if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            return pass.answer(update::<V>(request, path, bytes).await);
+        }
+        pass.answer(boxed(|| once(request, bytes, move |request, bytes| update::<V>(request, path, bytes))).await)
     }
     .map(respond)
+}
+
+/// The update's work after admission: `If-Match` when required, the `{pk}`, the body, `V::update`, and the
+/// minimal answer when `Prefer` asks for it.
+#[allow(clippy::manual_async_fn)]
+fn update<V: Hooks>(
+    request: RequestContext,
+    path: PathPk,
+    bytes: BodyBytes,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        crate::viewset::etag::require_if_match::<V>(&request)?;
+        let pk = Lookup::from_path::<V>(path)?;
+        let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
+        let data = body(bytes, &request, update_shape::<V>)?;
+        let response = V::update(pk, data, request).await?;
+        Ok(match minimal {
+            Some(path) => prefer::minimal::<V>(response, &path, Written::Updated).await,
+            None => response,
+        })
+    }
 }
 
 fn delete_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {

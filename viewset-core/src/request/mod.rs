@@ -11,6 +11,7 @@ use sea_orm::DatabaseConnection;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
 use crate::access::operation::Operation;
 use crate::access::principal::Principal;
@@ -39,7 +40,17 @@ pub struct ServiceState {
     pub query_limits: QueryLimits,
     /// Rate limits: the application's defaults and where the buckets live ([`ServiceState::with_throttle`]).
     pub throttle: Throttle,
+    /// How long an `Idempotency-Key`'s answer is kept ([`ServiceState::with_idempotency_retention`]).
+    pub idempotency_retention: Duration,
 }
+
+/// How long an `Idempotency-Key`'s answer is kept unless the state says otherwise: 24 hours
+/// ([`crate::idempotency`]).
+///
+/// ```
+/// assert_eq!(viewset_core::request::DEFAULT_IDEMPOTENCY_RETENTION.as_secs(), 86_400);
+/// ```
+pub const DEFAULT_IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
 
 impl ServiceState {
     /// State over a connected database, with in-process events.
@@ -49,7 +60,13 @@ impl ServiceState {
 
     /// State with the given event bus (e.g. [`EventBus::postgres`] for several processes).
     pub fn with_events(db: DatabaseConnection, events: EventBus) -> Self {
-        ServiceState { db, events, query_limits: QueryLimits::DEFAULT, throttle: Throttle::default() }
+        ServiceState {
+            db,
+            events,
+            query_limits: QueryLimits::DEFAULT,
+            throttle: Throttle::default(),
+            idempotency_retention: DEFAULT_IDEMPOTENCY_RETENTION,
+        }
     }
 
     /// The same state with other limits on list query strings.
@@ -81,6 +98,22 @@ impl ServiceState {
     /// ```
     pub fn with_throttle(mut self, throttle: Throttle) -> Self {
         self.throttle = throttle;
+        self
+    }
+
+    /// The same state keeping `Idempotency-Key` answers for `retention` instead of
+    /// [`DEFAULT_IDEMPOTENCY_RETENTION`] ([`crate::idempotency`]).
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+    /// let hour = std::time::Duration::from_secs(3600);
+    /// let state = viewset_core::ServiceState::new(db).with_idempotency_retention(hour);
+    /// assert_eq!(state.idempotency_retention, hour);
+    /// # Ok(()) }
+    /// ```
+    pub fn with_idempotency_retention(mut self, retention: Duration) -> Self {
+        self.idempotency_retention = retention;
         self
     }
 }
@@ -125,6 +158,8 @@ pub struct RequestContext {
     /// The connection's peer address, when the server was started with
     /// `into_make_service_with_connect_info::<SocketAddr>()` (anonymous callers are throttled by it).
     pub peer: Option<IpAddr>,
+    /// How long an `Idempotency-Key`'s answer is kept ([`ServiceState::idempotency_retention`]).
+    pub idempotency_retention: Duration,
 }
 
 impl RequestContext {
@@ -179,6 +214,7 @@ impl RequestContext {
             max_uri_bytes: None,
             throttle: Throttle::default(),
             peer: None,
+            idempotency_retention: DEFAULT_IDEMPOTENCY_RETENTION,
         }
     }
 }
@@ -219,6 +255,7 @@ impl RequestContext {
             max_uri_bytes: crate::limits::UriLimit::current().map(|limit| limit.0),
             throttle: service.throttle,
             peer: parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip()),
+            idempotency_retention: service.idempotency_retention,
         }
     }
 }

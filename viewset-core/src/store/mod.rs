@@ -11,6 +11,7 @@
 //! | `statements.rs`, `prototype.rs`, `memo.rs` | statements and column lists built once per type and backend |
 //! | `run.rs`, `direct.rs` | running a statement: sqlx directly on the pool, sea-orm inside a transaction |
 //! | `observe.rs` | the statement hook: a `tracing` span per statement, and [`record_statements`] |
+//! | `idempotency.rs` | the records of [`crate::idempotency`]: claim, read, answer, release, prune |
 //! | `explain.rs` | the database's plan of a statement ([`explain`]) and the planner's row estimate |
 //!
 //! Every statement the generated routes run passes through one hook (`observe.rs`), whichever way it is sent: a
@@ -40,6 +41,7 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
 pub(crate) mod direct;
 pub(crate) mod explain;
+pub(crate) mod idempotency;
 pub(crate) mod memo;
 pub(crate) mod observe;
 pub(crate) mod page;

@@ -12,6 +12,7 @@ pub mod handlers;
 pub(crate) mod hooks;
 pub(crate) mod options;
 pub(crate) mod paginator;
+pub mod prefer;
 
 pub use config::{Config, Direction, OrderingFields};
 pub use contract::{ModelOf, ViewSet};

@@ -5,18 +5,24 @@ use sea_orm_migration::prelude::*;
 mod m0001_create_authors;
 mod m0002_create_posts;
 
-/// Every migration of the blog, in order.
+/// Every migration of the blog, in order; the last is the framework's table of idempotency records
+/// (`Idempotency-Key` on creates and updates).
 pub struct Migrator;
 
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m0001_create_authors::Migration), Box::new(m0002_create_posts::Migration)]
+        vec![
+            Box::new(m0001_create_authors::Migration),
+            Box::new(m0002_create_posts::Migration),
+            Box::new(viewset_core::idempotency::Migration),
+        ]
     }
 }
 
 /// Each migration's name (as sea-orm-migration records it) and source text, embedded at build time: Studio's
 /// migrations checksum covers the files, so an edited migration shows as a changed checksum.
-pub const SOURCES: [(&str, &str); 2] = [
+pub const SOURCES: [(&str, &str); 3] = [
     ("m0001_create_authors", include_str!("m0001_create_authors.rs")),
     ("m0002_create_posts", include_str!("m0002_create_posts.rs")),
+    (viewset_core::idempotency::MIGRATION_NAME, viewset_core::idempotency::MIGRATION_SOURCE),
 ];

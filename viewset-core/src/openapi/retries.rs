@@ -1,0 +1,105 @@
+//! Writes in the document: `Prefer: return=minimal` ([`crate::viewset::prefer`]: a bodiless 201, a 204) and
+//! `Idempotency-Key` ([`crate::idempotency`]: replayed answers, 409 and 422) on create and update.
+
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::{OperationBuilder, Parameter, ParameterBuilder, ParameterIn};
+use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::{Content, RefOr, Required, Response, ResponseBuilder};
+
+use super::conditional::with_etag;
+use super::shapes::{component, validation_error};
+
+fn string() -> ObjectBuilder {
+    ObjectBuilder::new().schema_type(Type::String)
+}
+
+fn header(name: &str, description: &str) -> Parameter {
+    ParameterBuilder::new()
+        .name(name)
+        .parameter_in(ParameterIn::Header)
+        .required(Required::False)
+        .schema(Some(string()))
+        .description(Some(description))
+        .build()
+}
+
+fn error(description: &str) -> Response {
+    ResponseBuilder::new()
+        .description(description)
+        .content("application/json", Content::new(Some(component("Error"))))
+        .build()
+}
+
+/// `response` with the headers a write's answer may carry.
+fn with_write_headers(mut response: Response, location: &str) -> Response {
+    let headers = [
+        ("Location", location),
+        ("Preference-Applied", "`return=minimal` when the minimal answer was given."),
+        ("Idempotent-Replayed", "`true` when this is the stored answer of an earlier request with the same key."),
+    ];
+    for (name, description) in headers {
+        let value = HeaderBuilder::new().schema(Some(string())).description(Some(description)).build();
+        response.headers.insert(name.into(), RefOr::T(value));
+    }
+    response
+}
+
+/// The parameters and answers both writes share; `created` is the create's 201, or the update's 200.
+fn writes(op: OperationBuilder, answer: (&str, Response)) -> OperationBuilder {
+    let prefer = "`return=minimal`: answer without a body (create: 201 with `Location`; update: 204). \
+        `return=representation` (the default) answers the record; other preferences are ignored (RFC 7240).";
+    let key = "1 to 255 visible ASCII characters, unique per intended write and caller (authenticated callers \
+        only). Repeats within 24 hours answer the first request's stored answer (`Idempotent-Replayed: true`) \
+        without writing again.";
+    let invalid_body =
+        RefOr::T(Schema::OneOf(OneOfBuilder::new().item(validation_error()).item(component("Error")).build()));
+    op.parameter(header("Prefer", prefer))
+        .parameter(header("Idempotency-Key", key))
+        .response(answer.0, answer.1)
+        .response(
+            "422",
+            ResponseBuilder::new()
+                .description(
+                    "Invalid body; or the Idempotency-Key was used for another request (`idempotency_key_reused`).",
+                )
+                .content("application/json", Content::new(Some(invalid_body)))
+                .build(),
+        )
+}
+
+/// Create: the 201 (bodiless with `return=minimal`), and the answers of `Idempotency-Key`.
+pub(super) fn create(op: OperationBuilder, created: Response) -> OperationBuilder {
+    let created = with_write_headers(created, "The new record's URL (with `Prefer: return=minimal`).");
+    writes(op, ("201", created))
+        .response(
+            "400",
+            error(
+                "Foreign-key violation; or an invalid Idempotency-Key (`invalid_idempotency_key`), or one sent \
+                 without credentials (`idempotency_requires_identity`).",
+            ),
+        )
+        .response(
+            "409",
+            error("Uniqueness violation; or a request with this Idempotency-Key is still running (`idempotency_in_progress`)."),
+        )
+}
+
+/// Update: the 200, the 204 of `return=minimal`, and the answers of `Idempotency-Key`.
+pub(super) fn update(op: OperationBuilder, updated: Response) -> OperationBuilder {
+    let updated = with_write_headers(updated, "The record's URL (with `Prefer: return=minimal`).");
+    let minimal = ResponseBuilder::new().description("Updated; `Prefer: return=minimal` asked for no body.").build();
+    let minimal = with_write_headers(with_etag(minimal), "The record's URL.");
+    writes(op, ("200", updated))
+        .response("204", minimal)
+        .response(
+            "400",
+            error(
+                "Invalid identifier, or a foreign-key violation; or an invalid Idempotency-Key \
+                 (`invalid_idempotency_key`), or one sent without credentials (`idempotency_requires_identity`).",
+            ),
+        )
+        .response(
+            "409",
+            error("Uniqueness violation; or a request with this Idempotency-Key is still running (`idempotency_in_progress`)."),
+        )
+}
