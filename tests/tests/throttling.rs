@@ -175,7 +175,11 @@ async fn mcp_tool_calls_count_against_the_callers_own_rate(app: TestApp) {
     assert_eq!(status, 200);
     assert_eq!(get(&app, "/api/posts/", Some("bob-token")).await.status(), StatusCode::OK, "REST, same budget");
     let (status, body) = mcp_answer(&app, Some("bob-token"), "posts_list", serde_json::json!({})).await;
-    assert_eq!((status, body["code"].as_str(), body["scope"].as_str()), (429, Some("throttled"), Some("user")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str(), body["scope"].as_str()),
+        (429, Some("throttled"), Some("user")),
+        "{body}"
+    );
     let (status, _) = mcp_answer(&app, Some("alice-token"), "posts_list", serde_json::json!({})).await;
     assert_eq!(status, 200, "alice is staff: no staff rate");
 }

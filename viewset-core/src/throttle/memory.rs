@@ -67,8 +67,7 @@ impl Memory {
     /// Forgets the buckets that are full again (a caller who waited its window out), so memory follows the
     /// callers of the last window rather than every caller ever seen.
     fn sweep(&self) {
-        let limiters: Vec<_> =
-            self.limiters.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect();
+        let limiters: Vec<_> = self.limiters.read().unwrap_or_else(PoisonError::into_inner).values().cloned().collect();
         for limiter in limiters {
             limiter.retain_recent();
             limiter.shrink_to_fit();
