@@ -167,11 +167,13 @@ pub(crate) fn add_entity_module(text: Option<&str>, module: &str) -> String {
     }
 }
 
-/// The number of migrations in the `Migrator`'s list.
+/// The number of the project's own migrations in the `Migrator`'s list: the framework's
+/// (`Box::new(viewset_core::idempotency::Migration)`, first in a new project's list) are not numbered.
 pub(crate) fn migration_count(text: &str) -> Result<usize, CodegenError> {
     let source = Source::new(text);
     let (open, close) = migrations_vec(&source)?;
-    Ok(source.split_items(open + 1..close).len())
+    let items = source.split_items(open + 1..close);
+    Ok(items.into_iter().filter(|item| !text[item.clone()].trim_start().starts_with("Box::new(viewset_core::")).count())
 }
 
 fn migrations_vec(source: &Source) -> Result<(usize, usize), CodegenError> {
