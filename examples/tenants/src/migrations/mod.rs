@@ -3,12 +3,13 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
-/// Every migration, in order.
+/// Every migration, in order; the last is the framework's table of `Idempotency-Key` answers (without it, a
+/// POST or PATCH with a key could not be answered).
 pub struct Migrator;
 
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(CreateTables)]
+        vec![Box::new(CreateTables), Box::new(viewset_core::idempotency::Migration)]
     }
 }
 
