@@ -2,12 +2,11 @@
 //! create (201, `Location`, no body) and update (204), and `Idempotency-Key` (`viewset_core::idempotency`): one
 //! write for any number of repeats, concurrent ones included; replayed answers; a key reused for another request;
 //! keys per caller; refused callers and invalid keys store nothing; a failed first request releases its key; an
-//! expired record is forgotten when its key is used again.
+//! expired record is forgotten when its key is used again. The records' life (retention, a 5xx or a panic, no
+//! table) and the document: `write_retries_lifecycle.rs`.
 
-use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, Statement};
-use serde_json::Value;
 use viewset_core::prelude::*;
 use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::on_every_database;
@@ -27,71 +26,10 @@ async fn blog_with_open_posts(backend: Backend) -> TestApp {
     let router = blog::app_from(api, ServiceState::new(db.clone()));
     TestApp::serve(router, db, database).await
 }
-
-/// One answer: status, headers, body bytes.
-struct Answer {
-    status: StatusCode,
-    headers: HeaderMap,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(|v| v.to_str().expect("ASCII header"))
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|_| panic!("{} is not JSON: {:?}", self.status, self.body))
-    }
-    fn code(&self) -> Option<String> {
-        self.json()["code"].as_str().map(str::to_string)
-    }
-    fn replayed(&self) -> bool {
-        self.header("idempotent-replayed") == Some("true")
-    }
-}
-
-/// Sends a write with optional credentials, `Idempotency-Key` (raw bytes) and `Prefer`.
-async fn write(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    token: Option<&str>,
-    key: Option<&[u8]>,
-    prefer: Option<&str>,
-    body: &str,
-) -> Answer {
-    let mut request = app
-        .client()
-        .request(method, format!("{}{path}", app.base))
-        .header("content-type", "application/json")
-        .body(body.to_string());
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    if let Some(key) = key {
-        request = request.header("idempotency-key", reqwest::header::HeaderValue::from_bytes(key).expect("a header"));
-    }
-    if let Some(prefer) = prefer {
-        request = request.header("prefer", prefer);
-    }
-    let response = request.send().await.expect("request");
-    let (status, headers) = (response.status(), response.headers().clone());
-    Answer { status, headers, body: response.bytes().await.expect("body").to_vec() }
-}
-
-async fn count(app: &TestApp, sql: &str) -> i64 {
-    let statement = Statement::from_string(app.db.get_database_backend(), sql.to_string());
-    let row = app.db.query_one_raw(statement).await.expect("count").expect("a row");
-    row.try_get_by_index::<i64>(0).expect("an integer")
-}
-
-async fn posts_titled(app: &TestApp, title: &str) -> i64 {
-    count(app, &format!("SELECT COUNT(*) FROM posts WHERE title = '{title}'")).await
-}
-
-async fn records(app: &TestApp) -> i64 {
-    count(app, "SELECT COUNT(*) FROM viewset_idempotency").await
-}
+#[path = "support/writes.rs"]
+#[allow(dead_code)]
+mod writes;
+use writes::{Answer, posts_titled, records, write};
 
 on_every_database!(TestApp::blog => minimal_answers_have_no_body_and_say_where_the_record_is);
 
@@ -294,115 +232,4 @@ async fn a_failed_first_request_releases_its_key_and_expired_keys_are_forgotten(
     assert_eq!((after.status, after.replayed()), (StatusCode::CREATED, false));
     assert_ne!(after.json()["id"], first.json()["id"]);
     assert_eq!((posts_titled(&app, "Fixed").await, records(&app).await), (2, 1));
-}
-
-on_every_database!(TestApp::blog => the_document_describes_prefer_and_idempotency_keys);
-
-async fn the_document_describes_prefer_and_idempotency_keys(app: TestApp) {
-    let (status, document) = app.get("/openapi.json").await;
-    assert_eq!(status, StatusCode::OK);
-    let headers_of = |operation: &Value| -> Vec<String> {
-        let parameters = operation["parameters"].as_array().expect("parameters");
-        parameters.iter().filter(|p| p["in"] == "header").map(|p| p["name"].as_str().unwrap().to_string()).collect()
-    };
-    let create = &document["paths"]["/api/posts/"]["post"];
-    let update = &document["paths"]["/api/posts/{pk}"]["patch"];
-    for operation in [create, update] {
-        let headers = headers_of(operation);
-        assert!(headers.contains(&"Prefer".into()) && headers.contains(&"Idempotency-Key".into()), "{headers:?}");
-        for code in ["409", "422", "400"] {
-            let description = operation["responses"][code]["description"].as_str().expect("documented");
-            assert!(description.contains("Idempotency-Key"), "{code}: {description}");
-        }
-    }
-    let created = &create["responses"]["201"];
-    assert!(created["headers"]["Location"].is_object() && created["headers"]["Idempotent-Replayed"].is_object());
-    let minimal = &update["responses"]["204"];
-    assert!(minimal["content"].is_null(), "a 204 has no body: {minimal}");
-    assert!(minimal["headers"]["Location"].is_object() && minimal["headers"]["ETag"].is_object());
-    assert!(update["responses"]["200"]["content"]["application/json"].is_object());
-    // Other operations take neither header.
-    let list = &document["paths"]["/api/posts/"]["get"];
-    assert!(!headers_of(list).iter().any(|h| h == "Prefer" || h == "Idempotency-Key"));
-}
-
-async fn blog_keeping_answers_a_second(backend: Backend) -> TestApp {
-    let (database, db) = TestDb::seeded_blog(backend).await;
-    let state = ServiceState::new(db.clone()).with_idempotency_retention(std::time::Duration::from_secs(1));
-    TestApp::serve(blog::app_from(blog::api(), state), db, database).await
-}
-
-on_every_database!(blog_keeping_answers_a_second => the_retention_is_the_states);
-
-async fn the_retention_is_the_states(app: TestApp) {
-    let new = r#"{"title": "Brief", "body": "b", "author_id": 1}"#;
-    let first = write(&app, Method::POST, "/api/posts/", BOB, Some(b"brief"), None, new).await;
-    let again = write(&app, Method::POST, "/api/posts/", BOB, Some(b"brief"), None, new).await;
-    assert_eq!((first.status, again.replayed()), (StatusCode::CREATED, true));
-    let expires_at = count(&app, "SELECT expires_at FROM viewset_idempotency").await;
-    let now = chrono::Utc::now().timestamp_millis();
-    assert!((0..=1_000).contains(&(expires_at - now)), "expires in {} ms", expires_at - now);
-    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
-    let later = write(&app, Method::POST, "/api/posts/", BOB, Some(b"brief"), None, new).await;
-    assert_eq!((later.status, later.replayed()), (StatusCode::CREATED, false));
-    assert_eq!(posts_titled(&app, "Brief").await, 2);
-}
-
-/// The blog's posts with a create that fails when asked to (`x-fail: 503` answers 503 before writing, `x-fail:
-/// panic` panics after writing nothing), and otherwise creates as by default.
-#[derive(ModelViewSet)]
-#[viewset(model = blog::entities::post::Entity, prefix = "/api/flaky", basename = "flaky", custom_hooks)]
-pub struct FlakyPosts;
-
-impl Hooks for FlakyPosts {
-    async fn create(data: Self::Create, request: RequestContext) -> Result<axum::response::Response, ApiError> {
-        match request.headers.get("x-fail").map(|v| v.as_bytes()) {
-            Some(b"503") => Err(ApiError::DatabaseUnavailable),
-            Some(b"panic") => panic!("a create that panics (on purpose)"),
-            _ => viewset_core::viewset::handlers::create::<Self>(data, request).await,
-        }
-    }
-}
-
-async fn blog_with_flaky_posts(backend: Backend) -> TestApp {
-    let (database, db) = TestDb::seeded_blog(backend).await;
-    let mut api = blog::api();
-    api.include::<FlakyPosts>().expect("FlakyPosts registers");
-    TestApp::serve(blog::app_from(api, ServiceState::new(db.clone())), db, database).await
-}
-
-on_every_database!(blog_with_flaky_posts => a_5xx_or_a_panic_releases_the_key);
-
-async fn a_5xx_or_a_panic_releases_the_key(app: TestApp) {
-    let new = r#"{"title": "Flaky", "body": "b", "author_id": 1}"#;
-    let send = |fail: &'static str, key: &'static str| {
-        app.client()
-            .post(format!("{}/api/flaky/", app.base))
-            .bearer_auth("bob-token")
-            .header("content-type", "application/json")
-            .header("idempotency-key", key)
-            .header("x-fail", fail)
-            .body(new)
-            .send()
-    };
-    let unavailable = send("503", "flaky-1").await.expect("an answer");
-    assert_eq!(unavailable.status(), StatusCode::SERVICE_UNAVAILABLE);
-    assert_eq!(records(&app).await, 0, "a 5xx keeps no record");
-    let retried = write(&app, Method::POST, "/api/flaky/", BOB, Some(b"flaky-1"), None, new).await;
-    assert_eq!((retried.status, retried.replayed()), (StatusCode::CREATED, false));
-
-    // A panic ends the connection without an answer; the key is released all the same.
-    assert!(send("panic", "flaky-2").await.is_err(), "a panicking handler gives no answer");
-    let mut released = false;
-    for _ in 0..50 {
-        if count(&app, "SELECT COUNT(*) FROM viewset_idempotency WHERE idempotency_key = 'flaky-2'").await == 0 {
-            released = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    assert!(released, "the panicked request's claim is released");
-    let retried = write(&app, Method::POST, "/api/flaky/", BOB, Some(b"flaky-2"), None, new).await;
-    assert_eq!((retried.status, retried.replayed()), (StatusCode::CREATED, false));
-    assert_eq!(posts_titled(&app, "Flaky").await, 2);
 }

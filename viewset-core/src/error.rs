@@ -168,9 +168,10 @@ pub enum ApiError {
         headers: Box<axum::http::HeaderMap>,
     },
     /// An `Idempotency-Key` refused ([`crate::idempotency`]): 400 `invalid_idempotency_key` or
-    /// `idempotency_requires_identity`, 409 `idempotency_in_progress`, 422 `idempotency_key_reused`.
+    /// `idempotency_requires_identity`, 409 `idempotency_in_progress`, 422 `idempotency_key_reused`, 503
+    /// `idempotency_unavailable` (the application's database lacks the idempotency table).
     Idempotency {
-        /// 400, 409 or 422.
+        /// 400, 409, 422 or 503.
         status: StatusCode,
         /// The machine-readable code.
         code: &'static str,

@@ -164,13 +164,27 @@ fn in_progress() -> ApiError {
     }
 }
 
-/// A failed claim: most often the application's migrations lack [`super::Migration`].
+/// A failed claim. Without the table (the application's migrations lack [`super::Migration`]) the key cannot be
+/// kept: a 503 `idempotency_unavailable` saying so, nothing written; any other failure as every database error.
 fn missing_table(err: sea_orm::DbErr) -> ApiError {
-    let error = ApiError::from(err);
-    if matches!(error, ApiError::Database(_)) {
-        tracing::error!("Idempotency-Key: could not claim the key; is viewset_core::idempotency::Migration applied?");
+    if !table_missing(&err.to_string()) {
+        return ApiError::from(err);
     }
-    error
+    tracing::error!("Idempotency-Key: the viewset_idempotency table is missing; apply viewset_core::idempotency::Migration");
+    ApiError::Idempotency {
+        status: StatusCode::SERVICE_UNAVAILABLE,
+        code: "idempotency_unavailable",
+        detail: "This service cannot keep Idempotency-Key records (its database lacks the table of \
+                 viewset_core::idempotency::Migration); nothing was written. Send the request without the header."
+            .into(),
+    }
+}
+
+/// Whether a database message says the idempotency table does not exist: SQLite `no such table: …`, PostgreSQL
+/// `relation "…" does not exist` (42P01), MySQL/MariaDB `Table '….…' doesn't exist` (1146).
+fn table_missing(message: &str) -> bool {
+    message.contains("viewset_idempotency")
+        && ["no such table", "does not exist", "doesn't exist"].iter().any(|words| message.contains(words))
 }
 
 fn now_ms() -> i64 {
@@ -191,4 +205,16 @@ fn prune_now_and_then(db: &sea_orm::DatabaseConnection, now: i64) {
             tracing::warn!(error = %err, "could not delete expired idempotency records");
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_missing_table_is_told_apart_from_other_failures() {
+        assert!(super::table_missing("error returned from database: no such table: viewset_idempotency"));
+        assert!(super::table_missing(r#"relation "viewset_idempotency" does not exist"#));
+        assert!(super::table_missing("Table 'blog.viewset_idempotency' doesn't exist"));
+        assert!(!super::table_missing("UNIQUE constraint failed: viewset_idempotency.owner"));
+        assert!(!super::table_missing(r#"relation "posts" does not exist"#));
+    }
 }

@@ -137,16 +137,18 @@ fn service_unavailable() -> Response {
         "Retry later: the database cannot be reached (`database_unavailable`, with `Retry-After`), the response \
          did not start within `request_timeout` (`request_timeout` with `limit: request_timeout`), the instance is \
          at `max_in_flight` requests or `max_streams` streams (`overloaded`, with `Retry-After`), or the rate-limit \
-         store cannot be asked and the throttle fails closed (`throttle_unavailable`, with `Retry-After`). The \
-         timeout and the bounds: {WITH_LIMITS}"
+         store cannot be asked and the throttle fails closed (`throttle_unavailable`, with `Retry-After`); or, for \
+         a write with `Idempotency-Key`, the database keeps no idempotency records (`idempotency_unavailable`: \
+         nothing was written; send it without the key). The timeout and the bounds: {WITH_LIMITS}"
     );
     let either = OneOfBuilder::new()
         .item(narrowed("Error", "database_unavailable", None))
         .item(narrowed("LimitError", "request_timeout", Some("request_timeout")))
         .item(narrowed("LimitError", "overloaded", None))
-        .item(narrowed("LimitError", "throttle_unavailable", Some("throttle_store")));
+        .item(narrowed("LimitError", "throttle_unavailable", Some("throttle_store")))
+        .item(narrowed("Error", "idempotency_unavailable", None));
     json(description, either.into())
-        .header("Retry-After", header(Type::Integer, "Seconds to wait before retrying (all but `request_timeout`)."))
+        .header("Retry-After", header(Type::Integer, "Seconds to wait before retrying (all but `request_timeout` and `idempotency_unavailable`)."))
         .build()
 }
 
