@@ -66,6 +66,14 @@ pub trait ModelSchema {
         let _ = row;
         None
     }
+    /// The models of `rows`, by position where the derive allows it ([`rows::decode_in_order`]): what a derived
+    /// `ViewSet::decode_rows` calls, through this trait so that a model without `ModelSchema` is one error.
+    fn decode_rows(rows: &[sea_orm::QueryResult]) -> Result<Vec<Self>, sea_orm::DbErr>
+    where
+        Self: Sized + sea_orm::ModelTrait + sea_orm::FromQueryResult,
+    {
+        rows::decode_in_order(rows)
+    }
 }
 
 /// A free-form object schema, for types that declare none.

@@ -22,7 +22,11 @@ pub fn expand(config: &Config) -> TokenStream {
     let vs = private();
     let model_ty = quote!(<#model as #vs::EntityTrait>::Model);
     let bodies = &config.bodies;
-    let derived = |assoc: TokenStream| quote!(<#model_ty as #vs::ModelSchema>::#assoc);
+    // Every use of `ModelSchema` is spelt at the model's first token, so that a model without it is one error
+    // there (rustc reports an unmet bound once per span), not one per generated item.
+    let model_span = model.span();
+    let derived = |assoc: TokenStream| respan(quote!(<#model_ty as #vs::ModelSchema>::#assoc), model_span);
+    let decode_rows = derived(quote!(decode_rows));
     let create = spanned_or(&bodies.create, derived(quote!(Create)));
     let update = spanned_or(&bodies.update, derived(quote!(Update)));
     let list_item = bodies.list_item.as_ref().map_or_else(|| model_ty.clone(), |p| quote!(#p));
@@ -95,7 +99,7 @@ pub fn expand(config: &Config) -> TokenStream {
                 fn decode_rows(
                     rows: &[#vs::QueryResult],
                 ) -> ::core::result::Result<::std::vec::Vec<<#model as #vs::EntityTrait>::Model>, #vs::DbErr> {
-                    #vs::decode_in_order::<<#model as #vs::EntityTrait>::Model>(rows)
+                    #decode_rows(rows)
                 }
                 fn filter_queryset(
                     query: #vs::ListQuery<#model>,
@@ -294,9 +298,11 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
     let model = &fields.model;
     let model_name = quote!(#model).to_string().replace(' ', "");
     let model_ty = quote!(<#model as #vs::EntityTrait>::Model);
+    // The fields are asked of `ModelSchema` at the model's token (see `expand`), the name at its literal.
+    let fields_of = respan(quote!(<#model_ty as #vs::ModelSchema>::FIELDS), model.span());
     let known = |lit: &LitStr| {
-        let call = quote!(#vs::known_field(<#model_ty as #vs::ModelSchema>::FIELDS, #lit, #model_name));
-        respan(call, lit.span())
+        let (call, name) = (respan(quote!(#vs::known_field), lit.span()), respan(quote!(#model_name), lit.span()));
+        quote_spanned!(lit.span()=> #call(#fields_of, #lit, #name))
     };
     let plain = fields.plain.iter().map(|lit| {
         let known = known(lit);
