@@ -1,6 +1,7 @@
 use viewset_core::prelude::*;
-// One error, at the model path: every use of `ModelSchema` in the expansion is spelt at that token, so rustc reports
-// the unmet bound once (it was three, two of them at `ModelViewSet`).
+// One error per ViewSet, at its model path, allowlists or not: every use of `ModelSchema` in the expansion is spelt at
+// that token, so rustc reports the unmet bound once (it was three, two of them at `ModelViewSet`, and one more per
+// search field).
 
 mod note {
     use sea_orm::entity::prelude::*;
@@ -23,5 +24,17 @@ mod note {
 #[derive(ModelViewSet)]
 #[viewset(model = note::Entity, prefix = "/api/notes")]
 pub struct NoteViewSet;
+
+#[derive(ModelViewSet)]
+#[viewset(
+    model = note::Entity,
+    prefix = "/api/titled-notes",
+    lookup_field = "title",
+    filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
+    filterable_fields = ["id"],
+    search_fields = ["title"],
+    ordering_fields = ["title"]
+)]
+pub struct TitledNoteViewSet;
 
 fn main() {}

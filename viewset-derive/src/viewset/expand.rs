@@ -308,10 +308,12 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
         let known = known(lit);
         quote_spanned!(lit.span()=> const _: bool = #known;)
     });
+    // Spelt at the literal, but for the model's type and the name's check: a missing `ModelSchema` stays at the
+    // model's token (see `expand`).
     let text = fields.text.iter().map(|lit| {
-        let known = known(lit);
-        let gate = quote!(#vs::Gate<#model_ty, { #vs::name_hash(#lit) }, { #known }>);
-        respan(quote!(#vs::assert_text_type::<<#gate as #vs::Resolved>::Type>();), lit.span())
+        let (at, known) = (lit.span(), known(lit));
+        let (vs_at, hash) = (respan(vs.clone(), at), respan(quote!(#vs::name_hash(#lit)), at));
+        quote_spanned!(at=> #vs_at::assert_text_type::<<#vs_at::Gate<#model_ty, { #hash }, { #known }> as #vs_at::Resolved>::Type>();)
     });
     let not_allowed = fields.ordering_not_allowed.iter().map(|(lit, message)| {
         let known = known(lit);
