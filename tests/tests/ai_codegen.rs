@@ -55,6 +55,11 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
     let diff = entity["diff"].as_str().unwrap();
     assert!(diff.starts_with("--- /dev/null\n+++ b/src/entities/tags.rs\n@@"), "{diff}");
     assert!(diff.contains("+    pub label: String,") && diff.contains("+    pub book_id: Option<i32>,"), "{diff}");
+    assert!(diff.contains("+    #[sea_orm(unique)]\n+    pub token: Option<Uuid>,"), "{diff}");
+    assert!(
+        diff.contains("+    #[sea_orm(column_type = \"Decimal(Some((19, 4)))\")]\n+    pub price: Decimal,"),
+        "{diff}"
+    );
     assert!(
         diff.contains("#[derive(Clone, Debug, PartialEq, DeriveEntityModel, Serialize, Deserialize, ModelSchema)]")
     );
@@ -142,9 +147,9 @@ async fn invalid_operations_are_422_with_locs(c: Codegen) {
         ),
         (
             "/ai/codegen/preview",
-            tags(&|op| op["columns"][1]["type"] = json!("uuid")),
-            json!(["body", "operation", "columns", 1, "type"]),
-            "unsupported_type",
+            tags(&|op| op["columns"][10]["max_length"] = json!(36)),
+            json!(["body", "operation", "columns", 10, "max_length"]),
+            "not_applicable",
         ),
         (
             "/ai/codegen/preview",

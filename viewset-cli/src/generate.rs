@@ -17,6 +17,7 @@ const TYPES: &[(&str, ColumnType)] = &[
     ("i32", ColumnType::Integer),
     ("i64", ColumnType::BigInteger),
     ("f64", ColumnType::Float),
+    ("decimal", ColumnType::Decimal),
     ("bool", ColumnType::Boolean),
     ("date", ColumnType::Date),
     ("datetime", ColumnType::DateTime),
@@ -66,12 +67,6 @@ pub fn parse_field(argument: &str) -> Result<Column, String> {
         column.references = Some(Reference { table: table.to_string(), column: "id".to_string() });
         return Ok(column);
     }
-    if rest == "decimal" {
-        return Err(format!(
-            "`{argument}`: decimal fields are not generated yet (viewset-core has no OpenAPI schema for a decimal \
-             type, and the project's sea-orm no decimal feature); use f64, or i64 in the smallest unit (cents)"
-        ));
-    }
     column.column_type = TYPES.iter().find(|(n, _)| *n == rest).map(|(_, t)| *t).ok_or_else(usage)?;
     if let Some(default) = default {
         column.default = Some(match column.column_type {
@@ -82,9 +77,14 @@ pub fn parse_field(argument: &str) -> Result<Column, String> {
     Ok(column)
 }
 
-/// Whether a field of this type goes in `filterable_fields` and `ordering_fields` (not long text, not JSON).
-fn sortable(column: &Column) -> bool {
+/// Whether a field of this type goes in `filterable_fields` (not long text, not JSON).
+fn filterable(column: &Column) -> bool {
     !matches!(column.column_type, ColumnType::Text | ColumnType::Json)
+}
+
+/// Whether a field of this type goes in `ordering_fields`: what is filterable, but a UUID (its order means nothing).
+fn orderable(column: &Column) -> bool {
+    filterable(column) && column.column_type != ColumnType::Uuid
 }
 
 fn searchable(column: &Column) -> bool {
@@ -94,11 +94,10 @@ fn searchable(column: &Column) -> bool {
 /// `generate resource`: one `new_resource` with allowlists every field fits.
 pub fn resource(name: &str, columns: Vec<Column>) -> Vec<Operation> {
     let names = |keep: fn(&Column) -> bool| columns.iter().filter(|c| keep(c)).map(|c| c.name.clone()).collect();
-    let filterable: Vec<String> = names(sortable);
     let mut ordering_fields = vec!["id".to_string()];
-    ordering_fields.extend(filterable.iter().cloned());
+    ordering_fields.extend(names(orderable));
     let viewset = ViewSetSpec {
-        filterable_fields: filterable,
+        filterable_fields: names(filterable),
         search_fields: names(searchable),
         ordering_fields,
         ordering: vec!["-id".to_string()],
@@ -110,8 +109,11 @@ pub fn resource(name: &str, columns: Vec<Column>) -> Vec<Operation> {
 /// `generate field`: an `add_column`, then the column in the allowlists it fits of the resource's ViewSet.
 pub fn field(resource: &str, viewset: &str, column: Column) -> Vec<Operation> {
     let mut lists = Vec::new();
-    if sortable(&column) {
-        lists.extend([Allowlist::FilterableFields, Allowlist::OrderingFields]);
+    if filterable(&column) {
+        lists.push(Allowlist::FilterableFields);
+    }
+    if orderable(&column) {
+        lists.push(Allowlist::OrderingFields);
     }
     if searchable(&column) {
         lists.push(Allowlist::SearchFields);
@@ -187,16 +189,29 @@ mod tests {
         for bad in ["price", "price:float64", "x:references:", "n:i32=zero"] {
             assert!(parse_field(bad).is_err(), "{bad}");
         }
-        assert!(parse_field("total:decimal").unwrap_err().contains("not generated yet"));
+        let c = parse_field("total:decimal?").unwrap();
+        assert_eq!((c.column_type, c.nullable), (ColumnType::Decimal, true));
+        assert_eq!(parse_field("code:uuid").unwrap().column_type, ColumnType::Uuid);
     }
 
     #[test]
     fn allowlists_follow_the_types() {
-        let columns = ["title:string", "body:text?", "extra:json?", "views:i64"].map(|a| parse_field(a).unwrap());
+        let columns = ["title:string", "body:text?", "extra:json?", "views:i64", "price:decimal", "code:uuid?"]
+            .map(|a| parse_field(a).unwrap());
         let operations = resource("posts", columns.to_vec());
         let [Operation::NewResource(op)] = operations.as_slice() else { panic!("{operations:?}") };
-        assert_eq!(op.viewset.filterable_fields, ["title", "views"]);
+        assert_eq!(op.viewset.filterable_fields, ["title", "views", "price", "code"]);
         assert_eq!(op.viewset.search_fields, ["title", "body"]);
-        assert_eq!(op.viewset.ordering_fields, ["id", "title", "views"]);
+        assert_eq!(op.viewset.ordering_fields, ["id", "title", "views", "price"]);
+        let lists = |operations: Vec<Operation>| -> Vec<Allowlist> {
+            operations
+                .into_iter()
+                .filter_map(|op| if let Operation::AddToAllowlist(add) = op { Some(add.allowlist) } else { None })
+                .collect()
+        };
+        let price = lists(field("posts", "PostsViewSet", parse_field("cost:decimal?").unwrap()));
+        assert_eq!(price, [Allowlist::FilterableFields, Allowlist::OrderingFields]);
+        let code = lists(field("posts", "PostsViewSet", parse_field("ref:uuid?").unwrap()));
+        assert_eq!(code, [Allowlist::FilterableFields]);
     }
 }

@@ -66,7 +66,8 @@ enum Generate {
         /// The table (snake_case, e.g. `products`): also the module and the URL segment `/api/<name>/`.
         name: String,
         /// `<name>:<type>` each, `?` for nullable, `=<value>` for a default; types: string, text, i32, i64, f64,
-        /// bool, date, datetime, json, references:<resource>.
+        /// decimal (DECIMAL(19, 4): 15 digits before the point, 4 after; a JSON string), bool, date, datetime,
+        /// uuid, json, references:<resource>.
         #[arg(required = true)]
         fields: Vec<String>,
     },

@@ -76,24 +76,41 @@ fn exercise_grown(server: &Server) {
     assert_eq!((status, &item["rating"]), (200, &json!(4)), "{item}");
     assert_eq!(server.call("GET", "/api/items/?rating=4", None, false).1["count"], 1);
 
+    let code = "67e55044-10b1-426f-9247-bb680e5fe0c8";
     let product = json!({
-        "name": "Desk lamp", "notes": "warm light", "views": 10, "price": 19.5, "released_on": "2026-11-27",
-        "updated_at": "2026-11-27T10:00:00Z", "extra": {"colours": ["red"]}, "item_id": 1,
+        "name": "Desk lamp", "notes": "warm light", "views": 10, "price": 19.5, "cost": "12.34",
+        "released_on": "2026-11-27", "updated_at": "2026-11-27T10:00:00Z", "code": code.to_uppercase(),
+        "extra": {"colours": ["red"]}, "item_id": 1,
     });
     let (status, created) = server.call("POST", "/api/products/", Some(&product), true);
     assert_eq!(status, 201, "{created}");
     for (key, value) in product.as_object().unwrap() {
-        if key != "updated_at" {
+        if !["updated_at", "cost", "code"].contains(&key.as_str()) {
             assert_eq!(&created[key], value, "{key}: {created}");
         }
     }
+    // A decimal is a string: `12.34` on SQLite, `12.3400` (the column's scale) on PostgreSQL; a UUID lower-case.
+    assert_eq!(created["cost"].as_str().map(|c| c.trim_end_matches('0')), Some("12.34"), "{created}");
+    assert_eq!(created["code"], code, "{created}");
     assert!(created["updated_at"].as_str().unwrap().starts_with("2026-11-27T10:00:00"), "{created}");
     assert_eq!((&created["stock"], &created["active"]), (&json!(0), &json!(true)), "defaults: {created}");
     let id = created["id"].as_i64().unwrap();
-    for query in ["item_id=1", "active=true", "search=desk", "views__gte=5", "ordering=-price"] {
+    let by_code = format!("code={code}");
+    for query in ["item_id=1", "active=true", "search=desk", "views__gte=5", "ordering=-price", "cost=12.34"]
+        .into_iter()
+        .chain(["cost__gt=12", "ordering=-cost", &by_code])
+    {
         let (status, list) = server.call("GET", &format!("/api/products/?{query}"), None, false);
         assert_eq!((status, &list["count"]), (200, &json!(1)), "{query}: {list}");
     }
+    for query in ["cost=abc", "code=not-a-uuid"] {
+        let (status, refused) = server.call("GET", &format!("/api/products/?{query}"), None, false);
+        assert_eq!(status, 422, "{query}: {refused}");
+    }
+    let mut bad = product.clone();
+    bad["cost"] = json!("0.00001");
+    let (status, refused) = server.call("POST", "/api/products/", Some(&bad), true);
+    assert_eq!((status, &refused["detail"][0]["loc"]), (422, &json!(["body", "cost"])), "{refused}");
     let (status, missing) = server.call("POST", "/api/products/", Some(&json!({"name": "no price"})), true);
     assert_eq!(status, 422, "price is required: {missing}");
     assert!(missing.to_string().contains("price"), "{missing}");
@@ -186,8 +203,7 @@ fn names_that_cannot_build_and_bad_input_are_refused() {
     let project = new_project("shop", &[], &dir.0);
     let before = sources(&project);
     for (args, expected) in [
-        (&["generate", "resource", "products", "total:decimal"][..], "decimal fields are not generated yet"),
-        (&["generate", "resource", "products", "code:uuid"], "uuid columns are not generated yet"),
+        (&["generate", "resource", "products", "total:decimal=0"][..], "Decimal columns take none here"),
         (&["generate", "resource", "products", "price"], "is not a field"),
         (&["generate", "resource", "products", "price:money"], "types: string, text, i32"),
         (&["generate", "resource", "type", "name:string"], "`type`: `type` is a Rust keyword"),

@@ -25,14 +25,6 @@ pub(crate) fn check(
     let here = |tail: &[Value]| -> Vec<Value> { at.iter().chain(tail).cloned().collect() };
     identifier(&column.name, true, &here(&loc!["name"]), errors);
     let t = column.column_type;
-    if t == ColumnType::Uuid {
-        errors.push(
-            &here(&loc!["type"]),
-            "unsupported_type",
-            "uuid columns are not generated yet: viewset-core has no `FieldSchema` for `uuid::Uuid` and the project's \
-             sea-orm has no `with-uuid` feature; use string (with max_length 36) or add the column by hand",
-        );
-    }
     if column.max_length.is_some() && t != ColumnType::String {
         errors.push(&here(&loc!["max_length"]), "not_applicable", "max_length applies to string columns only");
     }
@@ -141,7 +133,7 @@ fn check_default(column: &Column, default: &Value, at: &[Value], errors: &mut Er
             format!(
                 "a default is a literal of the column's type: a boolean for boolean, an integer in range for \
                  integer/big_integer, a number for float, a string (within max_length) for text/string; {t:?} \
-                 columns take none here"
+                 columns take none here (write the default in the migration by hand)"
             ),
         );
     }

@@ -119,8 +119,11 @@ pub enum ColumnType {
     DateTime,
     /// `Date` (`chrono::NaiveDate`), `DATE`.
     Date,
-    /// Refused for now: viewset-core has no `FieldSchema` for `uuid::Uuid`, and sea-orm needs `with-uuid`.
+    /// `Uuid`, `UUID` on PostgreSQL (16 bytes on SQLite); a JSON string. Not a primary key or foreign key here.
     Uuid,
+    /// `Decimal` (`rust_decimal`), `DECIMAL(19, 4)`: up to 15 digits before the point and 4 after (`NUMERIC` on
+    /// PostgreSQL, exact; `REAL` on SQLite, about 15 significant digits); a JSON string (`"9.99"`).
+    Decimal,
     /// `Json` (`serde_json::Value`), `JSON`.
     Json,
 }
@@ -137,9 +140,18 @@ impl ColumnType {
             ColumnType::DateTime => "DateTimeUtc",
             ColumnType::Date => "Date",
             ColumnType::Uuid => "Uuid",
+            ColumnType::Decimal => "Decimal",
             ColumnType::Json => "Json",
         }
     }
+
+    /// The precision and scale of a generated decimal column (`decimal_len(name, 19, 4)`): amounts up to
+    /// 999,999,999,999,999.9999, enough for money in any currency's smallest unit.
+    ///
+    /// ```
+    /// assert_eq!(viewset_codegen::ColumnType::DECIMAL_PRECISION_SCALE, (19, 4));
+    /// ```
+    pub const DECIMAL_PRECISION_SCALE: (u32, u32) = (19, 4);
 
     /// The sea-orm-migration `schema` helper (`integer`, `string_len`, ...), without `_null`/`_uniq`.
     pub(crate) fn helper(self, max_length: Option<u32>) -> &'static str {
@@ -154,6 +166,7 @@ impl ColumnType {
             (ColumnType::DateTime, _) => "timestamp_with_time_zone",
             (ColumnType::Date, _) => "date",
             (ColumnType::Uuid, _) => "uuid",
+            (ColumnType::Decimal, _) => "decimal_len",
             (ColumnType::Json, _) => "json",
         }
     }

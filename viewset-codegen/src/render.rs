@@ -50,6 +50,10 @@ pub(crate) fn field(column: &Column) -> String {
     match (column.column_type, column.max_length) {
         (ColumnType::Text, _) => sea.push("column_type = \"Text\"".into()),
         (ColumnType::String, Some(n)) => sea.push(format!("column_type = \"String(StringLen::N({n}))\"")),
+        (ColumnType::Decimal, _) => {
+            let (precision, scale) = ColumnType::DECIMAL_PRECISION_SCALE;
+            sea.push(format!("column_type = \"Decimal(Some(({precision}, {scale})))\""));
+        }
         _ => {}
     }
     if column.unique {
@@ -134,9 +138,13 @@ pub(crate) fn column_def(column: &Column) -> String {
         (false, false) => "",
     };
     let length = column.max_length.filter(|_| column.column_type == ColumnType::String);
-    let args = match length {
-        Some(n) => format!("\"{name}\", {n}"),
-        None => format!("\"{name}\""),
+    let args = match (length, column.column_type) {
+        (Some(n), _) => format!("\"{name}\", {n}"),
+        (None, ColumnType::Decimal) => {
+            let (precision, scale) = ColumnType::DECIMAL_PRECISION_SCALE;
+            format!("\"{name}\", {precision}, {scale}")
+        }
+        (None, _) => format!("\"{name}\""),
     };
     let mut def = format!("{helper}{suffix}({args})");
     if column.nullable && column.unique {
@@ -274,4 +282,40 @@ pub struct {name};\n",
         prefix = v.prefix,
         name = v.name,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn column(name: &str, column_type: ColumnType, nullable: bool) -> Column {
+        Column {
+            name: name.into(),
+            column_type,
+            nullable,
+            primary_key: false,
+            unique: false,
+            max_length: None,
+            default: None,
+            references: None,
+            doc: None,
+        }
+    }
+
+    #[test]
+    fn uuid_and_decimal_columns() {
+        let price = column("price", ColumnType::Decimal, false);
+        assert_eq!(
+            field(&price),
+            "    /// `price`: required on create.\n    #[sea_orm(column_type = \"Decimal(Some((19, 4)))\")]\n    pub price: Decimal,\n"
+        );
+        assert_eq!(column_def(&price), "decimal_len(\"price\", 19, 4)");
+        let discount = column("discount", ColumnType::Decimal, true);
+        assert!(field(&discount).ends_with("    pub discount: Option<Decimal>,\n"), "{}", field(&discount));
+        assert_eq!(column_def(&discount), "decimal_len_null(\"discount\", 19, 4)");
+        let code = Column { unique: true, ..column("code", ColumnType::Uuid, false) };
+        assert_eq!(field(&code), "    /// `code`: required on create.\n    #[sea_orm(unique)]\n    pub code: Uuid,\n");
+        assert_eq!(column_def(&code), "uuid_uniq(\"code\")");
+        assert_eq!(column_def(&column("parent", ColumnType::Uuid, true)), "uuid_null(\"parent\")");
+    }
 }

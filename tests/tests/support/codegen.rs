@@ -57,12 +57,14 @@ pub fn new_tags() -> Value {
             {"name": "seen_at", "type": "date_time", "nullable": true},
             {"name": "due_on", "type": "date", "nullable": true},
             {"name": "extra", "type": "json", "nullable": true},
-            {"name": "book_id", "type": "integer", "nullable": true, "references": {"table": "books"}}
+            {"name": "book_id", "type": "integer", "nullable": true, "references": {"table": "books"}},
+            {"name": "token", "type": "uuid", "nullable": true, "unique": true},
+            {"name": "price", "type": "decimal"}
         ],
         "viewset": {
-            "filterable_fields": ["pinned", "book_id"],
+            "filterable_fields": ["pinned", "book_id", "token", "price"],
             "search_fields": ["label", "notes"],
-            "ordering_fields": ["id", "label", "weight"],
+            "ordering_fields": ["id", "label", "weight", "price"],
             "ordering": ["-weight", "id"]
         }
     })

@@ -53,7 +53,32 @@ field_schema! {
     chrono::NaiveDateTime => Type::String, Some(KnownFormat::DateTime);
     chrono::NaiveDate => Type::String, Some(KnownFormat::Date);
     chrono::NaiveTime => Type::String, None;
+    sea_orm::prelude::Uuid => Type::String, Some(KnownFormat::Uuid);
 }
+
+/// A decimal is a JSON string (`"9.99"`), as `rust_decimal`'s serde writes it by default and as Django REST
+/// framework renders decimals: exact, where a JSON number would pass through a binary float in most clients. A body
+/// may send a JSON number too (`9.99`), which serde accepts; responses always carry the string.
+///
+/// ```
+/// use viewset_core::openapi::FieldSchema;
+/// let schema = serde_json::to_value(<sea_orm::prelude::Decimal as FieldSchema>::field_schema()).unwrap();
+/// assert_eq!((schema["type"].as_str(), schema["format"].as_str()), (Some("string"), Some("decimal")));
+/// ```
+impl FieldSchema for sea_orm::prelude::Decimal {
+    fn field_schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::Custom("decimal".into())))
+            .pattern(Some(DECIMAL_PATTERN))
+            .description(Some("A decimal number as a string, e.g. \"9.99\" (a JSON number is accepted on writes)."))
+            .examples(["9.99"])
+            .into()
+    }
+}
+
+/// The text of a decimal as responses write it (and as the query string takes it).
+pub(crate) const DECIMAL_PATTERN: &str = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$";
 
 impl FieldSchema for serde_json::Value {
     fn field_schema() -> RefOr<Schema> {

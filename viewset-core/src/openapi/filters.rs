@@ -7,6 +7,7 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterS
 use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 use utoipa::openapi::{RefOr, Required};
 
+use super::field_schema::DECIMAL_PATTERN;
 use crate::query::lookups::FilterLookup;
 use crate::query::value::{is_integer, is_text};
 use crate::viewset::hooks::Hooks;
@@ -68,6 +69,12 @@ pub(crate) fn column_value_schema(column_type: &ColumnType) -> RefOr<Schema> {
             string().format(format(KnownFormat::DateTime)).into()
         }
         ColumnType::Time => string().format(format(KnownFormat::Time)).into(),
+        ColumnType::Uuid => string().format(format(KnownFormat::Uuid)).into(),
+        ColumnType::Decimal(_) | ColumnType::Money(_) => string()
+            .format(Some(SchemaFormat::Custom("decimal".into())))
+            .pattern(Some(DECIMAL_PATTERN))
+            .examples(["9.99"])
+            .into(),
         _ => string().into(),
     }
 }

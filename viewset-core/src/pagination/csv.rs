@@ -8,14 +8,18 @@
 //!
 //! A text value that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, tab or carriage
 //! return) is written with a `'` in front, as OWASP's CSV-injection advice has it ([`Formulas`]); a ViewSet whose CSV
-//! is read by programs turns that off with `#[viewset(csv_keep_formulas)]`. Numbers are never changed (`-5` stays).
+//! is read by programs turns that off with `#[viewset(csv_keep_formulas)]`. Numbers are never changed (`-5` stays),
+//! nor are decimals, which JSON carries as strings (`"-9.99"` of a decimal column is written `-9.99`).
 
 use axum::http::header::{ACCEPT, CONTENT_TYPE};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use sea_orm::sea_query::ColumnType;
+use sea_orm::{ColumnTrait, EntityTrait, Iterable};
 use serde_json::Value;
 
 use crate::error::ApiError;
+use crate::query::columns::field_name;
 use crate::query::params::QueryParams;
 use crate::viewset::config::Config;
 
@@ -152,9 +156,26 @@ impl Formulas {
     }
 }
 
-fn cell(value: Option<&Value>, formulas: Formulas) -> String {
+/// The fields of `E` whose JSON is a number written as a string (decimal columns): their cells are numbers, never
+/// formulas.
+pub(crate) fn decimal_fields<E: EntityTrait>() -> Vec<&'static str> {
+    E::Column::iter()
+        .filter(|c| matches!(c.def().get_column_type(), ColumnType::Decimal(_) | ColumnType::Money(_)))
+        .map(field_name::<E>)
+        .collect()
+}
+
+/// Whether `text` is a plain decimal number (`-9.99`): what a decimal column's JSON string holds.
+fn is_decimal_text(text: &str) -> bool {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    !(whole.is_empty() && fraction.is_empty()) && (whole.bytes().chain(fraction.bytes())).all(|b| b.is_ascii_digit())
+}
+
+fn cell(value: Option<&Value>, formulas: Formulas, decimal: bool) -> String {
     match value {
         None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) if decimal && is_decimal_text(s) => s.clone(),
         Some(Value::String(s)) => formulas.text(s),
         Some(other) => other.to_string(),
     }
@@ -171,6 +192,11 @@ fn cell(value: Option<&Value>, formulas: Formulas) -> String {
 /// assert_eq!(csv_of_page(br#"{"results": []}"#, &["id", "title"], Formulas::Kept).unwrap(), "id,title\r\n");
 /// ```
 pub fn csv_of_page(page: &[u8], empty_header: &[&str], formulas: Formulas) -> Result<String, ApiError> {
+    csv_of(page, empty_header, formulas, &[])
+}
+
+/// [`csv_of_page`] with the `decimals` fields written as numbers.
+fn csv_of(page: &[u8], empty_header: &[&str], formulas: Formulas, decimals: &[&str]) -> Result<String, ApiError> {
     let page: Value = serde_json::from_slice(page)
         .map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("read the page for CSV: {e}"))))?;
     let records = match &page {
@@ -188,14 +214,16 @@ pub fn csv_of_page(page: &[u8], empty_header: &[&str], formulas: Formulas) -> Re
     };
     let mut out = String::with_capacity(64 * (records.len() + 1));
     write_csv_record(&mut out, header.iter().map(String::as_str));
-    write_rows(&mut out, &header, records, formulas);
+    write_rows(&mut out, &header, records, formulas, decimals);
     Ok(out)
 }
 
-/// One CSV row per record: the values under `keys`, in that order.
-pub(crate) fn write_rows(out: &mut String, keys: &[String], records: &[Value], formulas: Formulas) {
+/// One CSV row per record: the values under `keys`, in that order; those of `decimals` fields as numbers.
+pub(crate) fn write_rows(out: &mut String, keys: &[String], records: &[Value], formulas: Formulas, decimals: &[&str]) {
+    let decimal: Vec<bool> = keys.iter().map(|key| decimals.contains(&key.as_str())).collect();
     for record in records {
-        let cells: Vec<String> = keys.iter().map(|key| cell(record.get(key), formulas)).collect();
+        let cells: Vec<String> =
+            keys.iter().zip(&decimal).map(|(key, decimal)| cell(record.get(key), formulas, *decimal)).collect();
         write_csv_record(out, cells.iter().map(String::as_str));
     }
 }
@@ -209,6 +237,7 @@ pub(crate) async fn into_csv(
     response: Response,
     empty_header: &[&str],
     formulas: Formulas,
+    decimals: &[&str],
 ) -> Result<Response, ApiError> {
     let json = response.headers().get(CONTENT_TYPE).is_some_and(|t| t.as_bytes().starts_with(b"application/json"));
     if response.status() != StatusCode::OK || !json {
@@ -218,7 +247,7 @@ pub(crate) async fn into_csv(
     let bytes = axum::body::to_bytes(body, MAX_PAGE_BYTES)
         .await
         .map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("read the page for CSV: {e}"))))?;
-    let csv = csv_of_page(&bytes, empty_header, formulas)?;
+    let csv = csv_of(&bytes, empty_header, formulas, decimals)?;
     parts.headers.insert(CONTENT_TYPE, HeaderValue::from_static(CSV_CONTENT_TYPE));
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     parts.headers.remove(axum::http::header::ETAG);
@@ -263,5 +292,13 @@ mod tests {
         assert_eq!(csv, "a,b,c,d,e,f,g,h\r\n'=SUM(A1),'+1,'-2,'@x,'\tx,\"'\rx\",-3,a=b\r\n");
         let kept = csv_of_page(page, &[], Formulas::Kept).unwrap();
         assert_eq!(kept, "a,b,c,d,e,f,g,h\r\n=SUM(A1),+1,-2,@x,\tx,\"\rx\",-3,a=b\r\n");
+    }
+
+    #[test]
+    fn decimal_fields_are_numbers_not_formulas() {
+        let page = br#"[{"price": "-9.99", "note": "-9.99", "rate": "-1+1", "low": "+.5"}]"#;
+        let csv = csv_of(page, &[], Formulas::Neutralised, &["price", "rate", "low"]).unwrap();
+        assert_eq!(csv, "price,note,rate,low\r\n-9.99,'-9.99,'-1+1,+.5\r\n");
+        assert!(!is_decimal_text("-") && !is_decimal_text(".") && !is_decimal_text("1e5") && is_decimal_text("7."));
     }
 }

@@ -17,7 +17,7 @@ use futures_util::StreamExt;
 use sea_orm::QuerySelect;
 use serde_json::Value;
 
-use super::csv::{CSV_CONTENT_TYPE, Formulas, write_csv_record, write_rows};
+use super::csv::{CSV_CONTENT_TYPE, Formulas, decimal_fields, write_csv_record, write_rows};
 use super::list_items;
 use crate::access;
 use crate::error::ApiError;
@@ -36,6 +36,7 @@ struct Export<V: Hooks> {
     request: RequestContext,
     select: sea_orm::Select<V::Entity>,
     keys: Vec<String>,
+    decimals: Vec<&'static str>,
     next: u64,
     end: u64,
 }
@@ -60,7 +61,7 @@ impl<V: Hooks> Export<V> {
             self.keys = first.keys().cloned().collect();
         }
         let mut text = String::new();
-        write_rows(&mut text, &self.keys, &records, Formulas::of(&V::CONFIG));
+        write_rows(&mut text, &self.keys, &records, Formulas::of(&V::CONFIG), &self.decimals);
         Ok(Some((text, records.is_empty())))
     }
 }
@@ -76,7 +77,8 @@ pub(crate) async fn stream_csv<V: Hooks>(
     let order = effective_order::<V>(&query, &request);
     let select = apply_order(narrow::<V>(query.select, &request, &order), &order, false);
     let end = window.offset.saturating_add(window.limit);
-    let mut export = Export::<V> { request, select, keys: Vec::new(), next: window.offset, end };
+    let decimals = decimal_fields::<V::Entity>();
+    let mut export = Export::<V> { request, select, keys: Vec::new(), decimals, next: window.offset, end };
     // The first chunk before the answer starts: a failing query is the JSON error of the whole request.
     let first = export.chunk().await?.map(|(rows, _)| rows).unwrap_or_default();
     if export.keys.is_empty() {

@@ -2,13 +2,15 @@
 //! or one `?fields=` does not name) is not read; a typed constant stands in for it, so the row still decodes into
 //! the model. Only where the read type allows it: the list representation is the model itself (a
 //! `list_serializer_class` may read any field), and every left-out column has a type with a stand-in (text, numbers,
-//! booleans, dates and times, JSON, bytes; an enum or a decimal keeps the whole row). The primary key, the
+//! decimals, UUIDs, booleans, dates and times, JSON, bytes; an enum keeps the whole row). The primary key, the
 //! ordering's columns and the columns embedded relations start from are always read.
 
 use std::any::TypeId;
 
 use sea_orm::sea_query::{ColumnType, Expr, SimpleExpr};
-use sea_orm::{ColumnTrait, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QuerySelect, Select, Value};
+use sea_orm::{
+    ColumnTrait, DbBackend, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QuerySelect, Select, Value,
+};
 
 use super::columns::field_name;
 use super::list_query::OrderTerm;
@@ -60,9 +62,10 @@ where
             || request.expand.items.iter().any(|item| item.from == name)
     };
     let mut stand_ins = Vec::new();
+    let backend = request.db.get_database_backend();
     for column in <V::Entity as EntityTrait>::Column::iter().filter(|c| !needed(c)) {
         let def = column.def();
-        let Some(value) = stand_in(def.get_column_type(), def.is_null()) else { return select };
+        let Some(value) = stand_in(def.get_column_type(), def.is_null(), backend) else { return select };
         stand_ins.push((column, value));
     }
     if stand_ins.is_empty() {
@@ -78,8 +81,10 @@ where
     narrowed
 }
 
-/// A typed constant of the column's type (a typed NULL when nullable), or `None` for a type without one.
-fn stand_in(ty: &ColumnType, nullable: bool) -> Option<Value> {
+/// A typed constant of the column's type (a typed NULL when nullable), or `None` for a type without one. On SQLite a
+/// decimal is a number read as `f64` (sea-orm stores it as `REAL`; a bound decimal is text, which would not decode),
+/// elsewhere a decimal.
+fn stand_in(ty: &ColumnType, nullable: bool, backend: DbBackend) -> Option<Value> {
     use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
     let epoch = DateTime::<Utc>::UNIX_EPOCH;
     let value = match ty {
@@ -101,6 +106,9 @@ fn stand_in(ty: &ColumnType, nullable: bool) -> Option<Value> {
         ColumnType::TimestampWithTimeZone => Value::ChronoDateTimeUtc(Some(epoch)),
         ColumnType::Json | ColumnType::JsonBinary => Value::Json(Some(Box::new(serde_json::Value::Null))),
         ColumnType::Binary(_) | ColumnType::VarBinary(_) | ColumnType::Blob => Value::Bytes(Some(Vec::new())),
+        ColumnType::Uuid => Value::Uuid(Some(sea_orm::prelude::Uuid::nil())),
+        ColumnType::Decimal(_) | ColumnType::Money(_) if backend == DbBackend::Sqlite => Value::Double(Some(0.0)),
+        ColumnType::Decimal(_) | ColumnType::Money(_) => Value::Decimal(Some(sea_orm::prelude::Decimal::ZERO)),
         _ => return None,
     };
     Some(if nullable { value.as_null() } else { value })

@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use sea_orm::Value;
+use sea_orm::prelude::{Decimal, Uuid};
 use sea_orm::sea_query::ColumnType;
 
 /// The spec's truthy and falsy words (case-insensitive).
@@ -77,6 +78,8 @@ pub fn null_of(column_type: &ColumnType) -> Value {
         ColumnType::Date => Value::ChronoDate(None),
         ColumnType::DateTime | ColumnType::Timestamp => Value::ChronoDateTime(None),
         ColumnType::TimestampWithTimeZone => Value::ChronoDateTimeUtc(None),
+        ColumnType::Uuid => Value::Uuid(None),
+        ColumnType::Decimal(_) | ColumnType::Money(_) => Value::Decimal(None),
         _ => Value::String(None),
     }
 }
@@ -105,6 +108,10 @@ pub fn from_json(column_type: &ColumnType, json: &serde_json::Value) -> Result<V
 /// assert_eq!(parse_value(&ColumnType::Integer, "42"), Ok(Value::Int(Some(42))));
 /// assert!(parse_value(&ColumnType::Integer, "4.2").is_err());
 /// assert_eq!(parse_value(&ColumnType::Boolean, "yes"), Ok(Value::Bool(Some(true))));
+/// let price = parse_value(&ColumnType::Decimal(Some((19, 4))), "9.99");
+/// assert!(matches!(price, Ok(Value::Decimal(Some(d))) if d.to_string() == "9.99"));
+/// assert!(parse_value(&ColumnType::Uuid, "67e55044-10b1-426f-9247-bb680e5fe0c8").is_ok());
+/// assert!(parse_value(&ColumnType::Uuid, "67e55044").is_err());
 /// ```
 pub fn parse_value(column_type: &ColumnType, raw: &str) -> Result<Value, String> {
     let text = raw.trim();
@@ -136,6 +143,8 @@ pub fn parse_value(column_type: &ColumnType, raw: &str) -> Result<Value, String>
         )),
         ColumnType::DateTime | ColumnType::Timestamp => Value::ChronoDateTime(Some(parse_datetime(text)?.naive_utc())),
         ColumnType::TimestampWithTimeZone => Value::ChronoDateTimeUtc(Some(parse_datetime(text)?)),
+        ColumnType::Uuid => Value::Uuid(Some(parse_uuid(text)?)),
+        ColumnType::Decimal(_) | ColumnType::Money(_) => Value::Decimal(Some(parse_decimal(text)?)),
         other => return Err(format!("filtering on a column of type {other:?} is not supported")),
     })
 }
@@ -175,12 +184,65 @@ pub fn check_storable(value: &Value) -> Result<(), String> {
     }
 }
 
+/// Whether `value` fits the column it is written to: a decimal within the precision and scale the column declares
+/// (`Decimal(Some((19, 4)))`: at most 4 digits after the point, trailing zeros not counted, and 15 before it), as
+/// PostgreSQL's `numeric(19, 4)` stores it (it would round more decimal places and refuse more digits). Any other
+/// value, or a column without a declared precision, fits.
+///
+/// ```
+/// use sea_orm::{Value, prelude::Decimal, sea_query::ColumnType};
+/// use viewset_core::query::value::check_fits;
+/// let money = ColumnType::Decimal(Some((19, 4)));
+/// let price = |text: &str| Value::Decimal(Some(text.parse::<Decimal>().unwrap()));
+/// assert!(check_fits(&money, &price("9.9900")).is_ok());
+/// assert!(check_fits(&money, &price("0.00001")).is_err());
+/// assert!(check_fits(&money, &price("1234567890123456")).is_err());
+/// assert!(check_fits(&ColumnType::Decimal(None), &price("0.00001")).is_ok());
+/// ```
+pub fn check_fits(column_type: &ColumnType, value: &Value) -> Result<(), String> {
+    let (ColumnType::Decimal(Some((precision, scale))) | ColumnType::Money(Some((precision, scale)))) = column_type
+    else {
+        return Ok(());
+    };
+    let Value::Decimal(Some(decimal)) = value else { return Ok(()) };
+    let normal = decimal.normalize();
+    if normal.scale() > *scale {
+        return Err(format!("Ensure that there are no more than {scale} decimal places"));
+    }
+    let whole = normal.abs().trunc();
+    let before = if whole.is_zero() { 0 } else { whole.to_string().len() as u32 };
+    let allowed = precision.saturating_sub(*scale);
+    if before > allowed {
+        return Err(format!("Ensure that there are no more than {allowed} digits before the decimal point"));
+    }
+    Ok(())
+}
+
 fn in_range<D: Datelike>(date: D) -> Result<D, String> {
     if (1..=9999).contains(&date.year()) { Ok(date) } else { Err(format!("Input should be a date {DATE_RANGE}")) }
 }
 
 fn finite<F: Into<f64> + Copy>(v: F) -> Result<F, String> {
     if v.into().is_finite() { Ok(v) } else { Err("Input should be a finite number".into()) }
+}
+
+/// A UUID as `uuid` parses one: hyphenated (`67e55044-10b1-426f-9247-bb680e5fe0c8`, any case), 32 hex digits,
+/// braced or as a URN, the forms a JSON body accepts too.
+fn parse_uuid(text: &str) -> Result<Uuid, String> {
+    Uuid::try_parse(text).map_err(|_| "Input should be a valid UUID (e.g. 67e55044-10b1-426f-9247-bb680e5fe0c8)".into())
+}
+
+/// A decimal number written out (`9.99`, `-0.5`, `12`): digits with an optional sign and fraction, at most 28
+/// significant digits (what `rust_decimal::Decimal` holds exactly). No exponent, no `NaN` or infinity.
+fn parse_decimal(text: &str) -> Result<Decimal, String> {
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    let plain = |part: &str| part.bytes().all(|b| b.is_ascii_digit());
+    let invalid = || "Input should be a valid decimal number (e.g. 9.99)".to_string();
+    if (whole.is_empty() && fraction.is_empty()) || !plain(whole) || !plain(fraction) {
+        return Err(invalid());
+    }
+    text.parse::<Decimal>().map_err(|_| "Input should be a decimal number of at most 28 significant digits".into())
 }
 
 /// RFC 3339 (`2026-11-22T10:00:00Z`), a naive date-time taken as UTC, or a bare date (midnight UTC).
@@ -219,5 +281,33 @@ mod tests {
         assert!(parse_value(&ColumnType::Timestamp, "0000-12-31T23:00:00").is_err());
         assert!(parse_value(&ColumnType::Date, "9999-12-31").is_ok());
         assert!(parse_value(&ColumnType::Text, "a\0").is_err());
+    }
+
+    #[test]
+    fn uuids_and_decimals() {
+        let uuid = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+        let parsed = parse_value(&ColumnType::Uuid, uuid).unwrap();
+        assert_eq!(parsed, Value::Uuid(Some(Uuid::parse_str(uuid).unwrap())));
+        assert_eq!(parse_value(&ColumnType::Uuid, &uuid.to_uppercase()), Ok(parsed.clone()));
+        assert_eq!(parse_value(&ColumnType::Uuid, &uuid.replace('-', "")), Ok(parsed));
+        for bad in ["", "x", "67e55044-10b1-426f-9247-bb680e5fe0c", "67e55044-10b1-426f-9247-bb680e5fe0cg", "1"] {
+            assert!(parse_value(&ColumnType::Uuid, bad).unwrap_err().contains("UUID"), "{bad:?}");
+        }
+        let money = ColumnType::Decimal(Some((19, 4)));
+        for (text, shown) in [("9.99", "9.99"), ("-0.5", "-0.5"), ("+12", "12"), (".5", "0.5"), ("7.", "7")] {
+            let Ok(Value::Decimal(Some(d))) = parse_value(&money, text) else { panic!("{text}") };
+            assert_eq!(d.to_string(), shown);
+        }
+        assert!(matches!(parse_value(&ColumnType::Money(None), "1.25"), Ok(Value::Decimal(Some(_)))));
+        for bad in ["", ".", "-", "1e5", "NaN", "inf", "1,5", "9.9.9", "0x10", "1_000", "12 34"] {
+            assert!(parse_value(&money, bad).unwrap_err().contains("decimal"), "{bad:?}");
+        }
+        assert!(parse_value(&money, &"9".repeat(40)).unwrap_err().contains("28 significant digits"));
+        assert_eq!(null_of(&money), Value::Decimal(None));
+        assert_eq!(null_of(&ColumnType::Uuid), Value::Uuid(None));
+        let from_number = from_json(&money, &serde_json::json!(2.5));
+        assert!(matches!(from_number, Ok(Value::Decimal(Some(d))) if d.to_string() == "2.5"));
+        assert!(check_fits(&money, &parse_value(&money, "-123456789012345.1234").unwrap()).is_ok());
+        assert!(check_fits(&money, &parse_value(&money, "0.12345").unwrap()).is_err());
     }
 }

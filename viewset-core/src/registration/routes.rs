@@ -18,7 +18,7 @@ use crate::error::ApiError;
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::once;
 use crate::pagination::csv::ListFormat;
-use crate::pagination::csv::{Formulas, into_csv};
+use crate::pagination::csv::{Formulas, decimal_fields, into_csv};
 use crate::pagination::csv_stream::stream_csv;
 use crate::query::columns::column_names;
 use crate::query::params::{Filters, is_reserved_query_name};
@@ -218,7 +218,7 @@ fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Respon
                     return boxed(|| stream_csv::<V>(request, filters, header)).await;
                 }
                 let page = boxed(|| V::list(request, window.limit, window.offset, filters)).await?;
-                into_csv(page, &header, Formulas::of(&V::CONFIG)).await
+                into_csv(page, &header, Formulas::of(&V::CONFIG), &decimal_fields::<V::Entity>()).await
             }
         }
     }

@@ -1,14 +1,16 @@
 //! Values a body may carry that the JSON parser accepts but a database cannot store (a date of year 300000 parses
-//! as a `chrono` date, and PostgreSQL refuses it): refused with a 422 at the field before any SQL runs.
+//! as a `chrono` date, and PostgreSQL refuses it), or that do not fit the column (a decimal with more places than its
+//! declared scale): refused with a 422 at the field before any SQL runs.
 
-use sea_orm::{ActiveModelTrait, ActiveValue, EntityTrait, Iterable};
+use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, EntityTrait, Iterable};
 
 use crate::error::{ApiError, InputError};
 use crate::query::columns::field_name;
-use crate::query::value::check_storable;
+use crate::query::value::{check_fits, check_storable};
 
 /// Every column `active` will write (`Set`) holds a value every supported database stores
-/// ([`check_storable`]); otherwise a 422 listing each offending field at `["body", field]`.
+/// ([`check_storable`]) and that fits the column ([`check_fits`]); otherwise a 422 listing each offending field at
+/// `["body", field]`.
 ///
 /// ```
 /// # mod post {
@@ -30,6 +32,11 @@ pub fn check_storable_body<A: ActiveModelTrait>(active: &A) -> Result<(), ApiErr
     let errors: Vec<InputError> = <A::Entity as EntityTrait>::Column::iter()
         .filter_map(|column| match active.get(column) {
             ActiveValue::Set(value) => check_storable(&value)
+                // Only a decimal has a precision to fit (`def()` builds the column's definition).
+                .and_then(|()| match value {
+                    sea_orm::Value::Decimal(Some(_)) => check_fits(column.def().get_column_type(), &value),
+                    _ => Ok(()),
+                })
                 .err()
                 .map(|msg| InputError::new(["body", field_name::<A::Entity>(column)], msg, "value_error")),
             _ => None,
