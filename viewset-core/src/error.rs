@@ -266,7 +266,7 @@ impl ApiError {
         match self {
             ApiError::Input(_) | ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::PermissionDenied(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound | ApiError::NotFoundKey(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound | ApiError::NotFoundKey(_) | ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::InvalidId(_) | ApiError::ForeignKeyViolation => StatusCode::BAD_REQUEST,
             ApiError::UniqueViolation(_) => StatusCode::CONFLICT,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -277,7 +277,6 @@ impl ApiError {
             ApiError::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::StillReferenced => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::Limit { status, .. } => *status,
             ApiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Idempotency { status, .. } => *status,
@@ -308,9 +307,7 @@ impl ApiError {
             }
             ApiError::PermissionDenied(msg) => simple(msg, "permission_denied"),
             ApiError::NotFound => simple("Not found.", "not_found"),
-            ApiError::NotFoundKey(key) => {
-                json!({"detail": format!("No record `{key}`."), "code": "not_found", "key": key})
-            }
+            ApiError::NotFoundKey(k) => json!({"detail": format!("No record `{k}`"), "code": "not_found", "key": k}),
             ApiError::InvalidId(msg) => simple(msg, "invalid_id"),
             ApiError::UniqueViolation(field) => {
                 let mut body = simple("A record with this value already exists.", "unique_violation");

@@ -50,7 +50,7 @@ pub(crate) async fn insert_many<V: ViewSet>(
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let on = On::Txn(txn);
     let mut stored = Vec::with_capacity(rows_to_insert.len());
-    if !on.support_returning() {
+    if !super::Plan::of::<V>(on.backend()).insert_returning {
         for active in rows_to_insert {
             stored.push(boxed(|| active.insert(txn)).await.map_err(db_err::<V::Entity>)?);
         }
