@@ -40,10 +40,12 @@ pub fn rows_per_statement(backend: DbBackend, columns: usize) -> usize {
     (limit / columns.max(1)).max(1)
 }
 
-/// Inserts `rows` in `txn` and returns the stored records in the order of `rows`: `before_save` of each, one
+/// Inserts `rows_to_insert` in `txn` and returns the stored records in their order: `before_save` of each, one
 /// `INSERT … RETURNING` per chunk of rows setting the same columns (a column one row leaves to its database
-/// default is not written as `NULL` for another), `after_save` of each. A database without `RETURNING` inserts
-/// row by row (sea-orm's insert, then a read by key).
+/// default is not written as `NULL` for another), `after_save` of each. The returned rows are matched to the
+/// `VALUES` by position: PostgreSQL and SQLite return a multi-row `VALUES` insert's rows in that order (neither
+/// documents it as a promise; `tests/bulk_writes.rs` checks request order on both). A database without `RETURNING`
+/// inserts row by row (sea-orm's insert, then a read by key).
 pub(crate) async fn insert_many<V: ViewSet>(
     txn: &DatabaseTransaction,
     rows_to_insert: Vec<Active<V>>,
