@@ -161,7 +161,11 @@ fn every_route_is_in_the_openapi_document() {
     for expected in ["limit", "offset", "views__gte", "search", "ordering", "title"] {
         assert!(params.contains(&expected), "{expected} missing from {params:?}");
     }
+    // The posts are `bulk`: one record or an array of them.
     let create = &json["paths"]["/api/posts/"]["post"]["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!(create["oneOf"][1]["type"], "array", "{create}");
+    assert_eq!(create["oneOf"][1]["items"], create["oneOf"][0]);
+    let create = &create["oneOf"][0];
     assert_eq!(create["required"], serde_json::json!(["title", "body", "author_id"]));
     assert_eq!(create["properties"]["title"]["maxLength"], 200);
     assert!(create["properties"].get("created_at").is_none(), "server-set fields are not in the create body");

@@ -116,6 +116,8 @@ pub enum ApiError {
     PermissionDenied(String),
     /// No such record, or not visible to the caller (404).
     NotFound,
+    /// A key of a bulk request names no record this caller may see (404, the key as `key`; nothing written).
+    NotFoundKey(String),
     /// The detail identifier cannot be parsed (400).
     InvalidId(String),
     /// Uniqueness violation (409), with the column when it can be told.
@@ -265,7 +267,7 @@ impl ApiError {
         match self {
             ApiError::Input(_) | ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::PermissionDenied(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::NotFound | ApiError::NotFoundKey(_) | ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::InvalidId(_) | ApiError::ForeignKeyViolation => StatusCode::BAD_REQUEST,
             ApiError::UniqueViolation(_) => StatusCode::CONFLICT,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -276,7 +278,6 @@ impl ApiError {
             ApiError::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::StillReferenced => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::Limit { status, .. } => *status,
             ApiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Idempotency { status, .. } => *status,
@@ -307,6 +308,7 @@ impl ApiError {
             }
             ApiError::PermissionDenied(msg) => simple(msg, "permission_denied"),
             ApiError::NotFound => simple("Not found.", "not_found"),
+            ApiError::NotFoundKey(k) => json!({"detail": format!("No record `{k}`"), "code": "not_found", "key": k}),
             ApiError::InvalidId(msg) => simple(msg, "invalid_id"),
             ApiError::UniqueViolation(field) => {
                 let mut body = simple("A record with this value already exists.", "unique_violation");

@@ -21,6 +21,7 @@ use crate::entities::{author, post};
     relations(author = author::Entity),
     permission_classes = [IsAuthenticatedOrReadOnly],
     expandable = ["author"],
+    bulk,
 )]
 pub struct PostViewSet;
 

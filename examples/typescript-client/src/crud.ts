@@ -10,7 +10,8 @@ const blog = createClient<paths, "application/json">({
 const created = await blog.POST("/api/posts/", {
   body: { title: "Typed from TypeScript", body: "openapi-fetch", author_id: 2 },
 });
-if (!created.data) throw new Error(`create: ${JSON.stringify(created.error)}`);
+// The posts are `bulk`: an array body answers an array; this one object answers one record.
+if (!created.data || Array.isArray(created.data)) throw new Error(`create: ${JSON.stringify(created.error)}`);
 const pk = created.data.id;
 
 const page = await blog.GET("/api/posts/", { params: { query: { ordering: "-id", limit: 5 } } });

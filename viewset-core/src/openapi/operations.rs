@@ -5,6 +5,7 @@ use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
+use super::bulk;
 use super::conditional::{self, with_etag};
 use super::embedded::{expand_parameter, with_embedded};
 use super::filters::{fields_parameter, list_parameters};
@@ -114,15 +115,24 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
         .parameters(Some(list_parameters::<V>()))
         .response("200", list_response::<V>())
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
+    let records = "Records to create, all or none (`bulk`).";
     let create = operation::<V>(crud_id::<V>("create"), "Create a record", Some(Operation::Create), true)
-        .request_body(body(closed(V::Create::openapi_schema())));
-    let created = with_etag(response(
-        "Created: the record (no body with `Prefer: return=minimal`).",
-        read::<V>(V::detail_schema()),
-    ));
+        .request_body(body(bulk::one_or_many::<V>(closed(V::Create::openapi_schema()), records)));
+    let created = bulk::one_or_many::<V>(read::<V>(V::detail_schema()), "The created records, in request order.");
+    let created = with_etag(response(bulk::created_description::<V>(), created));
     let create = retries::create(create, created);
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Get], list);
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Post], create);
+    if V::CONFIG.bulk.delete {
+        let op = operation::<V>(crud_id::<V>("delete_many"), "Delete many records", Some(Operation::Delete), false);
+        let op = bulk::delete_description(op)
+            .parameter(bulk::keys_parameter::<V>())
+            .response("200", response("Deletion confirmation: how many, and their primary keys.", bulk::deleted_many()))
+            .response("400", response("Invalid identifier, or a record is still referenced.", component("Error")))
+            .response("404", response("A key names no record visible to the caller.", component("Error")))
+            .response("422", response("Missing keys, another parameter, or too many keys.", validation_error()));
+        paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Delete], op);
+    }
 
     let detail = crate::registration::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));

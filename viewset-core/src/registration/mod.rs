@@ -20,6 +20,7 @@
 //! ```
 
 mod api;
+mod bulk;
 pub(crate) mod discovery;
 mod fallback;
 pub mod paths;

@@ -39,7 +39,8 @@ use crate::viewset::prefer::{self, Written, wants_minimal};
 /// | method | path | handler |
 /// |---|---|---|
 /// | GET | `<prefix>/` | list |
-/// | POST | `<prefix>/` | create (201) |
+/// | POST | `<prefix>/` | create (201); with `bulk`, a JSON array creates many ([`crate::viewset::bulk`]) |
+/// | DELETE | `<prefix>/?<lookup>__in=1,2,3` | with `bulk` (or `bulk(delete)`): delete many |
 /// | GET | `<prefix>/{pk}` | retrieve |
 /// | PATCH | `<prefix>/{pk}` | update |
 /// | DELETE | `<prefix>/{pk}` | delete |
@@ -124,6 +125,12 @@ where
     let e = embedders.clone();
     let delete = move |c: RouteContext, path: PathPk| delete_route::<V>(c.embedding(&e), path);
     let collection: MethodRouter<S> = get(list).post(create).fallback(method_not_allowed);
+    let collection = if V::CONFIG.bulk.delete {
+        let e = embedders.clone();
+        collection.delete(move |c: RouteContext| super::bulk::delete_route::<V>(c.embedding(&e)))
+    } else {
+        collection
+    };
     let detail: MethodRouter<S> = get(retrieve).patch(update).delete(delete).fallback(method_not_allowed);
     // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
     let router = if V::CONFIG.stream_enabled {
@@ -174,12 +181,21 @@ fn body<T: serde::de::DeserializeOwned>(
 ) -> Result<T, ApiError> {
     let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
     crate::schema::require_json(&request.headers, &bytes)?;
-    reject_restricted_keys(&bytes, &request.restricted_fields)?;
-    json_body(&bytes, &request.restricted_fields).map_err(|e| explain(e, &bytes, &shape(), &request.restricted_fields))
+    parse_body(&bytes, request, shape)
+}
+
+/// [`body`] after the transport: a JSON object (one row of a bulk body too) as the typed body.
+pub(super) fn parse_body<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    request: &RequestContext,
+    shape: impl FnOnce() -> BodyShape,
+) -> Result<T, ApiError> {
+    reject_restricted_keys(bytes, &request.restricted_fields)?;
+    json_body(bytes, &request.restricted_fields).map_err(|e| explain(e, bytes, &shape(), &request.restricted_fields))
 }
 
 /// The create body's shape, for [`explain`].
-fn create_shape<V: Hooks>() -> BodyShape {
+pub(super) fn create_shape<V: Hooks>() -> BodyShape {
     BodyShape { schema: V::Create::openapi_schema(), model_fields: column_names::<V::Entity>() }
 }
 
@@ -259,6 +275,13 @@ fn create<V: Hooks>(
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
         let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
+        if let Ok(bytes) = &bytes
+            && V::CONFIG.bulk.create
+            && super::bulk::is_array(bytes)
+        {
+            let bytes = bytes.clone();
+            return boxed(|| super::bulk::create::<V>(request, bytes, minimal.is_some())).await;
+        }
         let data = body(bytes, &request, create_shape::<V>)?;
         let response = V::create(data, request).await?;
         Ok(match minimal {

@@ -1,6 +1,5 @@
 //! JSON bodies: any malformed or wrongly typed body is a 422 with the location of the problem.
 
-use axum::body::Bytes;
 use serde::de::DeserializeOwned;
 
 use crate::error::{ApiError, InputError};
@@ -73,7 +72,7 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
 
 /// Used by the generated routes: raw bytes to a typed body. An unknown field's message lists only the fields this
 /// caller may write (serde's "expected one of" would name `restricted` ones too).
-pub(crate) fn json_body<T: DeserializeOwned>(bytes: &Bytes, restricted: &[&'static str]) -> Result<T, ApiError> {
+pub(crate) fn json_body<T: DeserializeOwned>(bytes: &[u8], restricted: &[&'static str]) -> Result<T, ApiError> {
     parse_json_body(bytes).map_err(|err| match err {
         ApiError::Input(mut errors) => {
             for error in errors.iter_mut().filter(|e| e.kind == "extra_forbidden") {
@@ -196,6 +195,8 @@ fn between_backticks(msg: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use axum::body::Bytes;
+
     use super::*;
 
     #[derive(serde::Deserialize, Debug)]

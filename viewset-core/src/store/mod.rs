@@ -7,6 +7,7 @@
 //! | this file | connecting with the measured pool policy ([`connect`], [`options`]) |
 //! | [`Plan`] (`plan.rs`) | which path each operation of a ViewSet takes, computed once per ViewSet and backend |
 //! | `read.rs`, `write.rs` | the statements the access path, the paginators, embedding and the stream ask for |
+//! | `bulk.rs` | a bulk create's multi-row `INSERT … RETURNING` per chunk ([`rows_per_statement`]), a bulk delete |
 //! | `page.rs` | a list's page and count statements, the page written after the count's text |
 //! | `statements.rs`, `prototype.rs`, `memo.rs` | statements and column lists built once per type and backend |
 //! | `run.rs`, `direct.rs` | running a statement: sqlx directly on the pool, sea-orm inside a transaction |
@@ -39,6 +40,7 @@ use std::time::Duration;
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
 #[cfg(any(feature = "postgres", feature = "sqlite"))]
+pub(crate) mod bulk;
 pub(crate) mod direct;
 pub(crate) mod explain;
 pub(crate) mod idempotency;
@@ -53,6 +55,8 @@ pub(crate) mod statements;
 pub(crate) mod write;
 
 pub use crate::viewset::paginator::PageQuery;
+pub use bulk::{POSTGRES_MAX_PARAMETERS, SQLITE_MAX_PARAMETERS, rows_per_statement};
+pub(crate) use bulk::{all_in, delete_many, insert_many};
 pub use explain::explain;
 pub use observe::{RecordedStatement, record_statements};
 pub use page::count_rows;

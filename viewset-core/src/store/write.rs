@@ -183,7 +183,7 @@ fn by_key<E: EntityTrait>(key: ValueTuple) -> Select<E> {
 
 /// `RETURNING` every column of `E`, each as sea-orm's own `exec_with_returning` selects it (so the row decodes as the
 /// model).
-fn every_column<E: EntityTrait>(backend: sea_orm::DbBackend) -> sea_orm::sea_query::ReturningClause {
+pub(super) fn every_column<E: EntityTrait>(backend: sea_orm::DbBackend) -> sea_orm::sea_query::ReturningClause {
     let columns = E::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
     sea_orm::sea_query::Query::returning().exprs(columns)
 }

@@ -1,6 +1,6 @@
 //! The constant configuration of a ViewSet, as written in `#[viewset(...)]`.
 
-use super::options::{CountMode, Expandable, FullText, RelatedField};
+use super::options::{Bulk, CountMode, Expandable, FullText, RelatedField};
 use crate::throttle::Throttles;
 
 /// Which fields clients may order by.
@@ -72,7 +72,8 @@ impl Direction {
 ///     ai_exposed: Config::DEFAULT_AI_EXPOSED, stream_enabled: Config::DEFAULT_STREAM_ENABLED,
 ///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
-///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "", csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE, module: "app::api" };
+///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "", csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE,
+///     bulk: viewset_core::viewset::Bulk::OFF, module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -137,6 +138,8 @@ pub struct Config {
     pub csv_keep_formulas: bool,
     /// `throttle(...)`: the ViewSet's own rates per caller scope and operation ([`crate::throttle`]).
     pub throttle: Throttles,
+    /// `bulk`, `max_bulk`: the many-record writes of the ViewSet ([`Bulk`], default [`Bulk::OFF`]).
+    pub bulk: Bulk,
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }
@@ -176,7 +179,8 @@ impl Config {
     /// #     filterable_fields: &[], search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[],
     /// #     tenant_field: None, staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE,
     /// #     expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "",
-    /// #     csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE, module: "m" };
+    /// #     csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE,
+    /// #     bulk: viewset_core::viewset::Bulk::OFF, module: "m" };
     /// let config = Config { filter_backends: &["DjangoFilterBackend", "OrderingFilter"], ..C };
     /// assert!(config.filters_with_lookups());
     /// assert!(!Config { filter_backends: &["SearchFilter"], ..C }.filters_with_lookups());

@@ -94,15 +94,25 @@ pub fn create<V: Hooks>(
     request: RequestContext,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        data.validate()?;
-        let mut active = data.into_active_model();
-        check_storable_body(&active)?;
-        stamp_tenant::<V>(&request, &mut active)?;
-        V::before_create(&request, &mut active)?;
+        let active = creatable::<V>(&request, data)?;
         let model = crate::store::insert(&request.db, active, V::decode_rows).await.map_err(db_err::<V::Entity>)?;
         publish::<V>(&request, Action::Created, &model);
         Ok(detail::<V>(model, &request, StatusCode::CREATED))
     }
+}
+
+/// A create body as the row to insert: validated, storable, the tenant stamped (403 without one), then
+/// [`Hooks::before_create`]. What every created row passes, one at a time or in bulk ([`super::bulk`]).
+pub(crate) fn creatable<V: Hooks>(
+    request: &RequestContext,
+    data: V::Create,
+) -> Result<<V::Entity as EntityTrait>::ActiveModel, ApiError> {
+    data.validate()?;
+    let mut active = data.into_active_model();
+    check_storable_body(&active)?;
+    stamp_tenant::<V>(request, &mut active)?;
+    V::before_create(request, &mut active)?;
+    Ok(active)
 }
 
 /// Default `update`: `If-Match` is checked against the record as this caller sees it (412), then only the sent
@@ -216,5 +226,19 @@ impl<V: Hooks> Defaults for V {
 
     fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
         delete::<V>(pk, request)
+    }
+
+    fn create_many(
+        data: Vec<V::Create>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        super::bulk::create_many::<V>(data, request)
+    }
+
+    fn delete_many(
+        keys: Vec<Lookup>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        super::bulk::delete_many::<V>(keys, request)
     }
 }

@@ -155,6 +155,25 @@ pub trait Hooks: ViewSet {
     fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
         <Self as Defaults>::delete(pk, request)
     }
+
+    /// `POST <prefix>/` with a JSON array, when `#[viewset(bulk)]` (or `bulk(create)`) allows it: creates every
+    /// record or none (201 with the records in request order). Each row passes what [`Hooks::create`]'s default
+    /// checks, [`Hooks::before_create`] included; an overridden `create` is not called for them.
+    fn create_many(
+        data: Vec<Self::Create>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        <Self as Defaults>::create_many(data, request)
+    }
+
+    /// `DELETE <prefix>/?<lookup>__in=1,2,3`, when `#[viewset(bulk)]` (or `bulk(delete)`) allows it: deletes every
+    /// named record or none; 200 `{"deleted": <count>, "ids": [...]}`.
+    fn delete_many(
+        keys: Vec<Lookup>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        <Self as Defaults>::delete_many(keys, request)
+    }
 }
 
 /// The default bodies of [`Hooks`] that need the rest of the crate, implemented for every ViewSet by
@@ -182,4 +201,14 @@ pub trait Defaults: ViewSet {
     ) -> impl Future<Output = Result<Response, ApiError>> + Send;
     /// [`crate::viewset::handlers::delete`].
     fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send;
+    /// [`crate::viewset::bulk::create_many`].
+    fn create_many(
+        data: Vec<Self::Create>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send;
+    /// [`crate::viewset::bulk::delete_many`].
+    fn delete_many(
+        keys: Vec<Lookup>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send;
 }

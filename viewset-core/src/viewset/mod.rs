@@ -5,6 +5,7 @@
 //! on; the default handlers and ETags (`handlers`, `etag`) sit above everything they call. Inside the crate, code
 //! imports a name from the file that defines it; this module only hands the names on.
 
+pub mod bulk;
 pub(crate) mod config;
 pub(crate) mod contract;
 pub mod etag;
@@ -18,3 +19,4 @@ pub use config::{Config, Direction, OrderingFields};
 pub use contract::{ModelOf, ViewSet};
 pub use handlers::base_queryset;
 pub use hooks::Hooks;
+pub use options::Bulk;

@@ -80,6 +80,7 @@ pub fn check(
     check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
     let throttle = crate::throttle::entry(&attrs.throttle, &mut errors);
+    let bulk = super::bulk::entry(&attrs.bulk, attrs.max_bulk, attrs.require_if_match, &mut errors);
 
     let failed = parent.handle(errors.finish()).is_none();
     let Some(model) = attrs.model.clone() else { return Err(None) };
@@ -143,6 +144,7 @@ pub fn check(
         save_hooks: attrs.save_hooks.is_present(),
         csv_keep_formulas: attrs.csv_keep_formulas.is_present(),
         throttle,
+        bulk,
         fields,
         ident: attrs.ident,
     })

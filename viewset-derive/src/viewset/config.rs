@@ -74,6 +74,8 @@ pub struct Config {
     pub csv_keep_formulas: bool,
     /// `throttle(...)`, checked: core's `Throttles` as tokens.
     pub throttle: proc_macro2::TokenStream,
+    /// `bulk` and `max_bulk`, checked: core's `Bulk` as tokens.
+    pub bulk: proc_macro2::TokenStream,
     /// The field names rustc checks.
     pub fields: FieldChecks,
 }

@@ -181,6 +181,7 @@ fn config_const(config: &Config) -> TokenStream {
     let save_hooks = config.save_hooks;
     let csv_keep_formulas = config.csv_keep_formulas;
     let throttle = &config.throttle;
+    let bulk = &config.bulk;
     let basename = config.basename.as_deref().unwrap_or_default();
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
@@ -214,6 +215,7 @@ fn config_const(config: &Config) -> TokenStream {
             basename: #basename,
             csv_keep_formulas: #csv_keep_formulas,
             throttle: #throttle,
+            bulk: #bulk,
             module: ::core::module_path!(),
         }
     }

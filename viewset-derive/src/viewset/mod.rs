@@ -1,6 +1,7 @@
 //! `#[derive(ModelViewSet)]`: parse (`attrs`) → check and resolve (`check`, into `config::Config`) → expand.
 
 mod attrs;
+mod bulk;
 mod check;
 mod config;
 mod expand;

@@ -102,7 +102,7 @@ fn tool(info: &ToolInfo, document: &Value) -> Tool {
             _ => {}
         }
     }
-    let body_schema = &operation["requestBody"]["content"]["application/json"]["schema"];
+    let body_schema = single_record(&operation["requestBody"]["content"]["application/json"]["schema"]);
     let body = !body_schema.is_null();
     if body {
         properties.insert(BODY.into(), resolve(body_schema, document, 0));
@@ -141,6 +141,12 @@ fn tool(info: &ToolInfo, document: &Value) -> Tool {
 
 /// `schema` with `#/components/schemas/…` references replaced by their definitions (a tool's input schema stands
 /// alone); references nested deeper than 8 levels become `{}`.
+/// A body schema as one record: a ViewSet with `bulk` documents its create body as `oneOf` the record and an array
+/// of records; a tool (and a ViewSet's schema resource) writes one record, the first alternative.
+pub(crate) fn single_record(schema: &Value) -> &Value {
+    schema["oneOf"].as_array().and_then(|alternatives| alternatives.first()).unwrap_or(schema)
+}
+
 pub(crate) fn resolve(schema: &Value, document: &Value, depth: usize) -> Value {
     match schema {
         Value::Object(object) => {

@@ -27,7 +27,9 @@ async function schemaOf(path, method) {
     const r = await app('/openapi.json');
     openapi = r.ok ? r.body : { paths: {} };
   }
-  return openapi.paths?.[path]?.[method]?.requestBody?.content?.['application/json']?.schema ?? null;
+  const schema = openapi.paths?.[path]?.[method]?.requestBody?.content?.['application/json']?.schema ?? null;
+  // A bulk create documents `oneOf` [the record, an array of records]: the form writes one record.
+  return schema?.oneOf ? schema.oneOf[0] : schema;
 }
 
 export async function render(root, ctx, state) {

@@ -1,0 +1,211 @@
+//! Bulk delete (`#[viewset(bulk)]`: `DELETE <prefix>/?<lookup>__in=1,2,3`) over HTTP, on SQLite and PostgreSQL:
+//! explicit keys only, all or none, each record through the row policies (a key the caller may not see: 404 naming
+//! it) and the object permissions, referenced records answered as the single delete answers them, one event per
+//! record; and the tenants example, where a bulk create never writes into another tenant. Bulk create:
+//! `bulk_writes.rs`.
+
+use reqwest::{Method, StatusCode};
+use sea_orm::{ConnectionTrait, Statement};
+use serde_json::{Value, json};
+use viewset_core::prelude::*;
+use viewset_tests::fixtures::paged::PublishedToAnonymous;
+use viewset_tests::harness::{Backend, SseClient, TestApp, TestDb, WAIT};
+use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
+use viewset_tests::identities::tenants as people;
+use viewset_tests::on_every_database;
+
+use blog::entities::{author, post};
+
+/// Posts anyone may delete, within [`PublishedToAnonymous`] (an anonymous caller sees published posts only), three
+/// at a time.
+#[derive(ModelViewSet)]
+#[viewset(model = post::Entity, prefix = "/scoped/posts", basename = "scoped", permission_classes = [AllowAny], policy = [PublishedToAnonymous], bulk, max_bulk = 3)]
+pub struct ScopedPosts;
+
+/// Only published posts may be deleted: an object permission.
+struct PublishedOnly;
+impl Permission for PublishedOnly {
+    fn has_permission(&self, _: &RequestContext) -> bool {
+        true
+    }
+    fn has_object_permission(&self, _: &RequestContext, object: &dyn std::any::Any) -> bool {
+        object.downcast_ref::<post::Model>().is_some_and(|p| p.published)
+    }
+}
+
+#[derive(ModelViewSet)]
+#[viewset(model = post::Entity, prefix = "/checked/posts", basename = "checked", permission_classes = [AllowAny, PublishedOnly], bulk(delete))]
+pub struct CheckedPosts;
+
+/// Authors anyone may delete, many at once.
+#[derive(ModelViewSet)]
+#[viewset(model = author::Entity, prefix = "/bulk/authors", basename = "bulk_authors", permission_classes = [AllowAny], bulk)]
+pub struct BulkAuthors;
+
+async fn bulk_blog(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let mut api = blog::api();
+    api.include::<ScopedPosts>().expect("registers").include::<CheckedPosts>().expect("registers");
+    api.include::<BulkAuthors>().expect("registers");
+    TestApp::serve(blog::app_from(api, ServiceState::new(db.clone())), db, database).await
+}
+
+async fn count(app: &TestApp, sql: &str) -> i64 {
+    let statement = Statement::from_string(app.db.get_database_backend(), sql.to_string());
+    let row = app.db.query_one_raw(statement).await.expect("count").expect("a row");
+    row.try_get_by_index::<i64>(0).expect("an integer")
+}
+
+async fn posts(app: &TestApp) -> i64 {
+    count(app, "SELECT COUNT(*) FROM posts").await
+}
+
+/// Creates `n` posts as Bob; their ids.
+async fn new_posts(app: &TestApp, n: usize) -> Vec<i64> {
+    let rows: Vec<Value> = (0..n).map(|i| json!({"title": format!("p{i}"), "body": "b", "author_id": 1})).collect();
+    let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(&json!(rows).to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect()
+}
+
+fn joined(ids: &[i64]) -> String {
+    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+}
+
+on_every_database!(bulk_blog => deletes_named_records, refuses_bad_keys_and_deletes_nothing, scope_and_permissions);
+
+async fn deletes_named_records(app: TestApp) {
+    let ids = new_posts(&app, 3).await;
+    let before = posts(&app).await;
+    let mut stream = SseClient::connect(&app, "/api/posts/stream", BOB, None).await;
+    assert_eq!(stream.next(WAIT).await.expect("ready").event, "ready");
+    // A key named twice is deleted once.
+    let path = format!("/api/posts/?id__in={},{},{}", ids[0], ids[2], ids[0]);
+    let (status, body) = app.send(Method::DELETE, &path, BOB, None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body, json!({"deleted": 2, "ids": [ids[0], ids[2]]}));
+    assert_eq!(posts(&app).await, before - 2);
+    assert_eq!(app.get(&format!("/api/posts/{}", ids[0])).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(app.get(&format!("/api/posts/{}", ids[1])).await.0, StatusCode::OK);
+    for id in [ids[0], ids[2]] {
+        let frame = stream.next(WAIT).await.expect("an event per record");
+        assert_eq!((frame.event.as_str(), frame.data["pk"].as_i64()), ("deleted", Some(id)), "{frame:?}");
+    }
+    // Anonymous callers (a forged token too) may not delete the blog's posts.
+    for token in [None, FORGED] {
+        let (status, _) = app.send(Method::DELETE, &format!("/api/posts/?id__in={}", ids[1]), token, None).await;
+        assert!(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN, "{status}");
+    }
+    assert_eq!(posts(&app).await, before - 2);
+}
+
+async fn refuses_bad_keys_and_deletes_nothing(app: TestApp) {
+    let ids = new_posts(&app, 2).await;
+    let before = posts(&app).await;
+    let cases: [(String, StatusCode, &str); 8] = [
+        // No keys: never a filter-wide delete.
+        ("/api/posts/".into(), StatusCode::UNPROCESSABLE_ENTITY, "missing"),
+        ("/api/posts/?id__in=".into(), StatusCode::UNPROCESSABLE_ENTITY, "missing"),
+        ("/api/posts/?published=true".into(), StatusCode::UNPROCESSABLE_ENTITY, "extra_forbidden"),
+        (format!("/api/posts/?id__in={}&title=x", ids[0]), StatusCode::UNPROCESSABLE_ENTITY, "extra_forbidden"),
+        (
+            format!("/api/posts/?id__in={}&id__in={}", ids[0], ids[1]),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "duplicate_parameter",
+        ),
+        // Malformed keys, and more than `max_bulk`.
+        (format!("/api/posts/?id__in={},x", ids[0]), StatusCode::BAD_REQUEST, "invalid_id"),
+        (format!("/api/posts/?id__in={},,{}", ids[0], ids[1]), StatusCode::BAD_REQUEST, "invalid_id"),
+        ("/scoped/posts/?id__in=1,2,3,4".into(), StatusCode::UNPROCESSABLE_ENTITY, "too_long"),
+    ];
+    for (path, status, kind) in cases {
+        let (got, body) = app.send(Method::DELETE, &path, BOB, None).await;
+        assert_eq!(got, status, "{path}: {body}");
+        let found = body["code"].as_str().or(body["detail"][0]["type"].as_str());
+        assert_eq!(found, Some(kind), "{path}: {body}");
+        assert_eq!(posts(&app).await, before, "{path}: nothing deleted");
+    }
+    // A key that names no record: 404 naming it, and the others are kept.
+    let (status, body) = app.send(Method::DELETE, &format!("/api/posts/?id__in={},99999", ids[0]), BOB, None).await;
+    assert_eq!((status, body["key"].as_str()), (StatusCode::NOT_FOUND, Some("99999")), "{body}");
+    assert_eq!(posts(&app).await, before);
+    // A record still referenced: the single delete's answer, and nothing deleted (the unreferenced author stays).
+    let (status, new) = app.send(Method::POST, "/bulk/authors/", None, Some(r#"[{"name": "Nobody's"}]"#)).await;
+    assert_eq!(status, StatusCode::CREATED, "{new}");
+    let unreferenced = new[0]["id"].as_i64().unwrap();
+    let (single, _) = app.send(Method::DELETE, "/authors/1", ALICE, None).await;
+    let (status, body) = app.send(Method::DELETE, &format!("/bulk/authors/?id__in={unreferenced},1"), None, None).await;
+    assert_eq!((status, body["code"].as_str()), (single, Some("foreign_key_violation")), "{body}");
+    assert_eq!(count(&app, &format!("SELECT COUNT(*) FROM authors WHERE id = {unreferenced}")).await, 1);
+}
+
+async fn scope_and_permissions(app: TestApp) {
+    let before = posts(&app).await;
+    // Post 3 is a draft: outside an anonymous caller's scope, so a 404 naming it, and post 1 is kept.
+    let (status, body) = app.send(Method::DELETE, "/scoped/posts/?id__in=1,3", None, None).await;
+    assert_eq!((status, body["key"].as_str()), (StatusCode::NOT_FOUND, Some("3")), "{body}");
+    // An object permission refuses the draft: 403, and nothing is deleted.
+    let (status, body) = app.send(Method::DELETE, "/checked/posts/?id__in=1,3", BOB, None).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(posts(&app).await, before);
+    // Signed in, the draft is in scope.
+    let (status, body) = app.send(Method::DELETE, "/scoped/posts/?id__in=3", BOB, None).await;
+    assert_eq!((status, body["deleted"].as_i64()), (StatusCode::OK, Some(1)), "{body}");
+    assert_eq!(posts(&app).await, before - 1);
+}
+
+/// Projects of the tenants example, many at a time; the creator owns each.
+#[derive(ModelViewSet)]
+#[viewset(model = tenants::entities::project::Entity, prefix = "/bulk/projects", basename = "bulk_projects", tenant_field = "tenant_id", permission_classes = [IsAuthenticated], bulk, custom_hooks)]
+pub struct BulkProjects;
+
+impl Hooks for BulkProjects {
+    fn before_create(
+        request: &RequestContext,
+        model: &mut tenants::entities::project::ActiveModel,
+    ) -> Result<(), ApiError> {
+        model.owner = sea_orm::Set(request.principal.user_id.clone().unwrap_or_default());
+        Ok(())
+    }
+}
+
+async fn tenants_app(backend: Backend) -> TestApp {
+    let database = TestDb::create(backend).await;
+    let db = tenants::connect_and_migrate(&database.url).await.expect("migrate the tenants example");
+    let mut api = tenants::api();
+    api.include::<BulkProjects>().expect("registers");
+    let router = api.into_router().with_state(ServiceState::new(db.clone())).layer(tenants::auth::layer());
+    TestApp::serve(router, db, database).await
+}
+
+on_every_database!(tenants_app => a_bulk_write_stays_in_its_tenant);
+
+async fn a_bulk_write_stays_in_its_tenant(app: TestApp) {
+    let projects = || count(&app, "SELECT COUNT(*) FROM projects");
+    let body = json!([{"name": "One"}, {"name": "Two"}]).to_string();
+    let (status, created) = app.send(Method::POST, "/bulk/projects/", people::BOB, Some(&body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    for project in created.as_array().unwrap() {
+        assert_eq!((project["tenant_id"].as_str(), project["owner"].as_str()), (Some("acme"), Some("bob")));
+    }
+    // A row naming another tenant is refused (the tenant is never written by clients), and nothing is written.
+    let other = json!([{"name": "Mine"}, {"name": "Theirs", "tenant_id": "globex"}]).to_string();
+    let (status, answer) = app.send(Method::POST, "/bulk/projects/", people::BOB, Some(&other)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
+    assert_eq!(answer["detail"][0]["loc"], json!(["body", "1", "tenant_id"]), "{answer}");
+    // A caller in no tenant cannot create, and an anonymous one is refused first.
+    let (status, _) = app.send(Method::POST, "/bulk/projects/", people::DAVE, Some(&body)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = app.send(Method::POST, "/bulk/projects/", None, Some(&body)).await;
+    assert!(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN, "{status}");
+    assert_eq!(projects().await, 2);
+    // Carol (globex) sees none of acme's projects: deleting them is a 404 naming the first, and nothing goes.
+    let ids: Vec<i64> = created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect();
+    let path = format!("/bulk/projects/?id__in={}", joined(&ids));
+    let (status, body) = app.send(Method::DELETE, &path, people::CAROL, None).await;
+    assert_eq!((status, body["key"].as_str()), (StatusCode::NOT_FOUND, Some(ids[0].to_string().as_str())), "{body}");
+    assert_eq!(projects().await, 2);
+    let (status, body) = app.send(Method::DELETE, &path, people::BOB, None).await;
+    assert_eq!((status, body["deleted"].as_i64()), (StatusCode::OK, Some(2)), "{body}");
+    assert_eq!(projects().await, 0);
+}

@@ -1,0 +1,63 @@
+//! The README's bulk writes (under "Bulk writes: `bulk`"), run as typed (through curl) against the blog on a
+//! fresh SQLite file, in order: each answers the status its comment says, and the body too when the comment shows
+//! it whole. Needs `curl`.
+
+use viewset_tests::harness::{Backend, TestApp};
+
+/// The words of a shell command written with single quotes only.
+fn words(command: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut word, mut quoted, mut started) = (String::new(), false, false);
+    for c in command.chars() {
+        match c {
+            '\'' => (quoted, started) = (!quoted, true),
+            ' ' if !quoted => {
+                if started {
+                    out.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            c => (word, started) = (word + &c.to_string(), true),
+        }
+    }
+    if started {
+        out.push(word);
+    }
+    out
+}
+
+#[tokio::test]
+async fn the_bulk_writes_of_the_readme_work_as_typed() {
+    let readme = include_str!("../../README.md");
+    let section = readme.split("### Bulk writes").nth(1).expect("the README's bulk section");
+    let block = section.split("```text").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
+    let lines: Vec<&str> = block.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 6, "three commands, each with its answer: {block}");
+    let app = TestApp::blog(Backend::Sqlite).await;
+    for pair in lines.chunks(2) {
+        let (command, answer) = (pair[0], pair[1].strip_prefix("# ").expect("an answer"));
+        let mut args = words(command);
+        assert_eq!(args.remove(0), "curl");
+        let url = args.iter_mut().find(|a| a.starts_with("localhost:8000")).expect("the blog's URL");
+        *url = url.replace("localhost:8000", &app.base);
+        // Off the runtime's thread: the server answers on it meanwhile.
+        let curl = move || std::process::Command::new("curl").args(["-s", "-w", "\n%{http_code}"]).args(args).output();
+        let output = tokio::task::spawn_blocking(curl).await.unwrap().expect("curl is installed");
+        let text = String::from_utf8(output.stdout).unwrap();
+        let (body, status) = text.rsplit_once('\n').unwrap();
+        let (expected_status, expected_body) = answer.split_once(' ').unwrap();
+        assert_eq!(status, expected_status, "{command}: {text}");
+        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        match serde_json::from_str::<serde_json::Value>(expected_body) {
+            Ok(expected) => assert_eq!(body, expected, "{command}"),
+            // Shown in part (`…`): the titles it names, in order.
+            Err(_) => {
+                let titles: Vec<&str> = body.as_array().unwrap().iter().map(|p| p["title"].as_str().unwrap()).collect();
+                let ids: Vec<i64> = body.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect();
+                let shown: Vec<String> =
+                    titles.iter().zip(&ids).map(|(t, id)| format!(r#"{{"id": {id}, "title": "{t}""#)).collect();
+                assert!(shown.iter().all(|s| expected_body.contains(s.as_str())), "{expected_body} vs {body}");
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! The records a bulk delete names, each through the caller's scope and object permissions, read in one
+//! transaction with the rows locked; the statements are the store's ([`crate::store`]).
+
+use sea_orm::{ColumnTrait, DatabaseTransaction, ModelTrait, QueryFilter, QuerySelect};
+
+use super::lookup::Lookup;
+use super::permission;
+use super::scoped_query;
+use crate::error::ApiError;
+use crate::query::params::Filters;
+use crate::request::RequestContext;
+use crate::viewset::contract::ModelOf;
+use crate::viewset::hooks::Hooks;
+
+/// [`super::fetch_visible_locked`] for many keys: the records of `V` whose lookup values are `keys`, in the order
+/// of `keys`, read inside `txn` (from [`super::begin_locking`]) through [`scoped_query`] with the rows locked, one
+/// `SELECT … WHERE <lookup> IN (…)` per chunk of keys. A key that names no record this caller may see is a 404
+/// naming it ([`ApiError::NotFoundKey`], the first such key in `keys`); then every record passes the object
+/// permissions (403). `keys` should hold each value once.
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use viewset_core::access::{self, Lookup};
+/// use viewset_core::prelude::*;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity)]
+/// pub struct PostViewSet;
+///
+/// /// Read posts 1 and 2 as this caller sees them; nobody changes them until the transaction ends.
+/// async fn both(request: RequestContext) -> Result<Vec<post::Model>, ApiError> {
+///     let keys = [Lookup::parse::<PostViewSet>("1")?, Lookup::parse::<PostViewSet>("2")?];
+///     let txn = access::begin_locking::<PostViewSet>(&request).await?;
+///     let posts = access::fetch_visible_many_locked::<PostViewSet>(&request, &keys, &txn).await?;
+///     txn.commit().await.map_err(|e| ApiError::from_db(e, "posts"))?;
+///     Ok(posts)
+/// }
+/// ```
+pub async fn fetch_visible_many_locked<V: Hooks>(
+    request: &RequestContext,
+    keys: &[Lookup],
+    txn: &DatabaseTransaction,
+) -> Result<Vec<ModelOf<V>>, ApiError> {
+    let column = crate::query::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    let per_statement = crate::store::rows_per_statement(request.db.get_database_backend(), 1);
+    let mut found = Vec::with_capacity(keys.len());
+    for chunk in keys.chunks(per_statement) {
+        let values = chunk.iter().map(|key| key.value.clone());
+        let select = scoped_query::<V>(request, &Filters::new())?.filter(column.is_in(values)).lock_exclusive();
+        found.extend(crate::store::all_in::<V>(txn, select, chunk.len(), "lookup").await?);
+    }
+    let mut models = Vec::with_capacity(keys.len());
+    for key in keys {
+        let at = found.iter().position(|model| model.get(column) == key.value);
+        let Some(at) = at else { return Err(ApiError::NotFoundKey(key.raw.clone())) };
+        models.push(found.swap_remove(at));
+    }
+    for model in &models {
+        V::permission_classes(&mut |p| permission::check_object(p, request, model))?;
+    }
+    Ok(models)
+}

@@ -1,0 +1,96 @@
+//! `bulk`, `bulk = true`, `bulk(create)`, `bulk(create, delete)` and `max_bulk = N`: parsed, checked (`max_bulk` is
+//! at least 1, at most [`MAX_BULK`], and only with `bulk`; a bulk delete not with `require_if_match`) and spelled
+//! as core's `viewset::Bulk`.
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use darling::util::SpannedValue;
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::tokens::private;
+
+/// The largest `max_bulk`: a request of more records would be over any sensible body limit.
+const MAX_BULK: u64 = 100_000;
+
+/// The attribute as written: which bulk writes are on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BulkAttr {
+    create: bool,
+    delete: bool,
+}
+
+impl FromMeta for BulkAttr {
+    /// `bulk`: both.
+    fn from_word() -> darling::Result<Self> {
+        Ok(BulkAttr { create: true, delete: true })
+    }
+
+    /// `bulk = true` (both) or `bulk = false` (none).
+    fn from_bool(value: bool) -> darling::Result<Self> {
+        Ok(BulkAttr { create: value, delete: value })
+    }
+
+    /// `bulk(create, delete)`: the named ones.
+    fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
+        let mut out = BulkAttr::default();
+        let mut errors = darling::Error::accumulator();
+        for item in items {
+            match item {
+                NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("create") => out.create = true,
+                NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("delete") => out.delete = true,
+                _ => errors.push(
+                    darling::Error::custom("`bulk(...)` takes `create` and `delete`, e.g. `bulk(create, delete)`")
+                        .with_span(item),
+                ),
+            }
+        }
+        if items.is_empty() {
+            errors.push(darling::Error::custom(
+                "`bulk()` names no write: write `bulk` for both, or `bulk(create)`, `bulk(delete)`",
+            ));
+        }
+        errors.finish_with(out)
+    }
+}
+
+/// The checked `bulk` and `max_bulk`, as tokens of core's `Bulk` (`Bulk::OFF` when `bulk` is not written). Each
+/// mistake is reported in `errors` at its token.
+pub fn entry(
+    attr: &Option<SpannedValue<BulkAttr>>,
+    max: Option<SpannedValue<u64>>,
+    require_if_match: Option<bool>,
+    errors: &mut darling::error::Accumulator,
+) -> TokenStream {
+    let vs = private();
+    let on = attr.as_ref().is_some_and(|a| a.create || a.delete);
+    if let Some(attr) = attr.as_ref().filter(|a| a.delete && require_if_match == Some(true)) {
+        let msg = "a bulk delete cannot send `If-Match` (one tag per record), so it cannot be combined with \
+                   `require_if_match`: write `bulk(create)`, or leave `require_if_match` out";
+        errors.push(darling::Error::custom(msg).with_span(&attr.span()));
+    }
+    if let Some(max) = &max {
+        let message = if **max == 0 {
+            Some("`max_bulk` must be at least 1".to_string())
+        } else if **max > MAX_BULK {
+            Some(format!("`max_bulk` is at most {MAX_BULK}"))
+        } else if !on {
+            Some("`max_bulk` has no effect without `bulk`: add `bulk` (or `bulk(create)`, `bulk(delete)`)".into())
+        } else {
+            None
+        };
+        if let Some(message) = message {
+            errors.push(darling::Error::custom(message).with_span(&max.span()));
+        }
+    }
+    let Some(attr) = attr.as_ref().filter(|_| on) else { return quote!(#vs::Bulk::OFF) };
+    let (create, delete) = (attr.create, attr.delete);
+    let max = match max {
+        Some(max) => {
+            let max = usize::try_from(*max).unwrap_or(usize::MAX);
+            quote!(#max)
+        }
+        None => quote!(#vs::Bulk::DEFAULT_MAX),
+    };
+    quote!(#vs::Bulk { create: #create, delete: #delete, max: #max })
+}
