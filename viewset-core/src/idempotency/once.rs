@@ -170,7 +170,9 @@ fn missing_table(err: sea_orm::DbErr) -> ApiError {
     if !table_missing(&err.to_string()) {
         return ApiError::from(err);
     }
-    tracing::error!("Idempotency-Key: the viewset_idempotency table is missing; apply viewset_core::idempotency::Migration");
+    tracing::error!(
+        "Idempotency-Key: the viewset_idempotency table is missing; apply viewset_core::idempotency::Migration"
+    );
     ApiError::Idempotency {
         status: StatusCode::SERVICE_UNAVAILABLE,
         code: "idempotency_unavailable",

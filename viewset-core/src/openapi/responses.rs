@@ -148,7 +148,13 @@ fn service_unavailable() -> Response {
         .item(narrowed("LimitError", "throttle_unavailable", Some("throttle_store")))
         .item(narrowed("Error", "idempotency_unavailable", None));
     json(description, either.into())
-        .header("Retry-After", header(Type::Integer, "Seconds to wait before retrying (all but `request_timeout` and `idempotency_unavailable`)."))
+        .header(
+            "Retry-After",
+            header(
+                Type::Integer,
+                "Seconds to wait before retrying (all but `request_timeout` and `idempotency_unavailable`).",
+            ),
+        )
         .build()
 }
 
