@@ -39,8 +39,8 @@ use std::time::Duration;
 
 use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
 
-#[cfg(any(feature = "postgres", feature = "sqlite"))]
 pub(crate) mod bulk;
+#[cfg(any(feature = "postgres", feature = "sqlite"))]
 pub(crate) mod direct;
 pub(crate) mod explain;
 pub(crate) mod idempotency;

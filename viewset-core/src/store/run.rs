@@ -87,6 +87,8 @@ pub(crate) async fn rows(
 ) -> Result<Vec<QueryResult>, DbErr> {
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     use sea_orm::DatabaseConnectionType as Driver;
+    #[cfg(not(any(feature = "postgres", feature = "sqlite")))]
+    let _ = capacity; // only the direct sqlx paths reserve
     let seen = observe(role, &statement);
     let rows = match on {
         #[cfg(feature = "postgres")]
