@@ -8,5 +8,6 @@ pub mod every_database;
 pub mod fixtures;
 pub mod harness;
 pub mod identities;
+pub mod shell;
 pub mod sql_spans;
 pub mod studio_fixtures;

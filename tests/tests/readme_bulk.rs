@@ -3,28 +3,7 @@
 //! it whole. Needs `curl`.
 
 use viewset_tests::harness::{Backend, TestApp};
-
-/// The words of a shell command written with single quotes only.
-fn words(command: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut word, mut quoted, mut started) = (String::new(), false, false);
-    for c in command.chars() {
-        match c {
-            '\'' => (quoted, started) = (!quoted, true),
-            ' ' if !quoted => {
-                if started {
-                    out.push(std::mem::take(&mut word));
-                }
-                started = false;
-            }
-            c => (word, started) = (word + &c.to_string(), true),
-        }
-    }
-    if started {
-        out.push(word);
-    }
-    out
-}
+use viewset_tests::shell::curl;
 
 #[tokio::test]
 async fn the_bulk_writes_of_the_readme_work_as_typed() {
@@ -36,18 +15,11 @@ async fn the_bulk_writes_of_the_readme_work_as_typed() {
     let app = TestApp::blog(Backend::Sqlite).await;
     for pair in lines.chunks(2) {
         let (command, answer) = (pair[0], pair[1].strip_prefix("# ").expect("an answer"));
-        let mut args = words(command);
-        assert_eq!(args.remove(0), "curl");
-        let url = args.iter_mut().find(|a| a.starts_with("localhost:8000")).expect("the blog's URL");
-        *url = url.replace("localhost:8000", &app.base);
-        // Off the runtime's thread: the server answers on it meanwhile.
-        let curl = move || std::process::Command::new("curl").args(["-s", "-w", "\n%{http_code}"]).args(args).output();
-        let output = tokio::task::spawn_blocking(curl).await.unwrap().expect("curl is installed");
-        let text = String::from_utf8(output.stdout).unwrap();
-        let (body, status) = text.rsplit_once('\n').unwrap();
+        let (status, body) = curl(command, &["localhost:8000"], &app.base).await;
+        let text = format!("{status} {body}");
         let (expected_status, expected_body) = answer.split_once(' ').unwrap();
         assert_eq!(status, expected_status, "{command}: {text}");
-        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
         match serde_json::from_str::<serde_json::Value>(expected_body) {
             Ok(expected) => assert_eq!(body, expected, "{command}"),
             // Shown in part (`…`): the titles it names, in order.

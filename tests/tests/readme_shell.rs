@@ -7,6 +7,7 @@
 
 use viewset_studio::StudioSettings;
 use viewset_tests::harness::Backend;
+use viewset_tests::shell::curl;
 use viewset_tests::studio_fixtures::blog_with_studio;
 
 /// What the README's comments promise of some answers: (a part of the command, a part of the answer).
@@ -66,28 +67,6 @@ fn without_comment(line: &str) -> &str {
     line
 }
 
-/// The words of a shell command written with single quotes only.
-fn words(command: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut word, mut quoted, mut started) = (String::new(), false, false);
-    for c in command.chars() {
-        match c {
-            '\'' => (quoted, started) = (!quoted, true),
-            ' ' if !quoted => {
-                if started {
-                    out.push(std::mem::take(&mut word));
-                }
-                started = false;
-            }
-            c => (word, started) = (word + &c.to_string(), true),
-        }
-    }
-    if started {
-        out.push(word);
-    }
-    out
-}
-
 #[test]
 fn the_readme_has_the_blocks_this_test_runs() {
     let calls = calls(include_str!("../../README.md"));
@@ -114,15 +93,8 @@ async fn every_blog_curl_in_the_readme_answers_as_its_comment_says() {
             served = Some((call.settings.clone(), blog_with_studio(Backend::Sqlite, settings).await));
         }
         let app = &served.as_ref().unwrap().1;
-        let mut args = words(&call.command);
-        assert_eq!(args.remove(0), "curl");
-        for arg in &mut args {
-            *arg = arg.replace("http://127.0.0.1:8000", &app.base).replace("localhost:8000", &app.base);
-        }
-        let run = move || std::process::Command::new("curl").args(["-s", "-w", "\n%{http_code}"]).args(args).output();
-        let output = tokio::task::spawn_blocking(run).await.unwrap().expect("curl is installed");
-        let text = String::from_utf8(output.stdout).unwrap();
-        let (body, status) = text.rsplit_once('\n').expect("a status line");
+        let hosts = ["http://127.0.0.1:8000", "localhost:8000"];
+        let (status, body) = curl(&call.command, &hosts, &app.base).await;
         assert!(status.starts_with('2'), "{}: {status} {body}", call.command);
         for (part, answer) in PROMISED.iter().filter(|(part, _)| call.command.contains(part)) {
             assert!(body.contains(answer), "{} ({part}) should answer {answer}: {body}", call.command);
