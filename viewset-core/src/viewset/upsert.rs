@@ -86,6 +86,11 @@ impl Resolution {
     }
 
     /// The preference as written (`resolution=merge-duplicates`), for `Preference-Applied`.
+    ///
+    /// ```
+    /// use viewset_core::viewset::upsert::Resolution;
+    /// assert_eq!(Resolution::IgnoreDuplicates.as_str(), "resolution=ignore-duplicates");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Resolution::MergeDuplicates => "resolution=merge-duplicates",
@@ -96,6 +101,28 @@ impl Resolution {
 
 /// One row of an upsert body: the create body as parsed, and its JSON text (read again as a PATCH body when the
 /// record exists).
+///
+/// ```
+/// # mod tag { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "tags")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, #[sea_orm(unique)] pub slug: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use viewset_core::prelude::*;
+/// use viewset_core::viewset::upsert::UpsertRow;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = tag::Entity, upsert_keys = ["slug"])]
+/// pub struct Tags;
+///
+/// let text = r#"{"slug": "rust"}"#;
+/// let row = UpsertRow::<Tags> {
+///     create: serde_json::from_str(text).unwrap(),
+///     raw: serde_json::value::RawValue::from_string(text.into()).unwrap(),
+/// };
+/// assert_eq!(row.create.slug, "rust");
+/// ```
 pub struct UpsertRow<V: Hooks> {
     /// The row as a create body.
     pub create: V::Create,
