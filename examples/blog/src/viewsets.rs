@@ -22,7 +22,6 @@ use crate::entities::{author, post};
     permission_classes = [IsAuthenticatedOrReadOnly],
     expandable = ["author"],
     bulk,
-    upsert_keys = ["slug"],
 )]
 pub struct PostViewSet;
 

@@ -82,8 +82,6 @@ pub struct SeaOrm {
     pub nullable: bool,
     pub ignore: bool,
     pub string_len: Option<usize>,
-    /// `unique`: the column has a unique index.
-    pub unique: bool,
 }
 
 impl SeaOrm {
@@ -94,7 +92,6 @@ impl SeaOrm {
                 "primary_key" => self.primary_key = true,
                 "nullable" => self.nullable = true,
                 "ignore" => self.ignore = true,
-                "unique" => self.unique = true,
                 "auto_increment" => {
                     let value: syn::LitBool = meta.value()?.parse()?;
                     self.auto_increment = Some(value.value);
