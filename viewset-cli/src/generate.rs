@@ -49,17 +49,7 @@ pub fn parse_field(argument: &str) -> Result<Column, String> {
         Some(rest) => (rest, true),
         None => (rest, false),
     };
-    let mut column = Column {
-        name: name.to_string(),
-        column_type: ColumnType::Integer,
-        nullable,
-        primary_key: false,
-        unique: false,
-        max_length: None,
-        default: None,
-        references: None,
-        doc: None,
-    };
+    let mut column = Column { nullable, ..Column::new(name, ColumnType::Integer) };
     if let Some(table) = rest.strip_prefix("references:") {
         if table.is_empty() || default.is_some() {
             return Err(usage());

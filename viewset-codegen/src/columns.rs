@@ -162,17 +162,7 @@ pub(crate) fn check_table(columns: &[Column], entities: &[Entity], errors: &mut 
                 "`id` would be the added primary key: mark this column `primary_key` or rename it",
             );
         }
-        let id = Column {
-            name: "id".into(),
-            column_type: ColumnType::Integer,
-            nullable: false,
-            primary_key: true,
-            unique: false,
-            max_length: None,
-            default: None,
-            references: None,
-            doc: None,
-        };
+        let id = Column { primary_key: true, ..Column::new("id", ColumnType::Integer) };
         resolved.insert(0, Resolved { column: id, target: None });
     }
     resolved

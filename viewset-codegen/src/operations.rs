@@ -99,6 +99,29 @@ pub struct Column {
     pub doc: Option<String>,
 }
 
+impl Column {
+    /// A plain column: not null, no key, constraint, default, reference or doc; set the rest with struct update.
+    ///
+    /// ```
+    /// use viewset_codegen::{Column, ColumnType};
+    /// let code = Column { unique: true, ..Column::new("code", ColumnType::Uuid) };
+    /// assert!(code.unique && !code.nullable && code.default.is_none());
+    /// ```
+    pub fn new(name: &str, column_type: ColumnType) -> Column {
+        Column {
+            name: name.into(),
+            column_type,
+            nullable: false,
+            primary_key: false,
+            unique: false,
+            max_length: None,
+            default: None,
+            references: None,
+            doc: None,
+        }
+    }
+}
+
 /// The column types the generator writes: each maps to one Rust type and one sea-orm-migration column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]

@@ -289,17 +289,7 @@ mod tests {
     use super::*;
 
     fn column(name: &str, column_type: ColumnType, nullable: bool) -> Column {
-        Column {
-            name: name.into(),
-            column_type,
-            nullable,
-            primary_key: false,
-            unique: false,
-            max_length: None,
-            default: None,
-            references: None,
-            doc: None,
-        }
+        Column { nullable, ..Column::new(name, column_type) }
     }
 
     #[test]
