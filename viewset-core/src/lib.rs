@@ -142,7 +142,7 @@ pub mod __private {
     pub use crate::registration::{Api, ViewSetEntry};
     pub use crate::request::{RequestContext, ServiceState};
     pub use crate::schema::checks::{assert_text_type, schema_of};
-    pub use crate::schema::names::{FieldAt, Gate, Resolved, known_field, name_hash};
+    pub use crate::schema::names::{FieldAt, Gate, Resolved, known_field, name_hash, unique_field};
     pub use crate::schema::rows::{decode_in_order, nullable};
     pub use crate::schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
     pub use crate::viewset::{Bulk, Config, Direction, Hooks, OrderingFields, ViewSet};

@@ -24,7 +24,7 @@ use super::{
 /// The columns of `post::Model`, in its field order (a macro so SQL strings stay `&'static str`).
 macro_rules! columns {
     () => {
-        "id, title, body, published, views, rating, author_id, created_at"
+        "id, title, body, published, views, rating, author_id, created_at, slug"
     };
 }
 const COLUMNS: &str = columns!();
@@ -68,6 +68,7 @@ fn to_post(row: &PgRow) -> Result<post::Model, sqlx::Error> {
         rating: row.try_get(5)?,
         author_id: row.try_get(6)?,
         created_at: row.try_get(7)?,
+        slug: row.try_get(8)?,
     })
 }
 

@@ -22,6 +22,7 @@ use crate::entities::{author, post};
     permission_classes = [IsAuthenticatedOrReadOnly],
     expandable = ["author"],
     bulk,
+    upsert_keys = ["slug"],
 )]
 pub struct PostViewSet;
 

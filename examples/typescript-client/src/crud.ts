@@ -10,8 +10,11 @@ const blog = createClient<paths, "application/json">({
 const created = await blog.POST("/api/posts/", {
   body: { title: "Typed from TypeScript", body: "openapi-fetch", author_id: 2 },
 });
-// The posts are `bulk`: an array body answers an array; this one object answers one record.
-if (!created.data || Array.isArray(created.data)) throw new Error(`create: ${JSON.stringify(created.error)}`);
+// The posts are `bulk` and upsert by `slug`: an array answers an array, `?on_conflict=` an envelope; one object
+// without it answers one record.
+if (!created.data || Array.isArray(created.data) || !("id" in created.data)) {
+  throw new Error(`create: ${JSON.stringify(created.error)}`);
+}
 const pk = created.data.id;
 
 const page = await blog.GET("/api/posts/", { params: { query: { ordering: "-id", limit: 5 } } });

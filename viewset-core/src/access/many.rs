@@ -46,7 +46,42 @@ pub async fn fetch_visible_many_locked<V: Hooks>(
     keys: &[Lookup],
     txn: &DatabaseTransaction,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
-    let column = crate::query::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    fetch_visible_many_locked_by::<V>(request, V::CONFIG.lookup_field, keys, txn).await
+}
+
+/// [`fetch_visible_many_locked`] by the values of the unique field `field` (an upsert's key) instead of the
+/// `lookup_field`.
+///
+/// ```
+/// # mod tag { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "tags")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, #[sea_orm(unique)] pub slug: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use viewset_core::access::{self, Lookup};
+/// use viewset_core::prelude::*;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = tag::Entity, upsert_keys = ["slug"])]
+/// pub struct Tags;
+///
+/// /// The tag `rust` as this caller sees it, locked until the transaction ends.
+/// async fn rust(request: RequestContext) -> Result<Vec<tag::Model>, ApiError> {
+///     let keys = [Lookup { raw: "rust".into(), value: "rust".into() }];
+///     let txn = access::begin_locking::<Tags>(&request).await?;
+///     let tags = access::fetch_visible_many_locked_by::<Tags>(&request, "slug", &keys, &txn).await?;
+///     txn.commit().await.map_err(|e| ApiError::from_db(e, "tags"))?;
+///     Ok(tags)
+/// }
+/// ```
+pub async fn fetch_visible_many_locked_by<V: Hooks>(
+    request: &RequestContext,
+    field: &str,
+    keys: &[Lookup],
+    txn: &DatabaseTransaction,
+) -> Result<Vec<ModelOf<V>>, ApiError> {
+    let column = crate::query::columns::column::<V::Entity>(field).ok_or(ApiError::NotFound)?;
     let per_statement = crate::store::rows_per_statement(request.db.get_database_backend(), 1);
     let mut found = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(per_statement) {

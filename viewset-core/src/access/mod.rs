@@ -11,7 +11,7 @@
 //! | the rows of a list: `get_queryset`, the filter backends, then the row policies again | [`scoped_list`] |
 //! | one record as the caller may see it, after object permissions | [`fetch_visible`] (by `{pk}`, or [`fetch_visible_with`] an action's list) or [`fetch_where`] |
 //! | the same, locked for a conditional write inside a transaction | [`begin_locking`], then [`fetch_visible_locked`] |
-//! | many records by key, locked, for a bulk delete (404 naming a key the caller may not see) | [`begin_locking`], then [`fetch_visible_many_locked`] |
+//! | many records by key, locked, for a bulk delete or an upsert (404 naming a key the caller may not see) | [`begin_locking`], then [`fetch_visible_many_locked`] (or [`fetch_visible_many_locked_by`] another unique field) |
 //! | a PATCH in one `UPDATE … RETURNING` through the same scope, when the ViewSet's [`Plan`] allows it | [`update_in_scope`] |
 //! | the fields a caller may see and write | set by [`admit`]: [`RequestContext::hidden_fields`], [`RequestContext::restricted_fields`] |
 //!
@@ -59,7 +59,7 @@ pub use fields::{Items, sparse_fields, visible};
 pub use lookup::Lookup;
 #[doc(hidden)]
 pub use lookup::parse_lookup;
-pub use many::fetch_visible_many_locked;
+pub use many::{fetch_visible_many_locked, fetch_visible_many_locked_by};
 pub use operation::Operation;
 pub use permission::{
     AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,

@@ -1,5 +1,6 @@
 //! The bulk writes in the document (`#[viewset(bulk)]`): the create body and its 201 as one record or an array of
-//! them (`oneOf`, the object first), and `DELETE <prefix>/` with its `<lookup>__in` parameter.
+//! them (`oneOf`, the object first), `DELETE <prefix>/` with its `<lookup>__in` parameter, and the upsert of a
+//! ViewSet with `upsert_keys` (`on_conflict`, its answer).
 
 use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
@@ -23,7 +24,10 @@ pub(super) fn one_or_many<V: Hooks>(single: RefOr<Schema>, description: &str) ->
 
 /// The description of the create's 201.
 pub(super) fn created_description<V: Hooks>() -> &'static str {
-    if V::CONFIG.bulk.create {
+    if !V::CONFIG.bulk.upsert_keys.is_empty() {
+        "Created: the record, or for an array body the records in request order (no body with `Prefer: \
+         return=minimal`); an upsert (`on_conflict`) answers which rows were created, updated or ignored."
+    } else if V::CONFIG.bulk.create {
         "Created: the record, or for an array body the records in request order (no body with `Prefer: \
          return=minimal`)."
     } else {
@@ -64,4 +68,54 @@ pub(super) fn delete_description(op: OperationBuilder) -> OperationBuilder {
         "Deletes every named record or none, in one transaction. A key naming no record the caller may see is a 404 \
          naming it (`key`); a record still referenced by others is a 400 `foreign_key_violation`.",
     ))
+}
+
+/// The `on_conflict` parameter of a create with `upsert_keys`: which unique key decides that a record exists.
+pub(super) fn on_conflict_parameter<V: Hooks>() -> Option<utoipa::openapi::path::Parameter> {
+    let keys = V::CONFIG.bulk.upsert_keys;
+    if keys.is_empty() {
+        return None;
+    }
+    let schema = ObjectBuilder::new().schema_type(Type::String).enum_values(Some(keys.iter().copied()));
+    Some(
+        ParameterBuilder::new()
+            .name("on_conflict")
+            .parameter_in(ParameterIn::Query)
+            .required(Required::False)
+            .schema(Some(schema))
+            .description(Some(
+                "Upsert: the unique field that says a record exists (may be left out when there is one). Needs \
+                 `Prefer: resolution=merge-duplicates` (the existing record is updated, which needs the `update` \
+                 permission and passes PATCH's checks) or `Prefer: resolution=ignore-duplicates` (it is left as it \
+                 is); without one it is a 422. A key held by a record the caller may not see is a 404 naming it, and \
+                 nothing is written.",
+            ))
+            .build(),
+    )
+}
+
+/// `created` (the create's answer) with the upsert's answer beside it when `V` has `upsert_keys`: which rows were
+/// created, updated or ignored (row indices), and each row's record in request order (`null` when ignored).
+pub(super) fn or_upserted<V: Hooks>(created: RefOr<Schema>, record: RefOr<Schema>) -> RefOr<Schema> {
+    if V::CONFIG.bulk.upsert_keys.is_empty() {
+        return created;
+    }
+    RefOr::T(Schema::OneOf(OneOfBuilder::new().item(created).item(upserted(record)).build()))
+}
+
+/// The upsert's answer (201 when a row was created, otherwise 200).
+pub(super) fn upserted(record: RefOr<Schema>) -> RefOr<Schema> {
+    let indices = || ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)));
+    let nullable = OneOfBuilder::new().item(record).item(ObjectBuilder::new().schema_type(Type::Null));
+    ObjectBuilder::new()
+        .property("created", indices())
+        .required("created")
+        .property("updated", indices())
+        .required("updated")
+        .property("ignored", indices())
+        .required("ignored")
+        .property("records", ArrayBuilder::new().items(nullable))
+        .required("records")
+        .description(Some("An upsert's answer (`Prefer: resolution=...`): the rows by index, and their records."))
+        .into()
 }

@@ -119,8 +119,16 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     let create = operation::<V>(crud_id::<V>("create"), "Create a record", Some(Operation::Create), true)
         .request_body(body(bulk::one_or_many::<V>(closed(V::Create::openapi_schema()), records)));
     let created = bulk::one_or_many::<V>(read::<V>(V::detail_schema()), "The created records, in request order.");
+    let created = bulk::or_upserted::<V>(created, read::<V>(V::detail_schema()));
     let created = with_etag(response(bulk::created_description::<V>(), created));
-    let create = retries::create(create, created);
+    let mut create = retries::create(create, created);
+    if let Some(on_conflict) = bulk::on_conflict_parameter::<V>() {
+        let upserted = bulk::upserted(read::<V>(V::detail_schema()));
+        create = create
+            .parameter(on_conflict)
+            .response("200", response("Upserted, every row's key existed: updated or ignored.", upserted))
+            .response("404", response("A key is held by a record the caller may not see.", component("Error")));
+    }
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Get], list);
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Post], create);
     if V::CONFIG.bulk.delete {

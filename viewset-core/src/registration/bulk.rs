@@ -38,6 +38,21 @@ pub(crate) async fn create<V: Hooks>(
 /// The rows of a bulk body: at least one, at most `max_bulk`, each an object a single create accepts. The errors of
 /// every row are reported together, each at `["body", "<index>", ...]`.
 fn rows<V: Hooks>(bytes: &[u8], request: &RequestContext) -> Result<Vec<V::Create>, ApiError> {
+    let items = items::<V>(bytes)?;
+    let mut rows = Vec::with_capacity(items.len());
+    let mut errors = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        match parse_body::<V::Create>(item.get().as_bytes(), request, create_shape::<V>) {
+            Ok(row) => rows.push(row),
+            Err(ApiError::Input(found)) => errors.extend(found.into_iter().map(|e| at_row(index, e))),
+            Err(other) => return Err(other),
+        }
+    }
+    if errors.is_empty() { Ok(rows) } else { Err(ApiError::Input(errors)) }
+}
+
+/// The items of a JSON array body, unparsed: at least one, at most `max_bulk` (a bulk create's, an upsert's).
+pub(super) fn items<V: Hooks>(bytes: &[u8]) -> Result<Vec<&RawValue>, ApiError> {
     let items: Vec<&RawValue> = serde_json::from_slice(bytes).map_err(|e| {
         let msg = e.to_string();
         let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
@@ -51,16 +66,7 @@ fn rows<V: Hooks>(bytes: &[u8], request: &RequestContext) -> Result<Vec<V::Creat
         let msg = format!("At most {max} records in one request (max_bulk); this one has {}", items.len());
         return Err(ApiError::input(["body"], msg, "too_long"));
     }
-    let mut rows = Vec::with_capacity(items.len());
-    let mut errors = Vec::new();
-    for (index, item) in items.iter().enumerate() {
-        match parse_body::<V::Create>(item.get().as_bytes(), request, create_shape::<V>) {
-            Ok(row) => rows.push(row),
-            Err(ApiError::Input(found)) => errors.extend(found.into_iter().map(|e| at_row(index, e))),
-            Err(other) => return Err(other),
-        }
-    }
-    if errors.is_empty() { Ok(rows) } else { Err(ApiError::Input(errors)) }
+    Ok(items)
 }
 
 /// `DELETE <prefix>/?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.

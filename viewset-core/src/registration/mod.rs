@@ -27,6 +27,7 @@ pub mod paths;
 pub(crate) mod routes;
 mod settings;
 mod tools;
+mod upsert;
 
 pub use api::{Api, RegistrationError, RouteInfo, routes_of};
 pub use discovery::{ViewSetEntry, include_all_app_viewsets, include_app_viewsets, viewsets_in};

@@ -274,6 +274,12 @@ fn create<V: Hooks>(
     bytes: BodyBytes,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
+        if let Some((key, resolution)) = super::upsert::wanted::<V>(&request)?
+            && let Ok(bytes) = &bytes
+        {
+            let bytes = bytes.clone();
+            return boxed(|| super::upsert::create::<V>(request, bytes, key, resolution)).await;
+        }
         let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
         if let Ok(bytes) = &bytes
             && V::CONFIG.bulk.create

@@ -36,6 +36,8 @@ pub struct FieldInfo {
     pub required_on_create: bool,
     /// Longest accepted string.
     pub max_length: Option<usize>,
+    /// `#[sea_orm(unique)]`: no two rows hold the same value (or the primary key); what `upsert_keys` may name.
+    pub unique: bool,
 }
 
 /// A model with derived create and update representations; implement it with `#[derive(ModelSchema)]`.

@@ -122,6 +122,7 @@ impl<M, const H: u64> Resolved for Gate<M, H, false> {
 ///     read_only: false,
 ///     required_on_create: true,
 ///     max_length: None,
+///     unique: false,
 /// }];
 /// const KNOWN: bool = known_field(FIELDS, "title", "post::Entity");
 /// assert!(KNOWN);
@@ -156,6 +157,46 @@ pub const fn known_field(fields: &[FieldInfo], name: &str, model: &str) -> bool 
     match message.text() {
         Some(text) => panic!("{}", text),
         None => panic!("unknown field in an allowlist"),
+    }
+}
+
+/// `true` when `name` is a field of `fields` with a unique index (`#[sea_orm(unique)]`, or the primary key);
+/// otherwise it panics, which in the constant the derive evaluates for each `upsert_keys` name is a compile error at
+/// the user's literal (an unknown name gets [`known_field`]'s message).
+///
+/// ```
+/// use viewset_core::schema::FieldInfo;
+/// use viewset_core::schema::names::unique_field;
+/// const FIELDS: &[FieldInfo] = &[FieldInfo {
+///     name: "slug",
+///     nullable: true,
+///     primary_key: false,
+///     read_only: false,
+///     required_on_create: false,
+///     max_length: None,
+///     unique: true,
+/// }];
+/// const UNIQUE: bool = unique_field(FIELDS, "slug", "post::Entity");
+/// assert!(UNIQUE);
+/// ```
+pub const fn unique_field(fields: &[FieldInfo], name: &str, model: &str) -> bool {
+    known_field(fields, name, model);
+    let mut i = 0;
+    while i < fields.len() {
+        if same(fields[i].name, name) && fields[i].unique {
+            return true;
+        }
+        i += 1;
+    }
+    let mut message = Message { buf: [0; 1024], len: 0 };
+    message.push("`upsert_keys` names `");
+    message.push(name);
+    message.push("`, which is not unique in `");
+    message.push(model);
+    message.push("`: an upsert key is a field with `#[sea_orm(unique)]` (or the primary key)");
+    match message.text() {
+        Some(text) => panic!("{}", text),
+        None => panic!("an upsert key that is not unique"),
     }
 }
 
@@ -274,6 +315,7 @@ mod tests {
             read_only: false,
             required_on_create: false,
             max_length: None,
+            unique: name == "id",
         }
     }
 

@@ -148,7 +148,7 @@ pub fn update<V: Hooks>(
 
 /// Validates `data` and writes the sent columns of `model` on `on` (nothing when `data` is empty); whether
 /// anything was written.
-async fn write_update<V: Hooks>(
+pub(crate) async fn write_update<V: Hooks>(
     on: On<'_>,
     model: ModelOf<V>,
     data: V::Update,

@@ -14,6 +14,7 @@ pub(crate) mod hooks;
 pub(crate) mod options;
 pub(crate) mod paginator;
 pub mod prefer;
+pub mod upsert;
 
 pub use config::{Config, Direction, OrderingFields};
 pub use contract::{ModelOf, ViewSet};

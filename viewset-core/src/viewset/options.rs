@@ -122,7 +122,7 @@ impl CountMode {
 /// ```
 /// use viewset_core::viewset::Bulk;
 /// assert!(!Bulk::OFF.create && !Bulk::OFF.delete);
-/// let both = Bulk { create: true, delete: true, max: Bulk::DEFAULT_MAX };
+/// let both = Bulk { create: true, delete: true, max: Bulk::DEFAULT_MAX, upsert_keys: &["slug"] };
 /// assert_eq!(both.max, 1000);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,11 +133,15 @@ pub struct Bulk {
     pub delete: bool,
     /// The most records (or keys) one request may name (`max_bulk`, default [`Bulk::DEFAULT_MAX`]).
     pub max: usize,
+    /// `upsert_keys`: the unique fields `on_conflict` may name; with `Prefer: resolution=merge-duplicates` (or
+    /// `ignore-duplicates`) a create of a record whose key exists updates (or skips) it
+    /// ([`crate::viewset::upsert`]). Empty: no upsert.
+    pub upsert_keys: &'static [&'static str],
 }
 
 impl Bulk {
     /// `max_bulk` when the attributes leave it out.
     pub const DEFAULT_MAX: usize = 1000;
     /// No bulk route: what a ViewSet without `bulk` has.
-    pub const OFF: Bulk = Bulk { create: false, delete: false, max: Bulk::DEFAULT_MAX };
+    pub const OFF: Bulk = Bulk { create: false, delete: false, max: Bulk::DEFAULT_MAX, upsert_keys: &[] };
 }

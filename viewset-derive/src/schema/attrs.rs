@@ -82,6 +82,8 @@ pub struct SeaOrm {
     pub nullable: bool,
     pub ignore: bool,
     pub string_len: Option<usize>,
+    /// `unique`: the column has a unique index.
+    pub unique: bool,
 }
 
 impl SeaOrm {
@@ -92,6 +94,7 @@ impl SeaOrm {
                 "primary_key" => self.primary_key = true,
                 "nullable" => self.nullable = true,
                 "ignore" => self.ignore = true,
+                "unique" => self.unique = true,
                 "auto_increment" => {
                     let value: syn::LitBool = meta.value()?.parse()?;
                     self.auto_increment = Some(value.value);

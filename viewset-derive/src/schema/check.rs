@@ -19,6 +19,8 @@ pub struct Field {
     pub has_default: bool,
     pub read_only: bool,
     pub max_length: Option<usize>,
+    /// `#[sea_orm(unique)]`.
+    pub unique: bool,
 }
 
 impl Field {
@@ -71,6 +73,7 @@ pub fn check(parsed: ParsedModel, errors: &mut darling::error::Accumulator) -> M
             has_default: sea.has_default,
             read_only: field.options.read_only.is_present(),
             max_length: field.options.max_length.or(sea.string_len),
+            unique: sea.unique,
         });
     }
     Model { ident: parsed.ident, fields, ignored }

@@ -48,8 +48,8 @@ pub fn expand(model: &Model) -> TokenStream {
         let name = f.ident.to_string();
         let (nullable, pk, ro) = (f.nullable, f.primary_key, !f.writable_on_create() && !f.writable_on_update());
         let required = f.required_on_create();
-        let max = option(f.max_length.map(|n| quote!(#n)));
-        quote!(#vs::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max })
+        let (max, unique) = (option(f.max_length.map(|n| quote!(#n))), f.unique || f.primary_key);
+        quote!(#vs::FieldInfo { name: #name, nullable: #nullable, primary_key: #pk, read_only: #ro, required_on_create: #required, max_length: #max, unique: #unique })
     });
 
     // Each field by the hash of its name: the ViewSet derive checks allowlist names against `FIELDS`, then types

@@ -69,6 +69,8 @@ pub struct ViewSetAttrs {
     pub bulk: Option<SpannedValue<super::bulk::BulkAttr>>,
     /// The most records (or keys) one bulk request may name.
     pub max_bulk: Option<SpannedValue<u64>>,
+    /// `upsert_keys = ["slug"]`: the unique fields `POST <prefix>/?on_conflict=<field>` may name.
+    pub upsert_keys: StrList,
 }
 
 /// Parses `#[viewset(...)]`, recording every mistake in `errors`. A mistaken item (unknown key, no-effect key,

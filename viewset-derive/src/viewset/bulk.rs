@@ -1,6 +1,7 @@
 //! `bulk`, `bulk = true`, `bulk(create)`, `bulk(create, delete)` and `max_bulk = N`: parsed, checked (`max_bulk` is
 //! at least 1, at most [`MAX_BULK`], and only with `bulk`; a bulk delete not with `require_if_match`) and spelled
-//! as core's `viewset::Bulk`.
+//! as core's `viewset::Bulk`, with the checked `upsert_keys` (their uniqueness is checked against the model's
+//! `FIELDS` in `expand::field_checks`).
 
 use darling::FromMeta;
 use darling::ast::NestedMeta;
@@ -60,6 +61,7 @@ pub fn entry(
     attr: &Option<SpannedValue<BulkAttr>>,
     max: Option<SpannedValue<u64>>,
     require_if_match: Option<bool>,
+    upsert_keys: &[syn::LitStr],
     errors: &mut darling::error::Accumulator,
 ) -> TokenStream {
     let vs = private();
@@ -83,7 +85,10 @@ pub fn entry(
             errors.push(darling::Error::custom(message).with_span(&max.span()));
         }
     }
-    let Some(attr) = attr.as_ref().filter(|_| on) else { return quote!(#vs::Bulk::OFF) };
+    let keys = quote!(&[#(#upsert_keys),*]);
+    let Some(attr) = attr.as_ref().filter(|_| on) else {
+        return quote!(#vs::Bulk { upsert_keys: #keys, ..#vs::Bulk::OFF });
+    };
     let (create, delete) = (attr.create, attr.delete);
     let max = match max {
         Some(max) => {
@@ -92,5 +97,5 @@ pub fn entry(
         }
         None => quote!(#vs::Bulk::DEFAULT_MAX),
     };
-    quote!(#vs::Bulk { create: #create, delete: #delete, max: #max })
+    quote!(#vs::Bulk { create: #create, delete: #delete, max: #max, upsert_keys: #keys })
 }

@@ -80,7 +80,8 @@ pub fn check(
     check_tenant_field(&attrs, &mut errors);
     check_schema_pairs(&attrs, &mut errors);
     let throttle = crate::throttle::entry(&attrs.throttle, &mut errors);
-    let bulk = super::bulk::entry(&attrs.bulk, attrs.max_bulk, attrs.require_if_match, &mut errors);
+    let upsert_keys = valid_names(&attrs.upsert_keys.0, &mut errors);
+    let bulk = super::bulk::entry(&attrs.bulk, attrs.max_bulk, attrs.require_if_match, &upsert_keys, &mut errors);
 
     let failed = parent.handle(errors.finish()).is_none();
     let Some(model) = attrs.model.clone() else { return Err(None) };
@@ -97,6 +98,7 @@ pub fn check(
         related_links: failed,
         all_fields_literal,
         ordering_not_allowed,
+        unique: upsert_keys,
     };
     if failed {
         return Err(Some(Box::new(fields)));

@@ -130,4 +130,6 @@ pub struct FieldChecks {
     /// Default ordering fields `ordering_fields` does not list (spanned at their term), with the error to give when
     /// the field exists (otherwise the error is the unknown field's).
     pub ordering_not_allowed: Vec<(LitStr, String)>,
+    /// `upsert_keys`: fields that must exist and be unique.
+    pub unique: Vec<LitStr>,
 }

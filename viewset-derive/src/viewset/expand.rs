@@ -317,6 +317,10 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
         let (vs_at, hash) = (respan(vs.clone(), at), respan(quote!(#vs::name_hash(#lit)), at));
         quote_spanned!(at=> #vs_at::assert_text_type::<<#vs_at::Gate<#model_ty, { #hash }, { #known }> as #vs_at::Resolved>::Type>();)
     });
+    let unique = fields.unique.iter().map(|lit| {
+        let (call, name) = (respan(quote!(#vs::unique_field), lit.span()), respan(quote!(#model_name), lit.span()));
+        quote_spanned!(lit.span()=> const _: bool = #call(#fields_of, #lit, #name);)
+    });
     let not_allowed = fields.ordering_not_allowed.iter().map(|(lit, message)| {
         let known = known(lit);
         quote_spanned!(lit.span()=> const _: () = if #known { panic!("{}", #message) };)
@@ -357,6 +361,7 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
             let _ = ::core::marker::PhantomData::<#model_ty>;
             #lookup_use
             #(#plain)*
+            #(#unique)*
             #(#not_allowed)*
             #(#text)*
             #(#relations)*

@@ -1,4 +1,5 @@
-//! `posts`: a title of at most 200 characters, a body, flags and counters, an author and a server-set time.
+//! `posts`: a title of at most 200 characters, a body, flags and counters, an author, a server-set time and an
+//! optional unique slug (the key of the posts' upsert).
 
 use sea_orm::ActiveValue::Set;
 use sea_orm::entity::prelude::*;
@@ -31,6 +32,9 @@ pub struct Model {
     /// Creation time, set by the server.
     #[viewset(read_only)]
     pub created_at: DateTimeUtc,
+    /// Optional, unique: what `POST /api/posts/?on_conflict=slug` upserts by.
+    #[sea_orm(unique, column_type = "String(StringLen::N(100))", nullable)]
+    pub slug: Option<String>,
 }
 
 /// Relations of a post.

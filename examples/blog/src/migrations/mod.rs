@@ -4,6 +4,7 @@ use sea_orm_migration::prelude::*;
 
 mod m0001_create_authors;
 mod m0002_create_posts;
+mod m0003_add_post_slug;
 
 /// Every migration of the blog, in order; the last is the framework's table of idempotency records
 /// (`Idempotency-Key` on creates and updates).
@@ -14,6 +15,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m0001_create_authors::Migration),
             Box::new(m0002_create_posts::Migration),
+            Box::new(m0003_add_post_slug::Migration),
             Box::new(viewset_core::idempotency::Migration),
         ]
     }
@@ -21,8 +23,9 @@ impl MigratorTrait for Migrator {
 
 /// Each migration's name (as sea-orm-migration records it) and source text, embedded at build time: Studio's
 /// migrations checksum covers the files, so an edited migration shows as a changed checksum.
-pub const SOURCES: [(&str, &str); 3] = [
+pub const SOURCES: [(&str, &str); 4] = [
     ("m0001_create_authors", include_str!("m0001_create_authors.rs")),
     ("m0002_create_posts", include_str!("m0002_create_posts.rs")),
+    ("m0003_add_post_slug", include_str!("m0003_add_post_slug.rs")),
     (viewset_core::idempotency::MIGRATION_NAME, viewset_core::idempotency::MIGRATION_SOURCE),
 ];
