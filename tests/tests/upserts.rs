@@ -135,6 +135,11 @@ async fn creates_updates_and_ignores(app: TestApp) {
     assert_eq!(unknown.header("preference-applied"), None);
     let again = upsert(&app, "/api/posts/", BOB, Some("resolution=overwrite"), &row("e", "E")).await;
     assert_eq!(again.status, StatusCode::CONFLICT, "a plain create of an existing slug: {}", again.json());
+    // `on_conflict` without a resolution this server knows is a plain create too (PostgREST's reading).
+    let without = upsert(&app, "/api/posts/?on_conflict=slug", BOB, None, &row("e", "E")).await;
+    assert_eq!(without.status, StatusCode::CONFLICT, "on_conflict without Prefer: {}", without.json());
+    let fresh = upsert(&app, "/api/posts/?on_conflict=slug", BOB, Some("resolution=overwrite"), &row("f", "F")).await;
+    assert_eq!((fresh.status, fresh.header("preference-applied")), (StatusCode::CREATED, None));
 }
 
 async fn bad_input_writes_nothing(app: TestApp) {
@@ -147,10 +152,8 @@ async fn bad_input_writes_nothing(app: TestApp) {
     };
     let other = upsert(&app, "/api/posts/?on_conflict=title", BOB, MERGE, &row("x", "X")).await;
     refused(&other, json!(["query", "on_conflict"]), "a field that is no upsert key");
-    let without = upsert(&app, path, BOB, None, &row("x", "X")).await;
-    refused(&without, json!(["query", "on_conflict"]), "on_conflict without Prefer");
-    let unknown = upsert(&app, path, BOB, Some("resolution=overwrite"), &row("x", "X")).await;
-    refused(&unknown, json!(["query", "on_conflict"]), "on_conflict with an unknown resolution");
+    let plain = upsert(&app, "/api/posts/?on_conflict=title", BOB, None, &row("x", "X")).await;
+    refused(&plain, json!(["query", "on_conflict"]), "no upsert key, even without Prefer");
     let mix = json!([row("x", "X"), {"title": "t", "body": "b", "author_id": 1}]);
     refused(&upsert(&app, path, BOB, MERGE, &mix).await, json!(["body", "1", "slug"]), "a row without a key");
     let null = json!([row("x", "X"), {"title": "t", "body": "b", "author_id": 1, "slug": null}]);

@@ -87,7 +87,7 @@ pub(super) fn on_conflict_parameter<V: Hooks>() -> Option<utoipa::openapi::path:
                 "Upsert: the unique field that says a record exists (may be left out when there is one). Needs \
                  `Prefer: resolution=merge-duplicates` (the existing record is updated, which needs the `update` \
                  permission and passes PATCH's checks) or `Prefer: resolution=ignore-duplicates` (it is left as it \
-                 is); without one it is a 422. A key held by a record the caller may not see is a 404 naming it, and \
+                 is); without one the request is a plain create (an existing key: 409). A key held by a record the caller may not see is a 404 naming it, and \
                  nothing is written.",
             ))
             .build(),

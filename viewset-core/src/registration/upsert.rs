@@ -4,9 +4,9 @@
 //! needs `Update` too, asked by [`crate::viewset::upsert::upsert`] only when a key exists.
 //!
 //! `on_conflict` without a `resolution` preference this server knows (none, or an unknown value, which RFC 7240
-//! says to ignore) is a 422: the caller asked for an upsert but would get a plain create, which fails on the first
-//! existing key. A `resolution` preference without `on_conflict` on a ViewSet without `upsert_keys` is ignored
-//! (a plain create, as RFC 7240 allows).
+//! says to ignore) is a plain create, as in PostgREST: an existing key is then the create's unique-violation 409.
+//! `on_conflict` naming a field that is no upsert key is a 422 either way. A `resolution` preference without
+//! `on_conflict` on a ViewSet without `upsert_keys` is ignored (a plain create, as RFC 7240 allows).
 
 use axum::body::Bytes;
 use axum::response::Response;
@@ -20,8 +20,8 @@ use crate::viewset::bulk::at_row;
 use crate::viewset::hooks::Hooks;
 use crate::viewset::upsert::{Resolution, UpsertRow, upsert};
 
-/// The upsert a create asks for: the key and the resolution; `None` for a plain create. 422 for an `on_conflict`
-/// that is not one of `upsert_keys`, or that comes without a known `resolution`.
+/// The upsert a create asks for: the key and the resolution; `None` for a plain create (also an `on_conflict`
+/// without a known `resolution`). 422 for an `on_conflict` that is not one of `upsert_keys`.
 pub(crate) fn wanted<V: Hooks>(request: &RequestContext) -> Result<Option<(&'static str, Resolution)>, ApiError> {
     let keys = V::CONFIG.bulk.upsert_keys;
     let on_conflict = request.query.one("on_conflict")?;
@@ -29,11 +29,11 @@ pub(crate) fn wanted<V: Hooks>(request: &RequestContext) -> Result<Option<(&'sta
     let refused = |msg: String| ApiError::input(["query", "on_conflict"], msg, "invalid");
     let Some(resolution) = resolution else {
         return match on_conflict {
-            None => Ok(None),
             Some(_) if keys.is_empty() => Err(refused("This resource declares no upsert keys".into())),
-            Some(_) => Err(refused(
-                "`on_conflict` needs `Prefer: resolution=merge-duplicates` or `resolution=ignore-duplicates`".into(),
-            )),
+            Some(name) if !keys.contains(&name) => {
+                Err(refused(format!("`on_conflict` names one of the upsert keys: {}", keys.join(", "))))
+            }
+            _ => Ok(None),
         };
     };
     match (on_conflict, keys) {
