@@ -9,6 +9,8 @@
 //! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios;
 //! - `reads`: `?expand=author` against a client's N+1 requests, and `?count=none|estimated` against `exact` on
 //!   1,000,000 rows, as ratios;
+//! - `writes`: 1,000 posts in one bulk request against 1,000 single POSTs and a hand-written axum + sqlx `INSERT …
+//!   SELECT unnest(…)`, and what an `Idempotency-Key` adds to a create, as ratios;
 //! - `fanout`: N stream subscribers, one write, time until each receives it (`fanout-client`: the subscribers'
 //!   process it starts);
 //! - `futures`: the size of the futures the viewset server's default handlers return (memory per request in flight);
@@ -27,8 +29,10 @@ mod pages;
 mod reads;
 mod repo;
 mod soak;
+mod sql_count;
 mod traffic;
 mod viewset_server;
+mod writes;
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -45,6 +49,7 @@ usage:
   viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
+  viewset-bench writes [--pg URL] [--rows N] [--creates N]
   viewset-bench fanout [--subscribers 10,100,1000,5000,10000]
   viewset-bench futures
   viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
@@ -61,6 +66,7 @@ fn main() -> ExitCode {
         Some("fanout-client") => fanout::client(&args[1..]),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
         Some("reads") => reads::Options::parse(&args[1..]).and_then(reads::run),
+        Some("writes") => writes::Options::parse(&args[1..]).and_then(writes::run),
         Some("futures") => futures::run(),
         Some("soak") => soak::Options::parse(&args[1..]).and_then(soak::run),
         Some("traffic") => traffic::Options::parse(&args[1..]).and_then(traffic::run),

@@ -17,8 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-mod sql_count;
-use sql_count::Statements;
+use crate::sql_count::Statements;
 use sqlx::{AssertSqlSafe, Executor};
 
 use crate::harness::{db, loadavg};
@@ -374,12 +373,12 @@ fn print_rows(cells: &[String], statements: &[usize], times: &[Vec<f64>], baseli
 }
 
 /// A ratio with two decimals, three below 0.1 (so that 0.011× and 0.014× stay apart).
-fn ratio(r: f64) -> String {
+pub(crate) fn ratio(r: f64) -> String {
     if r < 0.1 { format!("{r:.3}×") } else { format!("{r:.2}×") }
 }
 
 /// Median and p95 (nearest rank) of `samples`.
-fn stats(samples: &[f64]) -> (f64, f64) {
+pub(crate) fn stats(samples: &[f64]) -> (f64, f64) {
     let mut sorted = samples.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();

@@ -101,6 +101,8 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
         "posts_create",
         "posts_update",
         "posts_delete",
+        "posts_create_many",
+        "posts_delete_many",
         "posts_publish",
         "posts_stats",
         "authors_list",
@@ -123,6 +125,16 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     assert_eq!(create["inputSchema"]["properties"]["body"]["additionalProperties"], false);
     assert!(create["inputSchema"]["properties"]["body"]["properties"]["title"].is_object());
     assert_eq!(create["annotations"]["destructiveHint"], false);
+    // `bulk`: an array of create bodies, and the keys of a bulk delete; no `on_conflict` (no `Prefer` is sent).
+    let many = tool(&catalog, "posts_create_many");
+    let body = &many["inputSchema"]["properties"]["body"];
+    assert_eq!((body["type"].as_str(), body["maxItems"].as_u64()), (Some("array"), Some(1000)), "{body}");
+    assert!(body["items"]["properties"]["title"].is_object(), "{body}");
+    assert!(many["inputSchema"]["properties"].get("on_conflict").is_none());
+    assert!(create["inputSchema"]["properties"].get("on_conflict").is_none());
+    let delete_many = tool(&catalog, "posts_delete_many");
+    assert!(delete_many["inputSchema"]["properties"]["id__in"].is_object(), "{delete_many}");
+    assert_eq!(delete_many["annotations"]["destructiveHint"], true);
     let delete = tool(&catalog, "posts_delete");
     assert_eq!(
         (&delete["annotations"]["destructiveHint"], &delete["annotations"]["idempotentHint"]),
@@ -181,6 +193,14 @@ async fn mcp_answers_what_rest_answers(app: TestApp) {
             "/authors/1".into(),
             Some(json!({"email": "x@example.com"})),
         ),
+        (
+            "posts_create_many",
+            json!({"body": [{"title": "t", "body": "b", "author_id": 1}, {"title": "no body", "author_id": 1}]}),
+            Method::POST,
+            "/api/posts/".into(),
+            Some(json!([{"title": "t", "body": "b", "author_id": 1}, {"title": "no body", "author_id": 1}])),
+        ),
+        ("posts_delete_many", json!({"id__in": [1, 999]}), Method::DELETE, "/api/posts/?id__in=1,999".into(), None),
     ];
     for user in [None, blog::BOB, blog::ALICE] {
         for (tool, arguments, method, path, body) in &calls {
@@ -189,6 +209,13 @@ async fn mcp_answers_what_rest_answers(app: TestApp) {
             assert_eq!(mcp, rest, "{tool} {arguments} as {user:?}");
         }
     }
+    // The bulk tools write all rows, then delete them by their keys, as bob.
+    let rows = json!([{"title": "One", "body": "b", "author_id": 1}, {"title": "Two", "body": "b", "author_id": 2}]);
+    let (status, created) = mcp_answer(&app, blog::BOB, "posts_create_many", json!({"body": rows})).await;
+    assert_eq!(status, 201, "{created}");
+    let keys: Vec<Value> = created.as_array().unwrap().iter().map(|p| p["id"].clone()).collect();
+    let (status, deleted) = mcp_answer(&app, blog::BOB, "posts_delete_many", json!({"id__in": keys})).await;
+    assert_eq!((status, deleted["deleted"].as_u64()), (200, Some(2)), "{deleted}");
     // The hidden field: present for staff, absent for others, in both.
     let (_, staff) = mcp_answer(&app, blog::ALICE, "authors_retrieve", json!({"pk": 1})).await;
     let (_, user) = mcp_answer(&app, blog::BOB, "authors_retrieve", json!({"pk": 1})).await;

@@ -32,7 +32,8 @@ impl Permission for OwnerCanWrite {
     }
 }
 
-/// Projects at `/api/projects`, scoped to the caller's tenant.
+/// Projects at `/api/projects`, scoped to the caller's tenant; bulk create/delete and upsert by `code` stay inside it
+/// (every row is stamped with the caller's tenant; a code held in another tenant is a 404).
 #[derive(ModelViewSet)]
 #[viewset(
     model = project::Entity,
@@ -44,6 +45,8 @@ impl Permission for OwnerCanWrite {
     search_fields = ["name"],
     ordering_fields = ["id", "name"],
     ordering = "id",
+    bulk,
+    upsert_keys = ["code"],
     custom_hooks,
 )]
 pub struct ProjectViewSet;

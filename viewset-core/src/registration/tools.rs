@@ -1,7 +1,9 @@
 //! The AI tools of a ViewSet: one per operation (`<basename>_list`, `<basename>_retrieve`, `<basename>_create`,
-//! `<basename>_update`, `<basename>_delete`) and one per action method (`<basename>_<action>`), for ViewSets and
-//! actions whose `ai_exposed` is true; the basename is the table's name unless `basename` says otherwise. A tool's
-//! name is its route's OpenAPI `operationId` ([`paths::operation_id`]), and a tool call is that route.
+//! `<basename>_update`, `<basename>_delete`; with `bulk`, `<basename>_create_many` and `<basename>_delete_many`)
+//! and one per action method (`<basename>_<action>`), for ViewSets and actions whose `ai_exposed` is true; the
+//! basename is the table's name unless `basename` says otherwise. A tool's name is its route's OpenAPI
+//! `operationId` ([`paths::operation_id`]), and a tool call is that route; `<basename>_create_many` is the create's
+//! route (`POST <prefix>/`) with an array body.
 
 use sea_orm::EntityName;
 
@@ -21,12 +23,17 @@ pub enum ToolOperation {
     Update,
     /// `DELETE <prefix>/{pk}`.
     Delete,
+    /// `POST <prefix>/` with an array of records (`bulk(create)`).
+    CreateMany,
+    /// `DELETE <prefix>/?<lookup>__in=…` (`bulk(delete)`).
+    DeleteMany,
     /// A custom action (its name is [`ToolInfo::action`]).
     Action,
 }
 
 impl ToolOperation {
-    /// The operation's name: `list`, `retrieve`, `create`, `update`, `delete` or `action`.
+    /// The operation's name: `list`, `retrieve`, `create`, `update`, `delete`, `create_many`, `delete_many` or
+    /// `action`.
     ///
     /// ```
     /// assert_eq!(viewset_core::registration::ToolOperation::Update.as_str(), "update");
@@ -38,6 +45,8 @@ impl ToolOperation {
             ToolOperation::Create => "create",
             ToolOperation::Update => "update",
             ToolOperation::Delete => "delete",
+            ToolOperation::CreateMany => "create_many",
+            ToolOperation::DeleteMany => "delete_many",
             ToolOperation::Action => "action",
         }
     }
@@ -119,6 +128,7 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
         destructive,
         idempotent,
     };
+    let bulk = V::CONFIG.bulk;
     let crud = [
         (ToolOperation::List, "GET", paths::collection(base), (true, false, true)),
         (ToolOperation::Retrieve, "GET", paths::detail(base), (true, false, true)),
@@ -126,8 +136,14 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
         (ToolOperation::Update, "PATCH", paths::detail(base), (false, true, true)),
         (ToolOperation::Delete, "DELETE", paths::detail(base), (false, true, true)),
     ];
+    let many = [
+        (bulk.create, ToolOperation::CreateMany, "POST", paths::collection(base), (false, false, false)),
+        (bulk.delete, ToolOperation::DeleteMany, "DELETE", paths::collection(base), (false, true, true)),
+    ];
+    let many = many.into_iter().filter(|m| m.0).map(|(_, op, method, path, hints)| (op, method, path, hints));
     let mut tools: Vec<ToolInfo> = crud
         .into_iter()
+        .chain(many)
         .map(|(op, method, path, hints)| {
             tool(paths::operation_id(&basename, op.as_str(), method, 1), op, None, method, path, "", hints)
         })

@@ -24,6 +24,10 @@ pub struct Model {
     /// Archived flag.
     #[sea_orm(default_value = false)]
     pub archived: bool,
+    /// An optional code, unique across tenants (the upsert key: `POST /api/projects/?on_conflict=code`).
+    #[viewset(max_length = 40)]
+    #[sea_orm(unique)]
+    pub code: Option<String>,
 }
 
 /// Relations of a project.

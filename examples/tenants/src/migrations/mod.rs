@@ -1,4 +1,5 @@
-//! The tenants example's migration: projects, tasks and notes.
+//! The tenants example's migrations: projects, tasks and notes; the framework's idempotency table; the projects'
+//! unique `code`.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
@@ -9,7 +10,7 @@ pub struct Migrator;
 
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(CreateTables), Box::new(viewset_core::idempotency::Migration)]
+        vec![Box::new(CreateTables), Box::new(viewset_core::idempotency::Migration), Box::new(AddProjectCode)]
     }
 }
 
@@ -58,5 +59,26 @@ impl MigrationTrait for CreateTables {
                     .to_owned(),
             )
             .await
+    }
+}
+
+/// Adds the projects' optional, unique `code` (the upsert key), so existing rows and requests without it keep
+/// working.
+pub struct AddProjectCode;
+
+impl MigrationName for AddProjectCode {
+    fn name(&self) -> &str {
+        "m0002_project_code"
+    }
+}
+
+#[async_trait::async_trait]
+impl MigrationTrait for AddProjectCode {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(Table::alter().table("projects").add_column(string_len_null("code", 40)).to_owned())
+            .await?;
+        let index = Index::create().name("idx_projects_code").table("projects").col("code").unique().to_owned();
+        manager.create_index(index).await
     }
 }

@@ -55,9 +55,10 @@ export function show(value) {
 
 /**
  * A table of `rows` (objects) over `columns` ([{key, label, sortable}]). `sort` is {key, desc}; `onSort(key)` is
- * called when a sortable header is activated; `onRow(row)` makes rows selectable (click or Enter).
+ * called when a sortable header is activated; `onRow(row)` makes rows selectable (click or Enter); `check`
+ * ({isChecked(row), onCheck(row, checked)}) adds a checkbox before each row.
  */
-export function table(columns, rows, { sort, onSort, onRow, selected } = {}) {
+export function table(columns, rows, { sort, onSort, onRow, selected, check } = {}) {
   const head = columns.map((c) => {
     const mark = sort && sort.key === c.key ? (sort.desc ? ' ▼' : ' ▲') : '';
     const aria = sort && sort.key === c.key ? (sort.desc ? 'descending' : 'ascending') : 'none';
@@ -66,8 +67,17 @@ export function table(columns, rows, { sort, onSort, onRow, selected } = {}) {
       : c.label;
     return h('th', { scope: 'col', 'aria-sort': c.sortable ? aria : null }, label);
   });
+  if (check) head.unshift(h('th', { scope: 'col' }, h('span.muted', {}, '✓')));
+  const box = (row) => {
+    const input = h('input', { type: 'checkbox', 'aria-label': 'Select row', checked: check.isChecked(row) });
+    input.addEventListener('click', (e) => e.stopPropagation());
+    input.addEventListener('keydown', (e) => e.stopPropagation());
+    input.addEventListener('change', () => check.onCheck(row, input.checked));
+    return h('td', {}, input);
+  };
   const body = rows.map((row) => {
     const tr = h('tr', onRow ? { class: 'clickable', tabindex: '0', 'aria-selected': String(selected === row) } : {},
+      check ? box(row) : null,
       columns.map((c) => h('td', { class: c.numeric ? 'num' : null, title: show(row[c.key]) }, show(row[c.key]))));
     if (onRow) {
       tr.addEventListener('click', () => onRow(row));
@@ -75,7 +85,7 @@ export function table(columns, rows, { sort, onSort, onRow, selected } = {}) {
     }
     return tr;
   });
-  if (!rows.length) body.push(h('tr', {}, h('td', { colspan: String(columns.length), class: 'muted' }, 'No rows.')));
+  if (!rows.length) body.push(h('tr', {}, h('td', { colspan: String(columns.length + (check ? 1 : 0)), class: 'muted' }, 'No rows.')));
   return h('div.table-wrap', {}, h('table', {}, h('thead', {}, h('tr', {}, head)), h('tbody', {}, body)));
 }
 

@@ -1,10 +1,12 @@
 // Model Browser: every model with its fields, keys and relations; its records read through the application's own
 // routes as the chosen identity (so permissions, row policies and hidden fields apply); filters from the
-// allowlists, search, sorting, paging, record detail with relations both ways, create/edit/delete, export.
+// allowlists, search, sorting, paging, record detail with relations both ways, create/edit/delete, export; with
+// `bulk`, import a file and delete a selection (bulk.js).
 
 import { app, query } from './api.js';
 import { h, mount, table, show, errorView, download, toCsv, labelled, kv } from './dom.js';
 import { filterParams, FilterBuilder } from './query.js';
+import { bulkControls, showSelection } from './bulk.js';
 
 let view = null;
 let openapi = null;
@@ -59,6 +61,7 @@ function newView(ctx, model, state) {
   return {
     model, viewset, filters: state?.filters ?? [], search: '', sort: null,
     limit: viewset?.default_limit ?? 20, offset: 0, page: null, pk: state?.pk, response: null, editing: null,
+    selected: new Set(), notice: null,
   };
 }
 
@@ -85,8 +88,9 @@ function listUrl() {
   return `${viewset.prefix}/${query(pairs)}`;
 }
 
-async function load(ctx) {
+async function load(ctx, notice = null) {
   const { viewset, records } = view;
+  view.notice = notice;
   if (!viewset) { mount(records, h('p.muted', {}, 'No ViewSet serves this model.')); return; }
   const url = view.page || listUrl();
   const response = await app(url);
@@ -114,8 +118,18 @@ async function load(ctx) {
       h('button', { type: 'button', on: { click: apply } }, 'Apply'),
       ctx.canWrite() ? h('button.plain', { type: 'button', on: { click: () => editRecord(ctx, null) } }, 'New record') : null),
     builder.element,
+    view.notice ? h('p.note', { role: 'status' }, view.notice) : null,
+    bulkControls(ctx, viewset, view.selected, (text) => load(ctx, text), () => schemaOf(`${viewset.prefix}/`, 'post')),
     response.ok ? null : errorView(response),
     table(columns, rows, {
+      check: viewset.bulk?.delete && ctx.canWrite() ? {
+        isChecked: (row) => view.selected.has(row[viewset.lookup_field] ?? row.id),
+        onCheck: (row, on) => {
+          const key = row[viewset.lookup_field] ?? row.id;
+          if (on) view.selected.add(key); else view.selected.delete(key);
+          showSelection(view.records, view.selected);
+        },
+      } : null,
       sort: view.sort,
       onSort: (key) => {
         view.sort = !view.sort || view.sort.key !== key ? { key, desc: false } : view.sort.desc ? null : { key, desc: true };

@@ -6,14 +6,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// The statements the server ran while `counting` is on, counted from the store's statement hook. Off, the hook's
 /// span is disabled, so timed runs pay for no subscriber.
 #[derive(Default)]
-pub(super) struct Statements {
-    pub(super) counting: AtomicBool,
-    pub(super) seen: AtomicUsize,
+pub(crate) struct Statements {
+    pub(crate) counting: AtomicBool,
+    pub(crate) seen: AtomicUsize,
 }
 
 impl Statements {
     /// Counts from now on, as this process's subscriber: the server's tasks run on every worker thread.
-    pub(super) fn install() -> Arc<Statements> {
+    pub(crate) fn install() -> Arc<Statements> {
         let statements = Arc::new(Statements::default());
         let counter =
             tracing_subscriber::layer::SubscriberExt::with(tracing_subscriber::registry(), Counter(statements.clone()));
