@@ -23,6 +23,7 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use sqlx::{AssertSqlSafe, Executor, PgPool};
 
+use crate::handwritten::sqlx::to_post;
 use crate::harness::{db, loadavg};
 use crate::reads::{ratio, stats};
 use crate::sql_count::Statements;
@@ -136,7 +137,7 @@ async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
 
 /// Post `i` of a run.
 fn row(i: usize) -> Value {
-    json!({"title": format!("Bulk post {i}"), "body": format!("Body of post {i}"), "published": i % 2 == 0,
+    json!({"title": format!("Bulk post {i}"), "body": format!("Body of post {i}"), "published": i.is_multiple_of(2),
            "views": i, "author_id": 1 + i % 2})
 }
 
@@ -301,7 +302,7 @@ async fn keys(ctx: &Ctx, o: &Options) -> Result<(), String> {
 async fn unnest(
     State(pool): State<PgPool>,
     Json(rows): Json<Vec<NewPost>>,
-) -> Result<Json<Vec<Post>>, (axum::http::StatusCode, String)> {
+) -> Result<Json<Vec<blog::entities::post::Model>>, (axum::http::StatusCode, String)> {
     let (mut title, mut body, mut published, mut views, mut author) = (vec![], vec![], vec![], vec![], vec![]);
     for row in rows {
         title.push(row.title);
@@ -314,11 +315,12 @@ async fn unnest(
                SELECT t, b, p, v, a, now() FROM unnest($1::text[], $2::text[], $3::bool[], $4::int[], $5::int[]) \
                WITH ORDINALITY AS u(t, b, p, v, a, n) ORDER BY n \
                RETURNING id, title, body, published, views, rating, author_id, created_at, slug";
-    let query = sqlx::query_as::<_, Post>(AssertSqlSafe(sql)).bind(title).bind(body).bind(published).bind(views);
-    let created = query.bind(author).fetch_all(&pool).await;
+    let query = sqlx::query(AssertSqlSafe(sql)).bind(title).bind(body).bind(published).bind(views).bind(author);
+    let created = query.fetch_all(&pool).await.and_then(|rows| rows.iter().map(to_post).collect());
     created.map(Json).map_err(|e| (axum::http::StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
 }
 
+/// A row of the hand-written route's body.
 #[derive(serde::Deserialize)]
 struct NewPost {
     title: String,
@@ -326,17 +328,4 @@ struct NewPost {
     published: bool,
     views: i32,
     author_id: i32,
-}
-
-#[derive(serde::Serialize, sqlx::FromRow)]
-struct Post {
-    id: i32,
-    title: String,
-    body: String,
-    published: bool,
-    views: i32,
-    rating: Option<f64>,
-    author_id: i32,
-    created_at: chrono::DateTime<chrono::Utc>,
-    slug: Option<String>,
 }

@@ -1,6 +1,7 @@
 //! The model the targets drive: one column of every kind the query layer types (text with and without a length,
 //! integers of three widths, bool, float and double, date, time, naive and UTC date-times, JSON), nullable and not,
-//! one renamed column and one staff-only field; and three ViewSets over it, one per built-in paginator.
+//! one renamed column and one staff-only field; and four ViewSets over it, one per built-in paginator and one with
+//! `bulk`.
 
 use viewset_core::prelude::*;
 
@@ -120,11 +121,26 @@ pub struct PagedItems;
 )]
 pub struct CursorItems;
 
-/// The routes of the three ViewSets, as an application registers them.
+/// Bulk create and bulk delete (`bulk`, at most 8 rows or keys per request).
+#[derive(ModelViewSet)]
+#[viewset(
+    model = item::Entity,
+    prefix = "/bulk/items",
+    basename = "bulk_items",
+    staff_only_fields = ["secret"],
+    bulk,
+    max_bulk = 8,
+    stream_enabled = false,
+    ai_exposed = false,
+)]
+pub struct BulkItems;
+
+/// The routes of the four ViewSets, as an application registers them.
 pub fn api() -> Api {
     let mut api = Api::new();
     api.include::<Items>().expect("Items registers once");
     api.include::<PagedItems>().expect("PagedItems registers once");
     api.include::<CursorItems>().expect("CursorItems registers once");
+    api.include::<BulkItems>().expect("BulkItems registers once");
     api
 }

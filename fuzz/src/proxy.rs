@@ -38,8 +38,10 @@ impl ProxyDatabaseTrait for Proxy {
         }
         let write = statement.sql.starts_with("INSERT") || statement.sql.starts_with("UPDATE");
         if write {
-            // `RETURNING`: the written row as the database would give it back.
-            return Ok(vec![row(&rows.into_iter().next().unwrap_or_else(sample))]);
+            // `RETURNING`: the written rows as the database would give them back, one per `VALUES` tuple.
+            let written = rows.into_iter().next().unwrap_or_else(sample);
+            let ids = 1..=inserted_rows(&statement) as i32;
+            return Ok(ids.map(|id| row(&item::Model { id, ..written.clone() })).collect());
         }
         Ok(rows.iter().map(row).collect())
     }
@@ -48,6 +50,18 @@ impl ProxyDatabaseTrait for Proxy {
         check_statement(&statement);
         Ok(ProxyExecResult::new(1, 1))
     }
+}
+
+/// How many rows an `INSERT INTO t (c1, …, cn) VALUES (…), …` writes: its bound values over its columns (1 for
+/// an `UPDATE`, or an insert of defaults only).
+fn inserted_rows(statement: &Statement) -> usize {
+    let values = statement.values.as_ref().map_or(0, |v| v.0.len());
+    let sql = &statement.sql;
+    let columns = match (sql.starts_with("INSERT"), sql.find('('), sql.find(')')) {
+        (true, Some(open), Some(close)) if open < close => sql[open..close].matches(',').count() + 1,
+        _ => return 1,
+    };
+    (values / columns).max(1)
 }
 
 /// A model as the row a `SELECT` of every column returns (keys are column names, `label_text` included).

@@ -319,6 +319,9 @@ async fn context_describes_without_data(app: TestApp) {
     assert_eq!(posts["list_path"], "/api/posts/");
     assert_eq!(posts["search_fields"], json!(["title", "body"]));
     assert_eq!(posts["writes"], json!(["create", "update", "delete"]));
+    let bulk = &posts["bulk"];
+    assert_eq!((&bulk["create"], &bulk["delete"], &bulk["max"]), (&json!(true), &json!(true), &json!(1000)), "{bulk}");
+    assert_eq!(bulk["upsert_keys"], json!(["slug"]));
     let authors = browser["models"].as_array().unwrap().iter().find(|m| m["viewset"] == "AuthorViewSet").unwrap();
     assert_eq!(authors["hidden_from_non_staff"], json!(["email"]));
     assert_eq!(admin["query_explorer"]["explain"], false, "EXPLAIN is a debug panel");

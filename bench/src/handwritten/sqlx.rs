@@ -58,7 +58,7 @@ pub async fn app(url: &str) -> Result<Router, String> {
     Ok(blog_router(pool, get(list).post(create), get(retrieve).patch(update), get(cursor_list)))
 }
 
-fn to_post(row: &PgRow) -> Result<post::Model, sqlx::Error> {
+pub(crate) fn to_post(row: &PgRow) -> Result<post::Model, sqlx::Error> {
     Ok(post::Model {
         id: row.try_get(0)?,
         title: row.try_get(1)?,

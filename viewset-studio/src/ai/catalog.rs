@@ -163,7 +163,6 @@ fn many_records(schema: &Value) -> &Value {
 
 /// `schema` with `#/components/schemas/…` references replaced by their definitions (a tool's input schema stands
 /// alone); references nested deeper than 8 levels become `{}`.
-
 pub(crate) fn resolve(schema: &Value, document: &Value, depth: usize) -> Value {
     match schema {
         Value::Object(object) => {
