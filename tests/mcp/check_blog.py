@@ -16,7 +16,7 @@ from mcp_client import call, check, compare, rest, session
 ANON, BOB, ALICE = None, "bob-token", "alice-token"
 TOOLS = {
     "posts_list", "posts_retrieve", "posts_create", "posts_update", "posts_delete", "posts_publish", "posts_stats",
-    "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
+    "posts_create_many", "posts_delete_many", "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
 }
 POST = {"title": "Via MCP", "body": "Written by a tool.", "author_id": 1}
 
@@ -32,6 +32,9 @@ async def catalog(base, token):
         check(tools["posts_update"].annotations.idempotent_hint is True, "posts_update is idempotent")
         check("views__gte" in tools["posts_list"].input_schema["properties"], "filters with lookups")
         check(tools["posts_create"].input_schema["required"] == ["body"], "create needs a body")
+        many = tools["posts_create_many"].input_schema["properties"]["body"]
+        check(many["type"] == "array" and many["maxItems"] == 1000, f"a bulk create takes an array: {many}")
+        check("id__in" in tools["posts_delete_many"].input_schema["properties"], "a bulk delete takes the keys")
 
 
 async def anonymous(base, token):
@@ -44,6 +47,8 @@ async def anonymous(base, token):
         check(status in (401, 403) and body.get("code"), f"anonymous create is refused with a reason: {status} {body}")
         status, body = await call(s, "authors_list", {})
         check(status in (401, 403), f"authors need an identity: {status} {body}")
+        status, body = await call(s, "posts_create_many", {"body": [POST, POST]})
+        check(status in (401, 403) and body.get("code"), f"anonymous bulk create is refused: {status} {body}")
 
 
 async def user(base, token):
@@ -66,6 +71,15 @@ async def user(base, token):
         check(status == 200 and body["deleted"] is True, f"delete: {status} {body}")
         status, body = await call(s, "posts_retrieve", {"pk": pk})
         check(status == 404, f"deleted: {status} {body}")
+        status, made = await call(s, "posts_create_many", {"body": [POST, {**POST, "title": "Second"}]})
+        check(status == 201 and [p["title"] for p in made] == ["Via MCP", "Second"], f"bulk create: {status} {made}")
+        status, body = await call(s, "posts_create_many", {"body": [POST, {"title": "no body"}]})
+        check(status == 422 and body["detail"][0]["loc"][:2] == ["body", "1"], f"a bad row, nothing written: {body}")
+        keys = [p["id"] for p in made]
+        status, body = await call(s, "posts_delete_many", {"id__in": keys + [999999]})
+        check(status == 404 and body.get("key") == "999999", f"a missing key deletes nothing: {status} {body}")
+        status, body = await call(s, "posts_delete_many", {"id__in": keys})
+        check(status == 200 and body["deleted"] == 2, f"bulk delete: {status} {body}")
         status, author = await call(s, "authors_retrieve", {"pk": 1})
         check(status == 200 and "email" not in author, f"email is hidden from users: {author}")
         status, body = await call(s, "authors_create", {"body": {"name": "Grace", "email": "g@example.com"}})

@@ -34,10 +34,15 @@ async def main(base, token):
             ("projects_update", {"pk": rocket["id"], "body": {"name": "Stolen"}}),
             ("projects_archive", {"pk": rocket["id"]}),
             ("projects_delete", {"pk": rocket["id"]}),
+            ("projects_delete_many", {"id__in": [rocket["id"]]}),
             ("notes_retrieve", {"pk": note["id"]}),
         ]:
             status, body = await call(s, tool, arguments)
             check(status == 404 and "Rocket" not in str(body), f"{tool} across tenants is not found: {status} {body}")
+        status, made = await call(s, "projects_create_many", {"body": [{"name": "Hammer"}, {"name": "Tongs"}]})
+        check(status == 201 and {p["tenant_id"] for p in made} == {"globex"}, f"a bulk create stays home: {made}")
+        status, body = await call(s, "projects_create_many", {"body": [{"name": "Sneaky", "tenant_id": "acme"}]})
+        check(status == 422 and body["detail"][0]["loc"] == ["body", "0", "tenant_id"], f"no tenant named: {body}")
         status, page = await call(s, "projects_list", {"search": "Rocket"})
         check(status == 200 and page["count"] == 0, f"search does not cross tenants: {page}")
         status, notes = await call(s, "notes_list", {})
