@@ -25,6 +25,7 @@ mod fanout;
 mod futures;
 mod handwritten;
 mod harness;
+mod in_process;
 mod pages;
 mod reads;
 mod repo;

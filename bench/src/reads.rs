@@ -21,6 +21,7 @@ use crate::sql_count::Statements;
 use sqlx::{AssertSqlSafe, Executor};
 
 use crate::harness::{db, loadavg};
+use crate::in_process;
 
 /// Options of `reads`.
 pub struct Options {
@@ -132,29 +133,15 @@ pub fn run(options: Options) -> Result<(), String> {
 }
 
 async fn measure(o: Options) -> Result<(), String> {
-    let name = format!("viewset_bench_reads_{}", std::process::id());
-    let admin = db::connect(&format!("{}/postgres", o.pg)).await?;
-    let url = db::recreate(&admin, &o.pg, &name).await?;
-    let result = measure_on(&url, &o).await;
-    let dropped = db::drop_db(&admin, &name).await;
-    admin.close().await;
-    result.and(dropped)
+    let o = &o;
+    in_process::on_fresh_database(&o.pg, "viewset_bench_reads", |url| async move { measure_on(&url, o).await }).await
 }
 
 async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
     let conn = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
     let statements = Statements::install();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
-    let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
-    let app = blog::app(conn.clone());
-    let server = tokio::spawn(async move { axum::serve(listener, app.into_make_service()).await.ok() });
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(reqwest::header::AUTHORIZATION, reqwest::header::HeaderValue::from_static(TOKEN));
-    let client = reqwest::Client::builder()
-        .default_headers(headers)
-        .timeout(Duration::from_secs(120))
-        .build()
-        .map_err(|e| e.to_string())?;
+    let (base, server) = in_process::serve(blog::app(conn.clone())).await?;
+    let client = in_process::client(TOKEN)?;
     let ctx = Ctx { client, base, statements };
     let pool = db::connect(url).await?;
     let result = async {

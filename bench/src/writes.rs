@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::Json;
 use axum::extract::State;
@@ -25,6 +25,7 @@ use sqlx::{AssertSqlSafe, Executor, PgPool};
 
 use crate::handwritten::sqlx::to_post;
 use crate::harness::{db, loadavg};
+use crate::in_process;
 use crate::reads::{ratio, stats};
 use crate::sql_count::Statements;
 
@@ -95,13 +96,8 @@ pub fn run(options: Options) -> Result<(), String> {
 }
 
 async fn measure(o: Options) -> Result<(), String> {
-    let name = format!("viewset_bench_writes_{}", std::process::id());
-    let admin = db::connect(&format!("{}/postgres", o.pg)).await?;
-    let url = db::recreate(&admin, &o.pg, &name).await?;
-    let result = measure_on(&url, &o).await;
-    let dropped = db::drop_db(&admin, &name).await;
-    admin.close().await;
-    result.and(dropped)
+    let o = &o;
+    in_process::on_fresh_database(&o.pg, "viewset_bench_writes", |url| async move { measure_on(&url, o).await }).await
 }
 
 async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
@@ -109,15 +105,9 @@ async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
     let statements = Statements::install();
     let handwritten = sqlx::postgres::PgPoolOptions::new().max_connections(10).connect(url).await;
     let handwritten = handwritten.map_err(|e| format!("connect {url}: {e}"))?;
-    let app =
-        blog::app(conn.clone()).merge(axum::Router::new().route("/sqlx/posts", post(unnest)).with_state(handwritten));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.map_err(|e| e.to_string())?;
-    let base = format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?);
-    let server = tokio::spawn(async move { axum::serve(listener, app.into_make_service()).await.ok() });
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(reqwest::header::AUTHORIZATION, reqwest::header::HeaderValue::from_static("Bearer bob-token"));
-    let client = reqwest::Client::builder().default_headers(headers).timeout(Duration::from_secs(120)).build();
-    let client = client.map_err(|e| e.to_string())?;
+    let sqlx_route = axum::Router::new().route("/sqlx/posts", post(unnest)).with_state(handwritten);
+    let (base, server) = in_process::serve(blog::app(conn.clone()).merge(sqlx_route)).await?;
+    let client = in_process::client("Bearer bob-token")?;
     let ctx = Ctx { client, base, statements, pool: db::connect(url).await? };
     let result = async {
         let seed = "INSERT INTO authors (name, email) VALUES ('Ada', 'ada@example.com'), ('Alan', 'alan@example.com')";
