@@ -4,6 +4,11 @@
 //! `LOWER(col) LIKE LOWER(pattern) ESCAPE '\'` elsewhere (sea-query's `ilike`
 //! panics when built for SQLite, and on PostgreSQL it renders `ESCAPE` inside parentheses, which PostgreSQL
 //! rejects). Case-sensitive literal matches: `LIKE` on PostgreSQL, `instr()` on SQLite (whose `LIKE` ignores case).
+//!
+//! MariaDB / MySQL: backslash is `LIKE`'s default escape character there too, so no `ESCAPE` clause (whose `''`
+//! would open an unterminated string literal). Case-insensitive is `LOWER(col) LIKE LOWER(pattern)` under the
+//! column's collation: with a `_ci` collation such as `utf8mb4_unicode_ci` it also ignores accents (`e` matches
+//! `é`). Case-sensitive is `col LIKE BINARY pattern`: bytes, so exact in case and accents.
 
 use sea_orm::sea_query::{BinOper, Expr, ExprTrait};
 use sea_orm::{ColumnTrait, DbBackend};
@@ -43,6 +48,8 @@ pub fn text_match<C: ColumnTrait>(
         return column.binary(BinOper::Custom(if insensitive { "ILIKE" } else { "LIKE" }), pattern);
     }
     let template = match (backend, insensitive, wildcards) {
+        (DbBackend::MySql, true, _) => "LOWER(?) LIKE LOWER(?)",
+        (DbBackend::MySql, false, _) => "? LIKE BINARY ?",
         (DbBackend::Sqlite, false, Wildcards::Literal) => {
             return Expr::cust_with_exprs("instr(?, ?) > 0", [column, Expr::val(needle.to_string())]);
         }
@@ -85,6 +92,10 @@ mod tests {
                 .ends_with(r#"LOWER("cake"."name") LIKE LOWER('%a%b%') ESCAPE '\'"#)
         );
         assert!(sql(DbBackend::Sqlite, false, Wildcards::Literal).ends_with(r#"instr("cake"."name", 'a%b') > 0"#));
+        assert!(
+            sql(DbBackend::MySql, true, Wildcards::Literal).ends_with(r"LOWER(`cake`.`name`) LIKE LOWER('%a\\%b%')")
+        );
+        assert!(sql(DbBackend::MySql, false, Wildcards::Literal).ends_with(r"`cake`.`name` LIKE BINARY '%a\\%b%'"));
     }
 
     #[test]

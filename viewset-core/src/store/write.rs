@@ -105,8 +105,8 @@ pub(crate) fn update_where<'a, V: ViewSet>(
 }
 
 /// Writes the set columns of `active` (a stored record with changes) as `ActiveModelTrait::update` does:
-/// `before_save`, the `UPDATE` of its row by primary key (`RETURNING` every column, or read back by key where the
-/// backend has no `RETURNING`), `after_save`.
+/// `before_save`, the `UPDATE` of its row by primary key (`RETURNING` every column, or read back by key in the same
+/// transaction where the backend has no `RETURNING`), `after_save`.
 pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<ModelOf<V>, ApiError> {
     let active = match on {
         On::Pool(db) => Box::pin(Active::<V>::before_save(active, db, false)).await,
@@ -123,11 +123,15 @@ pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<
         query.returning(every_column::<V::Entity>(backend));
         let written = one_decoded(on, backend.build(&query), V::decode_rows, "update").await;
         written.map_err(db_err::<V::Entity>)?
+    } else if let On::Pool(db) = on {
+        // MariaDB / MySQL: the UPDATE and the read of the written row in one transaction, so the answer is the row
+        // this write left, not one a concurrent write made after it.
+        let txn = boxed(|| db.begin()).await.map_err(db_err::<V::Entity>)?;
+        let written = update_then_read::<V>(On::Txn(&txn), backend.build(&query), key).await?;
+        commit::<V>(txn).await?;
+        written
     } else {
-        match execute(on, backend.build(&query), "update").await.map_err(db_err::<V::Entity>)? {
-            0 => None,
-            _ => find::<V>(on, Find::First(by_key::<V::Entity>(key))).await?,
-        }
+        update_then_read::<V>(on, backend.build(&query), key).await?
     };
     let written = written.ok_or(ApiError::NotFound)?;
     let written = match on {
@@ -135,6 +139,19 @@ pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<
         On::Txn(txn) => Box::pin(Active::<V>::after_save(written, txn, false)).await,
     };
     written.map_err(db_err::<V::Entity>)
+}
+
+/// An `UPDATE` without `RETURNING` (MariaDB / MySQL), then the row read by `key`; `None` when no row matched (the
+/// connection counts matched rows, sqlx's `CLIENT_FOUND_ROWS`, so an unchanged row still counts).
+async fn update_then_read<V: ViewSet>(
+    on: On<'_>,
+    update: Statement,
+    key: ValueTuple,
+) -> Result<Option<ModelOf<V>>, ApiError> {
+    match execute(on, update, "update").await.map_err(db_err::<V::Entity>)? {
+        0 => Ok(None),
+        _ => find::<V>(on, Find::First(by_key::<V::Entity>(key))).await,
+    }
 }
 
 /// Deletes `model` as `ActiveModelTrait::delete` does: `before_delete`, the `DELETE` of its row by primary key,
