@@ -93,12 +93,14 @@ impl TestDb {
     }
 
     /// Creates an empty `utf8mb4` database on the MariaDB / MySQL server at `server` (`mysql://user@host:port`);
-    /// it is dropped with the `TestDb`.
+    /// it is dropped with the `TestDb`. Its collation is `utf8mb4_bin`: text compares and sorts in byte order, as
+    /// on the PostgreSQL test databases, so one expected order serves every backend (under a `_ci` collation
+    /// `abc` and `ABC` tie; README "MariaDB / MySQL").
     pub async fn mysql_on(server: &str) -> TestDb {
         let name = unique_name();
         let admin_url = server.to_string();
         let admin = Database::connect(&admin_url).await.expect("connect to the MariaDB server");
-        let create = format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci");
+        let create = format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
         admin.execute_unprepared(&create).await.expect("create test database");
         admin.close().await.ok();
         TestDb { url: format!("{server}/{name}"), cleanup: Cleanup::Mysql { admin_url, name } }

@@ -6,12 +6,12 @@
 use sea_orm::sea_query::{FromValueTuple, ValueTuple};
 use sea_orm::{
     ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection,
-    DatabaseTransaction, DbErr, EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QueryTrait,
-    Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
+    DatabaseTransaction, DbErr, EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QuerySelect,
+    QueryTrait, Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
 };
 
 use super::read::{Find, find};
-use super::run::{Decode, On, boxed, execute, one_decoded};
+use super::run::{Decode, On, boxed, execute, insert_id, one_decoded};
 use super::statements::lookup_condition;
 use crate::error::{ApiError, db_err};
 use crate::viewset::contract::{ModelOf, ViewSet};
@@ -20,7 +20,7 @@ type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 
 /// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
 /// `after_save` — with the statement built once per set of columns and run through the store. A database without
-/// `RETURNING` takes sea-orm's own path (insert, then read the key back).
+/// `RETURNING` (MariaDB / MySQL) inserts, then reads the row by its key ([`insert_then_read`]).
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;
@@ -56,8 +56,7 @@ where
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
     if !db.support_returning() {
-        // The one place a backend without `RETURNING` inserts: sea-orm's insert, then a read by key.
-        return boxed(|| active.insert(db)).await;
+        return insert_then_read(On::Pool(db), active, decode).await;
     }
     let active = Box::pin(A::before_save(active, db, true)).await?;
     let backend = db.get_database_backend();
@@ -69,6 +68,45 @@ where
     let stored = one_decoded(On::Pool(db), statement, decode, "insert").await?;
     let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
     Box::pin(A::after_save(stored, db, true)).await
+}
+
+/// Inserts `active` where the database has no `INSERT … RETURNING` (MariaDB / MySQL), as `ActiveModelTrait::insert`
+/// does there — `before_save`, the `INSERT`, a read of the row by its key (the key `active` sets, else
+/// `LAST_INSERT_ID()`), `after_save` — with both statements run through the store, so their values are bound as the
+/// backend reads them ([`super::run::portable`]).
+pub(crate) async fn insert_then_read<A>(
+    on: On<'_>,
+    active: A,
+    decode: Decode<<A::Entity as EntityTrait>::Model>,
+) -> Result<<A::Entity as EntityTrait>::Model, DbErr>
+where
+    A: ActiveModelTrait + ActiveModelBehavior + Send,
+    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
+{
+    let active = match on {
+        On::Pool(db) => Box::pin(A::before_save(active, db, true)).await?,
+        On::Txn(txn) => Box::pin(A::before_save(active, txn, true)).await?,
+    };
+    let backend = on.backend();
+    let set_key = active.get_primary_key_value();
+    let insert = backend.build(&<A::Entity as EntityTrait>::insert(active).into_query());
+    let inserted_id = insert_id(on, insert, "insert").await?;
+    let key = match set_key {
+        Some(key) => key,
+        None => {
+            type Key<E> = <<E as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType;
+            sea_orm::sea_query::IntoValueTuple::into_value_tuple(<Key<A::Entity> as sea_orm::TryFromU64>::try_from_u64(
+                inserted_id,
+            )?)
+        }
+    };
+    let read = by_key::<A::Entity>(key).limit(1).build(backend);
+    let stored = one_decoded(on, read, decode, "insert").await?;
+    let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
+    match on {
+        On::Pool(db) => Box::pin(A::after_save(stored, db, true)).await,
+        On::Txn(txn) => Box::pin(A::after_save(stored, txn, true)).await,
+    }
 }
 
 /// Writes the set columns of `active` to the record of `V` whose lookup field is `value`, within
