@@ -17,7 +17,7 @@ use serde_json::Value;
 use viewset_tests::harness::{TestApp, ids};
 use viewset_tests::on_every_database;
 
-on_every_database!(TestApp::seeded_query_app => sqlmap_payloads_select_nothing_and_write_nothing);
+on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::seeded_query_app => sqlmap_payloads_select_nothing_and_write_nothing);
 
 /// The captured payloads; `{v}` stands for the parameter's harmless value.
 fn payloads() -> Vec<&'static str> {
