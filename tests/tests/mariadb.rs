@@ -26,7 +26,8 @@ async fn every_connection_starts_strict_in_utc_and_utf8mb4(app: TestApp) {
         // The server lists the modes in its own order.
         let mut modes: Vec<&str> = session["sql_mode"].as_str().unwrap_or_default().split(',').collect();
         let mut ours: Vec<&str> = viewset_core::store::MYSQL_SQL_MODE.split(',').collect();
-        (modes.sort_unstable(), ours.sort_unstable());
+        modes.sort_unstable();
+        ours.sort_unstable();
         assert_eq!(modes, ours, "{session}");
         assert_eq!((session["time_zone"].as_str(), session["charset"].as_str()), (Some("+00:00"), Some("utf8mb4")));
     }
