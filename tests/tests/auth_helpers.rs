@@ -49,12 +49,12 @@ async fn post_with(app: &TestApp, header: Option<(reqwest::header::HeaderName, &
     (status, challenge, response.json().await.unwrap())
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), bearer_app =>
+on_every_database!(bearer_app =>
     bearer_verified_refused_and_absent,
     slash_twins_are_named,
 );
-on_every_database!(not_mysql("not yet run on MariaDB"), anonymous_app => refused_as_anonymous, slash_twins_with_docs);
-on_every_database!(not_mysql("not yet run on MariaDB"), cookie_app => session_cookie);
+on_every_database!(anonymous_app => refused_as_anonymous, slash_twins_with_docs);
+on_every_database!(cookie_app => session_cookie);
 
 async fn bearer_verified_refused_and_absent(app: TestApp) {
     let (status, challenge, body) = post_with(&app, None).await;

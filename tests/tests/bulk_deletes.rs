@@ -72,7 +72,7 @@ fn joined(ids: &[i64]) -> String {
     ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), bulk_blog => deletes_named_records, refuses_bad_keys_and_deletes_nothing, scope_and_permissions);
+on_every_database!(bulk_blog => deletes_named_records, refuses_bad_keys_and_deletes_nothing, scope_and_permissions);
 
 async fn deletes_named_records(app: TestApp) {
     let ids = new_posts(&app, 3).await;
@@ -178,7 +178,7 @@ async fn tenants_app(backend: Backend) -> TestApp {
     TestApp::serve(router, db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), tenants_app => a_bulk_write_stays_in_its_tenant);
+on_every_database!(tenants_app => a_bulk_write_stays_in_its_tenant);
 
 async fn a_bulk_write_stays_in_its_tenant(app: TestApp) {
     let projects = || count(&app, "SELECT COUNT(*) FROM projects");

@@ -28,7 +28,7 @@ async fn recorded(backend: Backend) -> (TestApp, Statements) {
     (TestApp::serve(app, db, database).await, statements)
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), recorded => each_key_reads_its_record_through_one_statement);
+on_every_database!(recorded => each_key_reads_its_record_through_one_statement);
 
 async fn each_key_reads_its_record_through_one_statement((app, statements): (TestApp, Statements)) {
     let mut texts = Vec::new();

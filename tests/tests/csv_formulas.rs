@@ -33,7 +33,7 @@ async fn app(backend: Backend) -> TestApp {
     TestApp::serve(app, db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), app => formula_cells_are_neutralised_unless_kept);
+on_every_database!(app => formula_cells_are_neutralised_unless_kept);
 
 async fn csv(app: &TestApp, path: &str) -> String {
     let response = app.client().get(format!("{}{path}", app.base)).send().await.expect("request");

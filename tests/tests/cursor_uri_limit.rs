@@ -13,7 +13,7 @@ async fn limited(backend: Backend) -> TestApp {
     TestApp::serve(Limits::default().apply(viewset_tests::fixtures::paged::app(db.clone())), db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), limited => links_near_the_uri_limit_carry_the_shortest_cursor);
+on_every_database!(limited => links_near_the_uri_limit_carry_the_shortest_cursor);
 
 async fn links_near_the_uri_limit_carry_the_shortest_cursor(app: TestApp) {
     use blog::entities::post;

@@ -68,7 +68,7 @@ impl Hooks for ReversedNotes {
     }
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), app => list_items_equal_the_records_retrieved_alone);
+on_every_database!(app => list_items_equal_the_records_retrieved_alone);
 
 async fn app(backend: Backend) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;

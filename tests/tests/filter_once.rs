@@ -15,13 +15,15 @@ async fn recorded_blog(backend: Backend) -> (TestApp, Statements) {
     (TestApp::serve(blog::app(recorded), db, database).await, statements)
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), recorded_blog => each_filter_is_one_condition);
+on_every_database!(recorded_blog => each_filter_is_one_condition);
 
 /// The answer at `path` and every statement it ran.
 async fn get(app: &TestApp, statements: &Statements, path: &str) -> (StatusCode, Value, Vec<String>) {
     statements.lock().unwrap().clear();
     let (status, body) = app.send(Method::GET, path, BOB, None).await;
-    (status, body, statements.lock().unwrap().clone())
+    // MariaDB quotes names with backticks: one spelling for the assertions.
+    let sql = statements.lock().unwrap().iter().map(|s| s.replace('`', "\"")).collect();
+    (status, body, sql)
 }
 
 async fn each_filter_is_one_condition((app, statements): (TestApp, Statements)) {

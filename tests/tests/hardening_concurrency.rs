@@ -8,7 +8,7 @@ use viewset_tests::harness::TestApp;
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::on_every_database;
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog =>
+on_every_database!(TestApp::blog =>
     one_of_many_patches_with_the_same_tag_wins,
     one_of_many_deletes_with_the_same_tag_wins,
 );

@@ -115,7 +115,7 @@ fn random_query(rng: &mut Rng, authors: &[i32]) -> Query {
     q
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::query_app => list_matches_reference);
+on_every_database!(TestApp::query_app => list_matches_reference);
 
 fn reference(rows: &[post::Model], q: &Query) -> (usize, Vec<i64>) {
     let mut hits: Vec<post::Model> = rows.iter().filter(|p| q.filters.iter().all(|f| f(p))).cloned().collect();

@@ -91,7 +91,7 @@ impl Hooks for LiveStories {
     }
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), app =>
+on_every_database!(app =>
     reads_filters_search_and_ordering,
     writes_with_field_names,
     cursor_walk_over_a_renamed_column,

@@ -37,7 +37,7 @@ mod counted {
 #[viewset(model = counted::Entity, prefix = "/api/counted", stream_enabled = false)]
 struct Counted;
 
-on_every_database!(not_mysql("not yet run on MariaDB"), app => reserved_names_are_not_router_filters);
+on_every_database!(app => reserved_names_are_not_router_filters);
 
 async fn app(backend: Backend) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;

@@ -8,7 +8,7 @@ use viewset_tests::harness::{SseClient, TestApp, WAIT};
 use viewset_tests::identities::blog::{ALICE, BOB};
 use viewset_tests::on_every_database;
 
-on_every_database!(not_mysql("not yet run on MariaDB"),
+on_every_database!(
     TestApp::blog => list_and_retrieve_answer_only_the_named_fields,
     unknown_and_hidden_names_get_the_same_422,
     the_stream_sends_only_the_named_fields,

@@ -37,7 +37,7 @@ async fn board(backend: Backend) -> TestApp {
     TestApp::serve(router, db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), board => another_tenants_project_is_never_revealed);
+on_every_database!(board => another_tenants_project_is_never_revealed);
 
 async fn project_with_task(app: &TestApp, token: Option<&str>, name: &str, title: &str) -> i64 {
     let body = json!({"name": name}).to_string();
