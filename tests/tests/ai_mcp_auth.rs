@@ -16,9 +16,9 @@ use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{TOKEN, blog_with_authed_studio, blog_with_studio, settings, with_auth};
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_authed_studio => a_401_names_the_metadata_which_is_served_without_a_credential);
-on_every_database!(not_mysql("not yet run on MariaDB"), configured => registered_servers_and_public_url_are_announced, resources_follow_the_tools_policy);
-on_every_database!(not_mysql("not yet run on MariaDB"), open => without_studio_auth_nothing_is_protected);
+on_every_database!(blog_with_authed_studio => a_401_names_the_metadata_which_is_served_without_a_credential);
+on_every_database!(configured => registered_servers_and_public_url_are_announced, resources_follow_the_tools_policy);
+on_every_database!(open => without_studio_auth_nothing_is_protected);
 
 const METADATA: &str = "/.well-known/oauth-protected-resource/ai/tools/mcp";
 const SERVERS: [&str; 2] = ["https://auth.example.com", "https://login.example.org/realms/blog"];

@@ -124,7 +124,7 @@ async fn backend(backend: Backend) -> Backend {
     backend
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), backend => outage_fails_fast_with_json_503);
+on_every_database!(backend => outage_fails_fast_with_json_503);
 
 async fn body_over_the_limit_is_json_413(app: TestApp) {
     let big = json!({"title": "x".repeat(1024 * 1024 + 1), "body": "b", "author_id": 1}).to_string().into_bytes();
@@ -176,7 +176,7 @@ async fn slow_request_is_json_503(app: TestApp) {
     server.abort();
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog =>
+on_every_database!(TestApp::blog =>
     body_over_the_limit_is_json_413,
     long_uri_is_json_414_and_large_headers_json_431,
     slow_request_is_json_503,

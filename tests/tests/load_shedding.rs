@@ -72,7 +72,7 @@ async fn blog_with_one_stream(backend: Backend) -> TestApp {
     TestApp::serve(router.layer(limits.layer()), db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_one_stream => a_stream_beyond_max_streams_is_shed_until_one_closes);
+on_every_database!(blog_with_one_stream => a_stream_beyond_max_streams_is_shed_until_one_closes);
 
 async fn a_stream_beyond_max_streams_is_shed_until_one_closes(app: TestApp) {
     let url = format!("{}/api/posts/stream", app.base);

@@ -13,7 +13,7 @@ use viewset_tests::on_every_database;
 /// How long the test waits before calling the server stuck (a hang guard, not a measurement).
 const HANG: Duration = Duration::from_secs(20);
 
-on_every_database!(not_mysql("not yet run on MariaDB"), closing_blog => a_request_in_flight_completes_after_the_shutdown_began);
+on_every_database!(closing_blog => a_request_in_flight_completes_after_the_shutdown_began);
 
 struct Closing {
     addr: std::net::SocketAddr,

@@ -14,7 +14,7 @@ use viewset_tests::on_every_database;
 /// How long the test waits before calling a stream or the server stuck (a hang guard, not a measurement).
 const HANG: Duration = Duration::from_secs(20);
 
-on_every_database!(not_mysql("not yet run on MariaDB"), closing_blog => open_streams_end_with_a_final_event_and_the_server_stops);
+on_every_database!(closing_blog => open_streams_end_with_a_final_event_and_the_server_stops);
 
 /// The blog served with a graceful shutdown that `stop` triggers.
 struct Closing {

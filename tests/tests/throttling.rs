@@ -69,7 +69,7 @@ async fn assert_throttled(response: reqwest::Response, scope: &str, quota: &str)
     retry_after
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), anon_three_a_minute => anonymous_callers_over_their_rate_get_429_signed_in_callers_do_not);
+on_every_database!(anon_three_a_minute => anonymous_callers_over_their_rate_get_429_signed_in_callers_do_not);
 
 async fn anonymous_callers_over_their_rate_get_429_signed_in_callers_do_not(app: TestApp) {
     // Permissions come first: a refused request (authors need an identity) is not counted.
@@ -94,7 +94,7 @@ async fn limited(backend: Backend) -> TestApp {
     app_with(backend, Throttle::new().headers_on_every_answer()).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), limited => a_viewset_and_an_action_declare_their_own_rates);
+on_every_database!(limited => a_viewset_and_an_action_declare_their_own_rates);
 
 async fn a_viewset_and_an_action_declare_their_own_rates(app: TestApp) {
     let create = |title: &str| {
@@ -165,7 +165,7 @@ async fn blog_with_studio_and_user_rate(backend: Backend) -> TestApp {
     TestApp::serve(router, db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_studio_and_user_rate => mcp_tool_calls_count_against_the_callers_own_rate);
+on_every_database!(blog_with_studio_and_user_rate => mcp_tool_calls_count_against_the_callers_own_rate);
 
 /// MCP tools go through the routes, so through `access::enter`: a caller's tool calls and REST requests share one
 /// budget, and another caller's is its own.

@@ -31,7 +31,7 @@ async fn blog_with_open_posts(backend: Backend) -> TestApp {
 mod writes;
 use writes::{Answer, posts_titled, records, write};
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog => minimal_answers_have_no_body_and_say_where_the_record_is);
+on_every_database!(TestApp::blog => minimal_answers_have_no_body_and_say_where_the_record_is);
 
 async fn minimal_answers_have_no_body_and_say_where_the_record_is(app: TestApp) {
     let new = r#"{"title": "Minimal", "body": "b", "author_id": 1}"#;
@@ -68,7 +68,7 @@ async fn minimal_answers_have_no_body_and_say_where_the_record_is(app: TestApp) 
     assert_eq!((refused.status, refused.code().as_deref()), (StatusCode::NOT_FOUND, Some("not_found")));
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog => fifty_concurrent_repeats_write_one_row);
+on_every_database!(TestApp::blog => fifty_concurrent_repeats_write_one_row);
 
 /// 50 identical keyed creates at once: exactly one is the first answer (201, not replayed); each other is either
 /// that answer replayed (201, `Idempotent-Replayed: true`, the same body and `ETag`) or 409
@@ -108,7 +108,7 @@ async fn fifty_concurrent_repeats_write_one_row(app: TestApp) {
     assert_eq!(posts_titled(&app, "Once").await, 1);
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog => repeats_replay_and_another_request_is_refused);
+on_every_database!(TestApp::blog => repeats_replay_and_another_request_is_refused);
 
 async fn repeats_replay_and_another_request_is_refused(app: TestApp) {
     let new = r#"{"title": "Replay", "body": "b", "author_id": 1}"#;
@@ -156,7 +156,7 @@ async fn repeats_replay_and_another_request_is_refused(app: TestApp) {
     assert_eq!(records(&app).await, 2);
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog => keys_belong_to_their_caller);
+on_every_database!(TestApp::blog => keys_belong_to_their_caller);
 
 async fn keys_belong_to_their_caller(app: TestApp) {
     let new = r#"{"title": "Mine", "body": "b", "author_id": 1}"#;
@@ -174,7 +174,7 @@ async fn keys_belong_to_their_caller(app: TestApp) {
     assert_eq!(posts_titled(&app, "Mine").await, 2);
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_open_posts => refused_callers_and_invalid_keys_store_nothing);
+on_every_database!(blog_with_open_posts => refused_callers_and_invalid_keys_store_nothing);
 
 async fn refused_callers_and_invalid_keys_store_nothing(app: TestApp) {
     let new = r#"{"title": "Nothing", "body": "b", "author_id": 1}"#;
@@ -210,7 +210,7 @@ async fn refused_callers_and_invalid_keys_store_nothing(app: TestApp) {
     assert_eq!((answer.status, records(&app).await), (StatusCode::CREATED, 1));
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog => a_failed_first_request_releases_its_key_and_expired_keys_are_forgotten);
+on_every_database!(TestApp::blog => a_failed_first_request_releases_its_key_and_expired_keys_are_forgotten);
 
 async fn a_failed_first_request_releases_its_key_and_expired_keys_are_forgotten(app: TestApp) {
     // A 422 writes nothing and keeps nothing: the corrected request may use the same key.

@@ -16,7 +16,7 @@ use writes::{count, posts_titled, records, write};
 
 const BOB: Option<&str> = Some("bob-token");
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog => the_document_describes_prefer_and_idempotency_keys);
+on_every_database!(TestApp::blog => the_document_describes_prefer_and_idempotency_keys);
 
 async fn the_document_describes_prefer_and_idempotency_keys(app: TestApp) {
     let (status, document) = app.get("/openapi.json").await;
@@ -52,7 +52,7 @@ async fn blog_keeping_answers_a_second(backend: Backend) -> TestApp {
     TestApp::serve(blog::app_from(blog::api(), state), db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_keeping_answers_a_second => the_retention_is_the_states);
+on_every_database!(blog_keeping_answers_a_second => the_retention_is_the_states);
 
 async fn the_retention_is_the_states(app: TestApp) {
     let new = r#"{"title": "Brief", "body": "b", "author_id": 1}"#;
@@ -91,7 +91,7 @@ async fn blog_with_flaky_posts(backend: Backend) -> TestApp {
     TestApp::serve(blog::app_from(api, ServiceState::new(db.clone())), db, database).await
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_flaky_posts => a_5xx_or_a_panic_releases_the_key);
+on_every_database!(blog_with_flaky_posts => a_5xx_or_a_panic_releases_the_key);
 
 async fn a_5xx_or_a_panic_releases_the_key(app: TestApp) {
     let new = r#"{"title": "Flaky", "body": "b", "author_id": 1}"#;
@@ -127,7 +127,7 @@ async fn a_5xx_or_a_panic_releases_the_key(app: TestApp) {
     assert_eq!(posts_titled(&app, "Flaky").await, 2);
 }
 
-on_every_database!(not_mysql("not yet run on MariaDB"), TestApp::blog => without_the_table_a_key_is_refused_and_nothing_written);
+on_every_database!(TestApp::blog => without_the_table_a_key_is_refused_and_nothing_written);
 
 async fn without_the_table_a_key_is_refused_and_nothing_written(app: TestApp) {
     let drop = Statement::from_string(app.db.get_database_backend(), "DROP TABLE viewset_idempotency");
