@@ -1,9 +1,10 @@
-//! Runs an example app on a real TCP port against SQLite or PostgreSQL, for tests that send real requests.
+//! Runs an example app on a real TCP port against SQLite, PostgreSQL or MariaDB, for tests that send real requests.
 //!
 //! PostgreSQL tests read the server URL from `VIEWSET_TEST_PG_URL` (e.g. `postgres://postgres@127.0.0.1:5432`;
 //! `.ci/run` sets it). Each test gets its own database, created here and dropped when the app is dropped. Whether
 //! a PostgreSQL test runs at all is decided in [`crate::every_database`]: skipped with a note when the variable is
-//! unset, a failure when `VIEWSET_REQUIRE_PG=1`.
+//! unset, a failure when `VIEWSET_REQUIRE_PG=1`. MariaDB tests do the same with `VIEWSET_TEST_MYSQL_URL` (e.g.
+//! `mysql://root@127.0.0.1:3306`) and `VIEWSET_REQUIRE_MYSQL=1`.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -35,6 +36,8 @@ pub enum Backend {
     Sqlite,
     /// A fresh database on the server at `VIEWSET_TEST_PG_URL`.
     Postgres,
+    /// A fresh database on the MariaDB (or MySQL) server at `VIEWSET_TEST_MYSQL_URL`.
+    Mysql,
 }
 
 /// A test database: its URL and how to remove it.
@@ -47,6 +50,7 @@ pub struct TestDb {
 enum Cleanup {
     File(std::path::PathBuf),
     Postgres { admin_url: String, name: String },
+    Mysql { admin_url: String, name: String },
 }
 
 static COUNTER: AtomicU32 = AtomicU32::new(0);
@@ -59,6 +63,11 @@ fn unique_name() -> String {
 /// The PostgreSQL server URL, when configured.
 pub fn postgres_url() -> Option<String> {
     std::env::var("VIEWSET_TEST_PG_URL").ok().filter(|s| !s.is_empty()).map(|s| s.trim_end_matches('/').to_string())
+}
+
+/// The MariaDB / MySQL server URL (`mysql://user@host:port`, no database), when configured.
+pub fn mysql_url() -> Option<String> {
+    std::env::var("VIEWSET_TEST_MYSQL_URL").ok().filter(|s| !s.is_empty()).map(|s| s.trim_end_matches('/').to_string())
 }
 
 impl TestDb {
@@ -76,7 +85,25 @@ impl TestDb {
                 let server = postgres_url().expect("a PostgreSQL test ran without VIEWSET_TEST_PG_URL: gate it");
                 TestDb::postgres_on(&server).await
             }
+            Backend::Mysql => {
+                let server = mysql_url().expect("a MariaDB test ran without VIEWSET_TEST_MYSQL_URL: gate it");
+                TestDb::mysql_on(&server).await
+            }
         }
+    }
+
+    /// Creates an empty `utf8mb4` database on the MariaDB / MySQL server at `server` (`mysql://user@host:port`);
+    /// it is dropped with the `TestDb`. Its collation is `utf8mb4_bin`: text compares and sorts in byte order, as
+    /// on the PostgreSQL test databases, so one expected order serves every backend (under a `_ci` collation
+    /// `abc` and `ABC` tie; README "MariaDB / MySQL").
+    pub async fn mysql_on(server: &str) -> TestDb {
+        let name = unique_name();
+        let admin_url = server.to_string();
+        let admin = Database::connect(&admin_url).await.expect("connect to the MariaDB server");
+        let create = format!("CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin");
+        admin.execute_unprepared(&create).await.expect("create test database");
+        admin.close().await.ok();
+        TestDb { url: format!("{server}/{name}"), cleanup: Cleanup::Mysql { admin_url, name } }
     }
 
     /// Creates an empty database on the PostgreSQL server at `server` (`postgres://user@host:port`), e.g. a
@@ -123,6 +150,19 @@ impl Drop for TestDb {
                             let _ = admin
                                 .execute_unprepared(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
                                 .await;
+                            admin.close().await.ok();
+                        }
+                    });
+                });
+                let _ = dropper.join();
+            }
+            Cleanup::Mysql { admin_url, name } => {
+                let (admin_url, name) = (admin_url.clone(), name.clone());
+                let dropper = std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                    rt.block_on(async {
+                        if let Ok(admin) = Database::connect(&admin_url).await {
+                            let _ = admin.execute_unprepared(&format!("DROP DATABASE IF EXISTS `{name}`")).await;
                             admin.close().await.ok();
                         }
                     });

@@ -11,8 +11,8 @@ use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{TOKEN, blog_with_authed_studio, connect_quickly, with_auth};
 
-on_every_database!(blog_with_authed_studio => catalog_findings_clear_when_fixed);
-on_every_database!(open_posts_on_an_empty_database => open_writes_missing_tables_and_pending_migrations);
+on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_authed_studio => catalog_findings_clear_when_fixed);
+on_every_database!(not_mysql("not yet run on MariaDB"), open_posts_on_an_empty_database => open_writes_missing_tables_and_pending_migrations);
 
 async fn health(app: &TestApp) -> Value {
     let url = format!("{}/ai/schema/health", app.base);

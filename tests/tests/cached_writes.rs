@@ -23,7 +23,10 @@ async fn recorded(backend: Backend) -> (TestApp, Statements) {
     (TestApp::serve(app, db, database).await, statements)
 }
 
-on_every_database!(recorded => patches_of_any_columns_write_what_was_sent, creates_of_any_columns_store_what_was_sent);
+on_every_database!(
+    not_mysql("counts one INSERT / UPDATE … RETURNING per write: MariaDB writes, then reads the row by key"),
+    recorded => patches_of_any_columns_write_what_was_sent, creates_of_any_columns_store_what_was_sent
+);
 
 /// Sends a request; its status, body and the statements it ran.
 async fn send(

@@ -21,7 +21,9 @@ on_every_database!(recorded_blog => each_filter_is_one_condition);
 async fn get(app: &TestApp, statements: &Statements, path: &str) -> (StatusCode, Value, Vec<String>) {
     statements.lock().unwrap().clear();
     let (status, body) = app.send(Method::GET, path, BOB, None).await;
-    (status, body, statements.lock().unwrap().clone())
+    // MariaDB quotes names with backticks: one spelling for the assertions.
+    let sql = statements.lock().unwrap().iter().map(|s| s.replace('`', "\"")).collect();
+    (status, body, sql)
 }
 
 async fn each_filter_is_one_condition((app, statements): (TestApp, Statements)) {

@@ -7,7 +7,7 @@ use serde_json::json;
 use viewset_tests::harness::TestApp;
 use viewset_tests::on_every_database;
 
-on_every_database!(TestApp::blog => finds_words_phrases_and_alternatives, ranks_unless_ordered, hostile_queries_are_answered);
+on_every_database!(not_mysql("full-text search is not yet supported on MariaDB (a 422 fulltext_unavailable, tests/mariadb.rs)"), TestApp::blog => finds_words_phrases_and_alternatives, ranks_unless_ordered, hostile_queries_are_answered);
 
 const BOB: Option<&str> = Some("bob-token");
 

@@ -138,6 +138,10 @@ async fn snapshot(app: &TestApp) -> (Vec<post::Model>, Vec<author::Model>, Vec<S
     let backend = app.db.get_database_backend();
     let sql = match backend {
         DbBackend::Postgres => "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+        DbBackend::MySql => {
+            "SELECT CAST(table_name AS CHAR) AS name FROM information_schema.tables \
+             WHERE table_schema = DATABASE() ORDER BY 1"
+        }
         _ => "SELECT name FROM sqlite_master ORDER BY 1",
     };
     let tables = app.db.query_all_raw(Statement::from_string(backend, sql)).await.expect("list tables");

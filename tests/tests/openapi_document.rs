@@ -8,7 +8,7 @@ use viewset_tests::harness::TestApp;
 use viewset_tests::identities::{blog::BOB, tenants};
 use viewset_tests::on_every_database;
 
-on_every_database!(TestApp::blog =>
+on_every_database!(not_mysql("documents ?q=, which MariaDB refuses: full-text search is not yet supported there"), TestApp::blog =>
     delete_documents_the_id_it_answers,
     paging_bounds_are_the_configured_ones,
     bodies_are_closed_objects,
@@ -20,7 +20,7 @@ on_every_database!(TestApp::blog =>
     transport_and_token_errors_are_documented_as_served,
 );
 
-on_every_database!(TestApp::tenants => tenants_filters_agree_with_the_server);
+on_every_database!(not_mysql("documents ?q=, which MariaDB refuses: full-text search is not yet supported there"), TestApp::tenants => tenants_filters_agree_with_the_server);
 
 /// The shared error responses every operation references: `(status, component)`.
 const SHARED: [(&str, &str); 7] = [

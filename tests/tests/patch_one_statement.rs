@@ -85,7 +85,7 @@ async fn recorded(backend: Backend) -> (TestApp, Statements) {
     (TestApp::serve(app, db, database).await, statements)
 }
 
-on_every_database!(recorded => one_statement_in_scope, reads_first_when_something_needs_the_row);
+on_every_database!(not_mysql("counts one UPDATE … RETURNING per PATCH: MariaDB has no UPDATE … RETURNING (an UPDATE and a read in one transaction)"), recorded => one_statement_in_scope, reads_first_when_something_needs_the_row);
 
 /// Sends a PATCH; its status, body and the statements it ran.
 async fn patch(

@@ -208,10 +208,12 @@ async fn equal_streams_share_one_visibility_read((app, statements): (TestApp, St
     for stream in &mut streams {
         assert_eq!(stream.next(WAIT).await.expect("created").data["pk"], project["id"]);
     }
-    // The create itself is one `INSERT … RETURNING`; every `SELECT` of a project is a visibility read.
+    // The create itself is one `INSERT … RETURNING` (on MariaDB an `INSERT` and its read by key, one `SELECT`);
+    // every other `SELECT` of a project is a visibility read.
+    let read_back = usize::from(sea_orm::ConnectionTrait::get_database_backend(&app.db) == sea_orm::DbBackend::MySql);
     let statements = statements.lock().unwrap();
     let reads = statements.iter().filter(|s| s.starts_with("SELECT") && s.contains("projects")).count();
-    assert_eq!(reads, 1, "{statements:#?}");
+    assert_eq!(reads, 1 + read_back, "{statements:#?}");
 }
 
 /// A post unpublished by an update leaves the anonymous view: an anonymous subscriber that saw it is told it is

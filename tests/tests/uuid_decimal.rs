@@ -90,7 +90,7 @@ struct ProductPages;
 #[viewset(model = ticket::Entity, prefix = "/api/tickets", permission_classes = [AllowAny])]
 struct Tickets;
 
-on_every_database!(app =>
+on_every_database!(not_mysql("not yet run on MariaDB: its UUID and decimal storage (and this test's catalog queries) are unverified"), app =>
     bodies_responses_and_filters,
     malformed_values_are_422s,
     ordering_and_cursor_pages,

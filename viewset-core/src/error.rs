@@ -18,6 +18,11 @@ use sea_orm::{DbErr, SqlErr};
 use serde::Serialize;
 use serde_json::json;
 
+mod db;
+#[cfg(test)]
+use db::session_ended;
+use db::{unavailable, unique_field};
+
 /// One route-input validation problem: where (`loc`), what (`msg`) and its machine-readable `type`.
 ///
 /// ```
@@ -201,8 +206,13 @@ pub(crate) fn db_err<E: sea_orm::EntityName>(err: DbErr) -> ApiError {
 }
 
 impl ApiError {
-    /// Like `From<DbErr>`, knowing the table so a PostgreSQL constraint name gives the column.
+    /// Like `From<DbErr>`, knowing the table so a PostgreSQL constraint name gives the column. A value the column
+    /// cannot hold (MariaDB / MySQL under the strict `sql_mode` [`crate::store::connect`] sets: too long, out of
+    /// range, not a valid date) is a 422 `validation_error` naming the column.
     pub fn from_db(err: DbErr, table: &str) -> Self {
+        if let Some(refused) = db::refused_value(&err) {
+            return refused;
+        }
         match err.sql_err() {
             Some(SqlErr::UniqueConstraintViolation(msg)) => ApiError::UniqueViolation(unique_field(&msg, table)),
             Some(SqlErr::ForeignKeyConstraintViolation(_)) => ApiError::ForeignKeyViolation,
@@ -217,49 +227,8 @@ impl ApiError {
     }
 }
 
-/// Whether `err` says the database cannot be reached (rather than that a statement failed): a connection that could
-/// not be acquired in time, a closed pool, a connection-level I/O failure, or a server that ended the session.
-fn unavailable(err: &DbErr) -> bool {
-    match err {
-        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
-        #[cfg(any(feature = "sqlite", feature = "postgres"))]
-        DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e)) => {
-            match &**e {
-                sea_orm::SqlxError::Io(_) | sea_orm::SqlxError::PoolTimedOut | sea_orm::SqlxError::PoolClosed => true,
-                sea_orm::SqlxError::Database(db) => db.code().is_some_and(|code| session_ended(&code)),
-                _ => false,
-            }
-        }
-        _ => false,
-    }
-}
-
-/// PostgreSQL's SQLSTATEs for a session the server ended or cannot start: class 08 (connection exception) and
-/// 57P01–57P03 (`admin_shutdown`: a fast or smart shutdown, a failover, `pg_terminate_backend`; `crash_shutdown`;
-/// `cannot_connect_now`). A pooled connection reports them on its next query. SQLite's codes are numbers, never
-/// these.
-#[cfg(any(test, feature = "sqlite", feature = "postgres"))]
-fn session_ended(sqlstate: &str) -> bool {
-    sqlstate.starts_with("08") || matches!(sqlstate, "57P01" | "57P02" | "57P03")
-}
-
 /// How long a client should wait before retrying after [`ApiError::DatabaseUnavailable`], in seconds.
 pub const RETRY_AFTER_SECONDS: u32 = 5;
-
-/// Best effort: SQLite says `UNIQUE constraint failed: authors.email`; PostgreSQL names the constraint
-/// (`authors_email_key`), whose middle part is the column for constraints made by `UNIQUE`.
-fn unique_field(msg: &str, table: &str) -> Option<String> {
-    if let Some(rest) = msg.split("UNIQUE constraint failed: ").nth(1) {
-        let first = rest.split([',', ' ', '"']).next()?;
-        return first.rsplit('.').next().map(str::to_string);
-    }
-    let constraint = msg.split("unique constraint \"").nth(1)?.split('"').next()?;
-    let base = constraint.strip_suffix("_key")?;
-    match base.strip_prefix(table).and_then(|rest| rest.strip_prefix('_')) {
-        Some(col) => Some(col.to_string()),
-        None => base.split_once('_').map(|(_, col)| col.to_string()),
-    }
-}
 
 impl ApiError {
     /// The HTTP status of this error.

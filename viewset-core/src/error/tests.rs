@@ -35,3 +35,20 @@ fn database_error_body_hides_details() {
     assert!(!err.body().to_string().contains("SELECT"));
     assert_eq!(err.status(), 500);
 }
+
+#[test]
+fn mariadb_messages_name_the_unique_column_and_the_refused_value() {
+    assert_eq!(unique_field("Duplicate entry 'a@b.c' for key 'email'", "authors").as_deref(), Some("email"));
+    assert_eq!(unique_field("Duplicate entry 'x' for key 'posts_slug'", "posts").as_deref(), Some("slug"));
+    assert_eq!(unique_field("Duplicate entry 'a' for key 'authors.email'", "authors").as_deref(), Some("email"));
+    assert_eq!(unique_field("Duplicate entry '1' for key 'PRIMARY'", "authors"), None);
+    let refused = db::refused_by_number(1406, "Data too long for column 'title' at row 1").expect("a 422");
+    assert_eq!(refused.status(), 422);
+    assert_eq!(refused.body()["errors"]["title"][0], "This value is too long for the column.");
+    let message = "Incorrect datetime value: '2100-01-01 00:00:00' for column `blog`.`posts`.`created_at` at row 1";
+    let refused = db::refused_by_number(1292, message).expect("a 422");
+    assert!(refused.body()["errors"]["created_at"].is_array(), "{}", refused.body());
+    assert!(!refused.body().to_string().contains("2100"), "the message is ours, not the server's");
+    assert!(db::refused_by_number(1062, "Duplicate entry").is_none());
+    assert!(db::refused_by_number(1146, "Table 'x' doesn't exist").is_none());
+}

@@ -4,6 +4,12 @@
 //! `LOWER(col) LIKE LOWER(pattern) ESCAPE '\'` elsewhere (sea-query's `ilike`
 //! panics when built for SQLite, and on PostgreSQL it renders `ESCAPE` inside parentheses, which PostgreSQL
 //! rejects). Case-sensitive literal matches: `LIKE` on PostgreSQL, `instr()` on SQLite (whose `LIKE` ignores case).
+//!
+//! MariaDB / MySQL: backslash is `LIKE`'s default escape character there too, so no `ESCAPE` clause (whose `''`
+//! would open an unterminated string literal). The column is read as `utf8mb4` and compared under `utf8mb4_bin`
+//! whatever its own collation, so a match is what it is on PostgreSQL: case-insensitive is `LOWER(col) LIKE
+//! LOWER(pattern)` (Unicode lower case, accents kept: `e` does not match `é`), case-sensitive is `col LIKE pattern`,
+//! exact in case and accents; `_` is one character.
 
 use sea_orm::sea_query::{BinOper, Expr, ExprTrait};
 use sea_orm::{ColumnTrait, DbBackend};
@@ -43,6 +49,8 @@ pub fn text_match<C: ColumnTrait>(
         return column.binary(BinOper::Custom(if insensitive { "ILIKE" } else { "LIKE" }), pattern);
     }
     let template = match (backend, insensitive, wildcards) {
+        (DbBackend::MySql, true, _) => "LOWER(CONVERT(? USING utf8mb4)) LIKE LOWER(?) COLLATE utf8mb4_bin",
+        (DbBackend::MySql, false, _) => "CONVERT(? USING utf8mb4) LIKE ? COLLATE utf8mb4_bin",
         (DbBackend::Sqlite, false, Wildcards::Literal) => {
             return Expr::cust_with_exprs("instr(?, ?) > 0", [column, Expr::val(needle.to_string())]);
         }
@@ -85,6 +93,10 @@ mod tests {
                 .ends_with(r#"LOWER("cake"."name") LIKE LOWER('%a%b%') ESCAPE '\'"#)
         );
         assert!(sql(DbBackend::Sqlite, false, Wildcards::Literal).ends_with(r#"instr("cake"."name", 'a%b') > 0"#));
+        let insensitive = r"LOWER(CONVERT(`cake`.`name` USING utf8mb4)) LIKE LOWER('%a\\%b%') COLLATE utf8mb4_bin";
+        assert!(sql(DbBackend::MySql, true, Wildcards::Literal).ends_with(insensitive));
+        let sensitive = r"CONVERT(`cake`.`name` USING utf8mb4) LIKE '%a\\%b%' COLLATE utf8mb4_bin";
+        assert!(sql(DbBackend::MySql, false, Wildcards::Literal).ends_with(sensitive));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use sea_orm::{
     EntityTrait, IntoActiveModel, Iterable, QueryFilter, QueryTrait, Select, Value,
 };
 
-use super::run::{On, boxed, execute, rows};
+use super::run::{On, execute, rows};
 use super::write::every_column;
 use crate::error::{ApiError, db_err};
 use crate::viewset::contract::{ModelOf, ViewSet};
@@ -45,7 +45,7 @@ pub fn rows_per_statement(backend: DbBackend, columns: usize) -> usize {
 /// default is not written as `NULL` for another), `after_save` of each. The returned rows are matched to the
 /// `VALUES` by position: PostgreSQL and SQLite return a multi-row `VALUES` insert's rows in that order (neither
 /// documents it as a promise; `tests/bulk_writes.rs` checks request order on both). A database without `RETURNING`
-/// inserts row by row (sea-orm's insert, then a read by key).
+/// (MariaDB / MySQL) inserts row by row, each read back by key.
 pub(crate) async fn insert_many<V: ViewSet>(
     txn: &DatabaseTransaction,
     rows_to_insert: Vec<Active<V>>,
@@ -54,7 +54,8 @@ pub(crate) async fn insert_many<V: ViewSet>(
     let mut stored = Vec::with_capacity(rows_to_insert.len());
     if !super::Plan::of::<V>(on.backend()).insert_returning {
         for active in rows_to_insert {
-            stored.push(boxed(|| active.insert(txn)).await.map_err(db_err::<V::Entity>)?);
+            let model = super::write::insert_then_read(on, active, V::decode_rows).await;
+            stored.push(model.map_err(db_err::<V::Entity>)?);
         }
         return Ok(stored);
     }

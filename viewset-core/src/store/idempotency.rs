@@ -3,7 +3,7 @@
 //! built with sea-query for the connection's backend and run through the statement hook (`run.rs`).
 
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
-use sea_orm::{DatabaseConnection, DbErr, Value};
+use sea_orm::{DatabaseConnection, DbBackend, DbErr, SqlErr, Value};
 
 use super::run::{On, execute, row};
 
@@ -70,10 +70,19 @@ pub(crate) async fn claim(
     insert
         .into_table(TABLE)
         .columns([Column::Principal.name(), Column::Key.name(), Column::Fingerprint.name(), Column::ExpiresAt.name()])
-        .values_panic([principal.into(), key.into(), fingerprint.into(), expires_at.into()])
-        .on_conflict(OnConflict::columns([Column::Principal.name(), Column::Key.name()]).do_nothing().to_owned());
-    let statement = db.get_database_backend().build(&insert);
-    Ok(execute(On::Pool(db), statement, "idempotency claim").await? == 1)
+        .values_panic([principal.into(), key.into(), fingerprint.into(), expires_at.into()]);
+    let backend = db.get_database_backend();
+    if backend == DbBackend::MySql {
+        // MySQL has no `ON CONFLICT … DO NOTHING` (`INSERT IGNORE` would also turn other errors into warnings):
+        // the plain `INSERT`, and its duplicate-key error is the key already claimed.
+        return match execute(On::Pool(db), backend.build(&insert), "idempotency claim").await {
+            Ok(inserted) => Ok(inserted == 1),
+            Err(e) if matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_))) => Ok(false),
+            Err(e) => Err(e),
+        };
+    }
+    insert.on_conflict(OnConflict::columns([Column::Principal.name(), Column::Key.name()]).do_nothing().to_owned());
+    Ok(execute(On::Pool(db), backend.build(&insert), "idempotency claim").await? == 1)
 }
 
 /// What (`principal`, `key`) holds, if any row does.

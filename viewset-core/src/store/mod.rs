@@ -13,6 +13,7 @@
 //! | `run.rs`, `direct.rs` | running a statement: sqlx directly on the pool, sea-orm inside a transaction |
 //! | `observe.rs` | the statement hook: a `tracing` span per statement, and [`record_statements`] |
 //! | `idempotency.rs` | the records of [`crate::idempotency`]: claim, read, answer, release, prune |
+//! | `mysql.rs` | the session every MariaDB / MySQL connection starts with (strict `sql_mode`, UTC, `utf8mb4`) |
 //! | `explain.rs` | the database's plan of a statement ([`explain`]) and the planner's row estimate |
 //!
 //! Every statement the generated routes run passes through one hook (`observe.rs`), whichever way it is sent: a
@@ -45,6 +46,8 @@ pub(crate) mod direct;
 pub(crate) mod explain;
 pub(crate) mod idempotency;
 pub(crate) mod memo;
+#[cfg(feature = "mysql")]
+pub(crate) mod mysql;
 pub(crate) mod observe;
 pub(crate) mod page;
 pub(crate) mod plan;
@@ -58,6 +61,8 @@ pub use crate::viewset::paginator::PageQuery;
 pub use bulk::{POSTGRES_MAX_PARAMETERS, SQLITE_MAX_PARAMETERS, rows_per_statement};
 pub(crate) use bulk::{all_in, delete_many, insert_many};
 pub use explain::explain;
+#[cfg(feature = "mysql")]
+pub use mysql::MYSQL_SQL_MODE;
 pub use observe::{RecordedStatement, record_statements};
 pub use page::count_rows;
 pub(crate) use page::{CountedPage, select_page};
@@ -80,7 +85,8 @@ pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// The options [`connect`] uses for `url`, to adjust before [`connect_with`]: sea-orm's defaults, except that only
 /// connections idle for 30 s are pinged on checkout (pinging every checkout costs a round trip per request:
 /// +29 % / +43 % retrieves at 16 / 64 connections in `BENCHMARKS.md`), SQL statements are not logged, and a
-/// connection must be acquired (or opened) within [`DEFAULT_ACQUIRE_TIMEOUT`].
+/// connection must be acquired (or opened) within [`DEFAULT_ACQUIRE_TIMEOUT`]. A MariaDB / MySQL connection starts
+/// with a strict `sql_mode`, UTC and `utf8mb4` (`MYSQL_SQL_MODE`, README "MariaDB / MySQL").
 ///
 /// ```
 /// # async fn run() -> Result<(), sea_orm::DbErr> {
@@ -96,6 +102,8 @@ pub fn options(url: &str) -> ConnectOptions {
         .test_before_acquire_if_idle_for(PING_AFTER_IDLE)
         .acquire_timeout(DEFAULT_ACQUIRE_TIMEOUT)
         .connect_timeout(DEFAULT_ACQUIRE_TIMEOUT);
+    #[cfg(feature = "mysql")]
+    mysql::session(&mut options);
     options
 }
 

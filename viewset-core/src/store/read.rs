@@ -1,7 +1,7 @@
 //! The reads the access path, embedding, the cursor paginator and the stream ask for, by what they need.
 
 use sea_orm::sea_query::{
-    Alias, CommonTableExpression, Expr, PostgresQueryBuilder, Query, SqliteQueryBuilder, WithClause,
+    Alias, CommonTableExpression, Expr, MysqlQueryBuilder, PostgresQueryBuilder, Query, SqliteQueryBuilder, WithClause,
 };
 use sea_orm::{DbBackend, EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Statement, Value};
 
@@ -69,6 +69,7 @@ pub(crate) async fn admits_row<V: ViewSet>(
     let backend = db.get_database_backend();
     let (sql, values) = match backend {
         DbBackend::Postgres => with.build(PostgresQueryBuilder),
+        DbBackend::MySql => with.build(MysqlQueryBuilder),
         _ => with.build(SqliteQueryBuilder),
     };
     let statement = Statement::from_sql_and_values(backend, sql, values);

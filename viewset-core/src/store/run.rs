@@ -89,6 +89,7 @@ pub(crate) async fn rows(
     use sea_orm::DatabaseConnectionType as Driver;
     #[cfg(not(any(feature = "postgres", feature = "sqlite")))]
     let _ = capacity; // only the direct sqlx paths reserve
+    let statement = portable(statement);
     let seen = observe(role, &statement);
     let rows = match on {
         #[cfg(feature = "postgres")]
@@ -110,6 +111,7 @@ pub(crate) async fn rows(
 pub(crate) async fn row(on: On<'_>, statement: Statement, role: &'static str) -> Result<Option<QueryResult>, DbErr> {
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     use sea_orm::DatabaseConnectionType as Driver;
+    let statement = portable(statement);
     let seen = observe(role, &statement);
     let row = match on {
         #[cfg(feature = "postgres")]
@@ -129,6 +131,7 @@ pub(crate) async fn row(on: On<'_>, statement: Statement, role: &'static str) ->
 
 /// Runs `statement`, which returns no rows; the number of rows it changed.
 pub(crate) async fn execute(on: On<'_>, statement: Statement, role: &'static str) -> Result<u64, DbErr> {
+    let statement = portable(statement);
     let seen = observe(role, &statement);
     let done = match on {
         On::Pool(db) => boxed(|| db.execute_raw(statement)).await,
@@ -137,6 +140,39 @@ pub(crate) async fn execute(on: On<'_>, statement: Statement, role: &'static str
     let changed = done.map(|done| done.rows_affected());
     seen.finish(changed.as_ref().map(|&n| n as usize));
     changed
+}
+
+/// Runs the `INSERT` `statement`; the key the database generated (`LAST_INSERT_ID()`; 0 when it generated none).
+pub(crate) async fn insert_id(on: On<'_>, statement: Statement, role: &'static str) -> Result<u64, DbErr> {
+    let statement = portable(statement);
+    let seen = observe(role, &statement);
+    let done = match on {
+        On::Pool(db) => boxed(|| db.execute_raw(statement)).await,
+        On::Txn(txn) => boxed(|| txn.execute_raw(statement)).await,
+    };
+    seen.finish(done.as_ref().map(|done| done.rows_affected() as usize));
+    done.map(|done| done.last_insert_id())
+}
+
+/// `statement` with its values as the backend reads them. On MariaDB / MySQL a date-time with a time zone is bound
+/// as the UTC `DATETIME` it stands for (the session's time zone is UTC, `store/mysql.rs`): sqlx binds a
+/// `DateTime<Utc>` as a `TIMESTAMP` parameter, which MariaDB turns into `NULL` outside `TIMESTAMP`'s 1970–2038 range
+/// (a write of 9999-12-31 became a `NULL`, a filter past 2038 matched nothing). Elsewhere `statement` as it is.
+pub(crate) fn portable(mut statement: Statement) -> Statement {
+    use sea_orm::Value;
+    if statement.db_backend != sea_orm::DbBackend::MySql {
+        return statement;
+    }
+    for value in statement.values.iter_mut().flat_map(|values| values.0.iter_mut()) {
+        let utc = match value {
+            Value::ChronoDateTimeUtc(at) => at.map(|at| at.naive_utc()),
+            Value::ChronoDateTimeLocal(at) => at.map(|at| at.naive_utc()),
+            Value::ChronoDateTimeWithTimeZone(at) => at.map(|at| at.naive_utc()),
+            _ => continue,
+        };
+        *value = Value::ChronoDateTime(utc);
+    }
+    statement
 }
 
 /// The first row of `statement` decoded by `decode`: a ViewSet's [`crate::ViewSet::decode_rows`], which decodes by
@@ -163,6 +199,24 @@ pub(crate) fn boxed<F: std::future::Future>(make: impl FnOnce() -> F) -> std::pi
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn mysql_binds_a_utc_date_time_as_datetime() {
+        use sea_orm::{DbBackend, Statement, Value};
+        let at = chrono::DateTime::<chrono::Utc>::from_timestamp(253_402_214_400, 0).expect("9999-12-31");
+        let values = [Value::ChronoDateTimeUtc(Some(at)), Value::ChronoDateTimeUtc(None), Value::Int(Some(1))];
+        for backend in [DbBackend::MySql, DbBackend::Postgres] {
+            let statement = super::portable(Statement::from_sql_and_values(backend, "SELECT ?, ?, ?", values.clone()));
+            let bound = statement.values.expect("values").0;
+            if backend == DbBackend::MySql {
+                let expected =
+                    [Value::ChronoDateTime(Some(at.naive_utc())), Value::ChronoDateTime(None), Value::Int(Some(1))];
+                assert_eq!(bound, expected);
+            } else {
+                assert_eq!(bound, values);
+            }
+        }
+    }
+
     #[tokio::test]
     async fn a_boxed_future_runs_once_to_its_value() {
         let mut runs = 0;

@@ -6,12 +6,12 @@
 use sea_orm::sea_query::{FromValueTuple, ValueTuple};
 use sea_orm::{
     ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection,
-    DatabaseTransaction, DbErr, EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QueryTrait,
-    Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
+    DatabaseTransaction, DbErr, EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QuerySelect,
+    QueryTrait, Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
 };
 
 use super::read::{Find, find};
-use super::run::{Decode, On, boxed, execute, one_decoded};
+use super::run::{Decode, On, boxed, execute, insert_id, one_decoded};
 use super::statements::lookup_condition;
 use crate::error::{ApiError, db_err};
 use crate::viewset::contract::{ModelOf, ViewSet};
@@ -20,7 +20,7 @@ type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 
 /// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
 /// `after_save` — with the statement built once per set of columns and run through the store. A database without
-/// `RETURNING` takes sea-orm's own path (insert, then read the key back).
+/// `RETURNING` (MariaDB / MySQL) inserts, then reads the row by its key ([`insert_then_read`]).
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;
@@ -56,8 +56,7 @@ where
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
     if !db.support_returning() {
-        // The one place a backend without `RETURNING` inserts: sea-orm's insert, then a read by key.
-        return boxed(|| active.insert(db)).await;
+        return insert_then_read(On::Pool(db), active, decode).await;
     }
     let active = Box::pin(A::before_save(active, db, true)).await?;
     let backend = db.get_database_backend();
@@ -69,6 +68,45 @@ where
     let stored = one_decoded(On::Pool(db), statement, decode, "insert").await?;
     let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
     Box::pin(A::after_save(stored, db, true)).await
+}
+
+/// Inserts `active` where the database has no `INSERT … RETURNING` (MariaDB / MySQL), as `ActiveModelTrait::insert`
+/// does there — `before_save`, the `INSERT`, a read of the row by its key (the key `active` sets, else
+/// `LAST_INSERT_ID()`), `after_save` — with both statements run through the store, so their values are bound as the
+/// backend reads them ([`super::run::portable`]).
+pub(crate) async fn insert_then_read<A>(
+    on: On<'_>,
+    active: A,
+    decode: Decode<<A::Entity as EntityTrait>::Model>,
+) -> Result<<A::Entity as EntityTrait>::Model, DbErr>
+where
+    A: ActiveModelTrait + ActiveModelBehavior + Send,
+    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
+{
+    let active = match on {
+        On::Pool(db) => Box::pin(A::before_save(active, db, true)).await?,
+        On::Txn(txn) => Box::pin(A::before_save(active, txn, true)).await?,
+    };
+    let backend = on.backend();
+    let set_key = active.get_primary_key_value();
+    let insert = backend.build(&<A::Entity as EntityTrait>::insert(active).into_query());
+    let inserted_id = insert_id(on, insert, "insert").await?;
+    let key = match set_key {
+        Some(key) => key,
+        None => {
+            type Key<E> = <<E as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType;
+            sea_orm::sea_query::IntoValueTuple::into_value_tuple(<Key<A::Entity> as sea_orm::TryFromU64>::try_from_u64(
+                inserted_id,
+            )?)
+        }
+    };
+    let read = by_key::<A::Entity>(key).limit(1).build(backend);
+    let stored = one_decoded(on, read, decode, "insert").await?;
+    let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
+    match on {
+        On::Pool(db) => Box::pin(A::after_save(stored, db, true)).await,
+        On::Txn(txn) => Box::pin(A::after_save(stored, txn, true)).await,
+    }
 }
 
 /// Writes the set columns of `active` to the record of `V` whose lookup field is `value`, within
@@ -105,8 +143,8 @@ pub(crate) fn update_where<'a, V: ViewSet>(
 }
 
 /// Writes the set columns of `active` (a stored record with changes) as `ActiveModelTrait::update` does:
-/// `before_save`, the `UPDATE` of its row by primary key (`RETURNING` every column, or read back by key where the
-/// backend has no `RETURNING`), `after_save`.
+/// `before_save`, the `UPDATE` of its row by primary key (`RETURNING` every column, or read back by key in the same
+/// transaction where the backend has no `RETURNING`), `after_save`.
 pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<ModelOf<V>, ApiError> {
     let active = match on {
         On::Pool(db) => Box::pin(Active::<V>::before_save(active, db, false)).await,
@@ -123,11 +161,15 @@ pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<
         query.returning(every_column::<V::Entity>(backend));
         let written = one_decoded(on, backend.build(&query), V::decode_rows, "update").await;
         written.map_err(db_err::<V::Entity>)?
+    } else if let On::Pool(db) = on {
+        // MariaDB / MySQL: the UPDATE and the read of the written row in one transaction, so the answer is the row
+        // this write left, not one a concurrent write made after it.
+        let txn = boxed(|| db.begin()).await.map_err(db_err::<V::Entity>)?;
+        let written = update_then_read::<V>(On::Txn(&txn), backend.build(&query), key).await?;
+        commit::<V>(txn).await?;
+        written
     } else {
-        match execute(on, backend.build(&query), "update").await.map_err(db_err::<V::Entity>)? {
-            0 => None,
-            _ => find::<V>(on, Find::First(by_key::<V::Entity>(key))).await?,
-        }
+        update_then_read::<V>(on, backend.build(&query), key).await?
     };
     let written = written.ok_or(ApiError::NotFound)?;
     let written = match on {
@@ -135,6 +177,19 @@ pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<
         On::Txn(txn) => Box::pin(Active::<V>::after_save(written, txn, false)).await,
     };
     written.map_err(db_err::<V::Entity>)
+}
+
+/// An `UPDATE` without `RETURNING` (MariaDB / MySQL), then the row read by `key`; `None` when no row matched (the
+/// connection counts matched rows, sqlx's `CLIENT_FOUND_ROWS`, so an unchanged row still counts).
+async fn update_then_read<V: ViewSet>(
+    on: On<'_>,
+    update: Statement,
+    key: ValueTuple,
+) -> Result<Option<ModelOf<V>>, ApiError> {
+    match execute(on, update, "update").await.map_err(db_err::<V::Entity>)? {
+        0 => Ok(None),
+        _ => find::<V>(on, Find::First(by_key::<V::Entity>(key))).await,
+    }
 }
 
 /// Deletes `model` as `ActiveModelTrait::delete` does: `before_delete`, the `DELETE` of its row by primary key,

@@ -43,6 +43,15 @@ async fn run(manager: &SchemaManager<'_>, sqlite: &[&str], postgres: &[&str]) ->
     Ok(())
 }
 
+/// `created_at`: a timestamp with time zone; on MariaDB / MySQL a `DATETIME(6)` holding UTC (the connection's time
+/// zone is UTC), since a MySQL `TIMESTAMP` ends in 2038 and the API accepts dates up to 9999-12-31.
+fn created_at(backend: DbBackend) -> ColumnDef {
+    match backend {
+        DbBackend::MySql => ColumnDef::new("created_at").custom("DATETIME(6)").not_null().to_owned(),
+        _ => timestamp_with_time_zone("created_at"),
+    }
+}
+
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
@@ -58,7 +67,7 @@ impl MigrationTrait for Migration {
                     .col(integer("views").default(0))
                     .col(double_null("rating"))
                     .col(integer("author_id"))
-                    .col(timestamp_with_time_zone("created_at"))
+                    .col(created_at(manager.get_database_backend()))
                     .foreign_key(
                         ForeignKey::create()
                             .name("fk_posts_author")
