@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # The official MCP Python SDK (`mcp` from PyPI, pinned) as the client of /ai/tools/mcp: the blog and tenants examples
-# with Studio mounted (token required), on SQLite and PostgreSQL, as anonymous, users and staff; every call is also
+# with Studio mounted (token required), on SQLite, PostgreSQL and MariaDB, as anonymous, users and staff; every call is also
 # compared with the same request over REST, and the blog's resources (its OpenAPI document, each ViewSet's schema)
 # are listed and read (tests/mcp/check_*.py). Exits non-zero on any failure.
 #
 # Usage: bash .ci/mcp.sh   (from anywhere; builds the examples if needed)
 # Environment: VIEWSET_TEST_PG_URL (default postgres://postgres:postgres@127.0.0.1:5432), MCP_BACKENDS
-# ("sqlite postgres"), MCP_EXAMPLES ("blog tenants"). Server logs go to target/mcp/.
+# ("sqlite postgres mysql"), VIEWSET_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306), MCP_EXAMPLES ("blog tenants"). Server logs go to target/mcp/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/server.sh # free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
-backends=${MCP_BACKENDS:-sqlite postgres}
+mysql_url=${VIEWSET_TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306}
+backends=${MCP_BACKENDS:-sqlite postgres mysql}
 examples=${MCP_EXAMPLES:-blog tenants}
 version=2.3.0
 token=mcp-ci-studio-token
@@ -35,6 +36,10 @@ for example in $examples; do
     workdir=$(mktemp -d)
     if [[ $backend == sqlite ]]; then
       db_url="sqlite://$workdir/$example.db?mode=rwc"
+    elif [[ $backend == mysql ]]; then
+      db_name="viewset_mcp_${example}_$$"
+      mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $db_name; CREATE DATABASE $db_name"
+      db_url="$mysql_url/$db_name"
     else
       db_name="viewset_mcp_${example}_$$"
       psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
@@ -53,6 +58,9 @@ for example in $examples; do
     echo "==> MCP: $example on $backend"
     (cd tests/mcp && "$venv/bin/python" "check_$example.py" "http://127.0.0.1:$port" "$token")
     stop_server
+    if [[ $backend == mysql ]]; then
+      mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $db_name"
+    fi
     if [[ $backend == postgres ]]; then
       psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"
     fi

@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # schemathesis (all checks) against the blog and tenants examples, every documented operation but the SSE streams,
-# as anonymous and as each demo identity, on SQLite and PostgreSQL. Exits non-zero on any failure.
+# as anonymous and as each demo identity, on SQLite, PostgreSQL and MariaDB. Exits non-zero on any failure.
 #
 # Usage: bash .ci/schemathesis.sh   (from anywhere; builds the examples if needed)
 # Environment: VIEWSET_TEST_PG_URL (default postgres://postgres:postgres@127.0.0.1:5432), ST_MAX_EXAMPLES (default
-# below), ST_BACKENDS ("sqlite postgres"), ST_EXAMPLES ("blog tenants"). Reports go to target/schemathesis/.
+# below), VIEWSET_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306), ST_BACKENDS ("sqlite postgres mysql"), ST_EXAMPLES ("blog tenants"). Reports go to target/schemathesis/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/server.sh # free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
+mysql_url=${VIEWSET_TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306}
 max_examples=${ST_MAX_EXAMPLES:-10}
-backends=${ST_BACKENDS:-sqlite postgres}
+backends=${ST_BACKENDS:-sqlite postgres mysql}
 examples=${ST_EXAMPLES:-blog tenants}
 version=4.32.5
 
@@ -40,6 +41,10 @@ for example in $examples; do
     workdir=$(mktemp -d)
     if [[ $backend == sqlite ]]; then
       db_url="sqlite://$workdir/$example.db?mode=rwc"
+    elif [[ $backend == mysql ]]; then
+      db_name="viewset_st_${example}_$$"
+      mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $db_name; CREATE DATABASE $db_name"
+      db_url="$mysql_url/$db_name"
     else
       db_name="viewset_st_${example}_$$"
       psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
@@ -77,6 +82,7 @@ for example in $examples; do
     done
     stop_server
     if [[ $backend == postgres ]]; then psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"; fi
+    if [[ $backend == mysql ]]; then mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $db_name"; fi
     rm -rf "$workdir"
   done
 done

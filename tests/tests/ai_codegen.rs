@@ -18,7 +18,7 @@ use viewset_tests::studio_fixtures::{TOKEN, blog_with_authed_studio, blog_with_p
 mod codegen;
 use codegen::*;
 
-on_every_database!(not_mysql("not yet run on MariaDB"), authed =>
+on_every_database!(authed =>
     previews_give_diffs_and_ids_and_write_nothing,
     invalid_operations_are_422_with_locs,
     apply_needs_confirmation_and_unchanged_files,
@@ -26,9 +26,9 @@ on_every_database!(not_mysql("not yet run on MariaDB"), authed =>
     patch_apply_applies_only_patch_operations,
     the_gate_guards_the_generator,
 );
-on_every_database!(not_mysql("not yet run on MariaDB"), staging => apply_only_in_development);
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_authed_studio => unavailable_without_a_project_dir);
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_sources => another_layout_is_refused);
+on_every_database!(staging => apply_only_in_development);
+on_every_database!(blog_with_authed_studio => unavailable_without_a_project_dir);
+on_every_database!(blog_sources => another_layout_is_refused);
 
 async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
     let before = read(&c.project.dir, "src/viewsets.rs");

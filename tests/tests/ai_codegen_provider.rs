@@ -18,8 +18,8 @@ use viewset_tests::studio_fixtures::starter_target;
 mod codegen;
 use codegen::*;
 
-on_every_database!(not_mysql("not yet run on MariaDB"), with_fake_provider => a_prompt_is_planned_by_the_provider);
-on_every_database!(not_mysql("not yet run on MariaDB"), without_provider => a_prompt_without_provider_calls_nobody);
+on_every_database!(with_fake_provider => a_prompt_is_planned_by_the_provider);
+on_every_database!(without_provider => a_prompt_without_provider_calls_nobody);
 
 /// A request the fake provider received: its `Authorization` header and JSON body.
 type Seen = (Option<String>, Value);

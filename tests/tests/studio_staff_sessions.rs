@@ -15,8 +15,8 @@ use viewset_tests::harness::{Backend, TestApp};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{UI_SECRET, blog_with_studio, blog_with_ui, code, with_auth};
 
-on_every_database!(not_mysql("Studio does not read the migrations table on MariaDB yet (it answers 503)"), blog_with_ui => a_signed_staff_cookie_admits_and_bad_ones_are_refused);
-on_every_database!(not_mysql("Studio does not read the migrations table on MariaDB yet (it answers 503)"), without_a_secret => without_a_secret_the_cookie_is_nothing);
+on_every_database!(blog_with_ui => a_signed_staff_cookie_admits_and_bad_ones_are_refused);
+on_every_database!(without_a_secret => without_a_secret_the_cookie_is_nothing);
 
 async fn without_a_secret(backend: Backend) -> TestApp {
     blog_with_studio(backend, with_auth()).await

@@ -21,8 +21,8 @@ use viewset_tests::studio_fixtures::{
 mod ui_http;
 use ui_http::*;
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_ui => sign_in_cookie_and_page, assets_and_policy);
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_pending_migrations => apply_pending_migrations);
+on_every_database!(blog_with_ui => sign_in_cookie_and_page, assets_and_policy);
+on_every_database!(blog_with_pending_migrations => apply_pending_migrations);
 
 async fn sign_in_cookie_and_page(app: TestApp) {
     // Without credentials: the page is the sign-in form (401), the data endpoints are 401 JSON.

@@ -20,7 +20,7 @@ mod browser;
 
 use browser::{act_as, find, js, text};
 
-on_every_database!(not_mysql("not yet run on MariaDB"), tenants_with_ui => feed_runs_as_the_chosen_identity);
+on_every_database!(tenants_with_ui => feed_runs_as_the_chosen_identity);
 
 async fn tenants_with_ui(backend: Backend) -> TestApp {
     tenants_with_studio(backend, ui_settings()).await

@@ -18,7 +18,7 @@ mod ui_http;
 use ui_http::base64_url::decode_payload;
 use ui_http::{csrf_of, send, sign_in};
 
-on_every_database!(not_mysql("not yet run on MariaDB"), blog_with_ui => session_refusals_and_csrf);
+on_every_database!(blog_with_ui => session_refusals_and_csrf);
 
 async fn session_refusals_and_csrf(app: TestApp) {
     let cookie = sign_in(&app).await;

@@ -54,6 +54,10 @@ fn pool_counts(db: &DatabaseConnection) -> (u32, u32) {
             let pool = db.get_sqlite_connection_pool();
             (pool.size(), pool.num_idle() as u32)
         }
+        DbBackend::MySql => {
+            let pool = db.get_mysql_connection_pool();
+            (pool.size(), pool.num_idle() as u32)
+        }
         _ => (0, 0),
     }
 }

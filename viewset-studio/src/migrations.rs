@@ -8,7 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, Statement};
+use sea_orm::sea_query::{Alias, Query};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
 use sea_orm_migration::{MigratorTrait, SchemaManager};
 use serde_json::json;
 
@@ -181,11 +182,12 @@ impl MigrationGraph {
         if !SchemaManager::new(db).has_table(table).await? {
             return Ok(AppliedState::new());
         }
-        let backend = db.get_database_backend();
-        let quoted = format!("\"{}\"", table.replace('"', "\"\""));
-        let rows = db
-            .query_all_raw(Statement::from_string(backend, format!("SELECT version, applied_at FROM {quoted}")))
-            .await?;
+        // Built by sea-query, so the table's name is quoted as the backend quotes (backticks on MariaDB/MySQL).
+        let select = Query::select()
+            .columns([Alias::new("version"), Alias::new("applied_at")])
+            .from(Alias::new(table))
+            .to_owned();
+        let rows = db.query_all_raw(db.get_database_backend().build(&select)).await?;
         let mut applied = AppliedState::new();
         for row in rows {
             let version: String = row.try_get("", "version")?;

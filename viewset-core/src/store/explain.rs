@@ -6,7 +6,7 @@ use super::observe::RecordedStatement;
 use super::run::{On, row};
 
 /// The database's plan for a recorded statement, one line per plan row, without running it: `EXPLAIN` on
-/// PostgreSQL (never `ANALYZE`), `EXPLAIN QUERY PLAN` on SQLite, with the statement's own bound values (nothing
+/// PostgreSQL and MariaDB/MySQL (never `ANALYZE`), `EXPLAIN QUERY PLAN` on SQLite, with the statement's own bound values (nothing
 /// is inlined into the SQL).
 ///
 /// ```
@@ -32,13 +32,25 @@ pub async fn explain(db: &DatabaseConnection, recorded: &RecordedStatement) -> R
     let plan = Statement::from_sql_and_values(backend, format!("{prefix}{}", recorded.statement.sql), values);
     let rows = super::boxed(|| db.query_all_raw(plan)).await?;
     let line = |row: &sea_orm::QueryResult| -> String {
-        if backend == DbBackend::Sqlite {
-            row.try_get::<String>("", "detail").unwrap_or_default()
-        } else {
-            row.try_get::<String>("", "QUERY PLAN").unwrap_or_default()
+        match backend {
+            DbBackend::Sqlite => row.try_get::<String>("", "detail").unwrap_or_default(),
+            DbBackend::MySql => mysql_line(row),
+            _ => row.try_get::<String>("", "QUERY PLAN").unwrap_or_default(),
         }
     };
     Ok(rows.iter().map(line).collect())
+}
+
+/// A row of MariaDB/MySQL's tabular `EXPLAIN` as one line: `select_type=SIMPLE table=posts type=ALL rows=3 …`
+/// (the columns that are not `NULL`; numbers and text alike).
+fn mysql_line(row: &sea_orm::QueryResult) -> String {
+    let text = |column: &str| {
+        let number = || row.try_get::<Option<i64>>("", column).ok().flatten().map(|n| n.to_string());
+        row.try_get::<Option<String>>("", column).ok().flatten().or_else(number)
+    };
+    let columns = ["select_type", "table", "type", "possible_keys", "key", "rows", "Extra"];
+    let cells: Vec<String> = columns.iter().filter_map(|c| text(c).map(|v| format!("{c}={v}"))).collect();
+    cells.join(" ")
 }
 
 /// The planner's row estimate for `inner` (a filtered select) on PostgreSQL (`EXPLAIN (FORMAT JSON)`, the top

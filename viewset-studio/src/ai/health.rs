@@ -51,13 +51,18 @@ impl Severity {
     }
 }
 
-fn quote(identifier: &str) -> String {
-    format!("\"{}\"", identifier.replace('"', "\"\""))
+/// `identifier` quoted as `backend` quotes it (backticks on MariaDB/MySQL, double quotes elsewhere).
+fn quote(backend: DbBackend, identifier: &str) -> String {
+    match backend {
+        DbBackend::MySql => format!("`{}`", identifier.replace('`', "``")),
+        _ => format!("\"{}\"", identifier.replace('"', "\"\"")),
+    }
 }
 
 /// `CREATE INDEX` on `table (column)`, named after both.
-fn create_index(table: &str, column: &str) -> String {
-    format!("CREATE INDEX {} ON {} ({});", quote(&format!("{table}_{column}_idx")), quote(table), quote(column))
+fn create_index(backend: DbBackend, table: &str, column: &str) -> String {
+    let q = |identifier: &str| quote(backend, identifier);
+    format!("CREATE INDEX {} ON {} ({});", q(&format!("{table}_{column}_idx")), q(table), q(column))
 }
 
 /// The fix of a search column: a trigram index on PostgreSQL, full-text search on SQLite.
@@ -65,9 +70,13 @@ fn search_fix(backend: DbBackend, table: &str, column: &str) -> String {
     match backend {
         DbBackend::Postgres => format!(
             "CREATE EXTENSION IF NOT EXISTS pg_trgm; CREATE INDEX {} ON {} USING gin ({} gin_trgm_ops);",
-            quote(&format!("{table}_{column}_trgm_idx")),
-            quote(table),
-            quote(column)
+            quote(backend, &format!("{table}_{column}_trgm_idx")),
+            quote(backend, table),
+            quote(backend, column)
+        ),
+        DbBackend::MySql => format!(
+            "a contains-match cannot use a b-tree index: keep `{column}` in search_fields for small tables; a \
+             FULLTEXT index serves word searches (MATCH … AGAINST), not contains-matches"
         ),
         _ => format!(
             "a contains-match cannot use a b-tree index: keep `{column}` in search_fields for small tables, or \
@@ -96,7 +105,7 @@ fn index_findings(facts: &ViewSetFacts, catalog: &TableCatalog, backend: DbBacke
             } else {
                 format!("`{column}` is in {name}'s {allowlist} but no index on `{table}` starts with it: every such query reads the whole table")
             },
-            fix: if search { search_fix(backend, table, column) } else { create_index(table, column) },
+            fix: if search { search_fix(backend, table, column) } else { create_index(backend, table, column) },
         });
     }
     let unindexed: Vec<&str> = facts
@@ -119,7 +128,7 @@ fn index_findings(facts: &ViewSetFacts, catalog: &TableCatalog, backend: DbBacke
     }
 }
 
-fn foreign_key_findings(table: &str, catalog: &TableCatalog, out: &mut Vec<Finding>) {
+fn foreign_key_findings(table: &str, catalog: &TableCatalog, backend: DbBackend, out: &mut Vec<Finding>) {
     for (column, target) in &catalog.foreign_keys {
         if !catalog.leading.contains(column) {
             out.push(Finding {
@@ -130,7 +139,7 @@ fn foreign_key_findings(table: &str, catalog: &TableCatalog, out: &mut Vec<Findi
                     "the foreign key `{table}.{column}` → `{target}` has no index: joins on it and every delete \
                      or key change in `{target}` scan `{table}`"
                 ),
-                fix: create_index(table, column),
+                fix: create_index(backend, table, column),
             });
         }
     }
@@ -196,7 +205,7 @@ pub(super) async fn handler(State(state): State<Arc<AiState>>) -> axum::Json<Val
         }
     }
     for (table, catalog) in &catalogs {
-        foreign_key_findings(table, catalog, &mut findings);
+        foreign_key_findings(table, catalog, backend, &mut findings);
     }
     migration_findings(&state, &mut findings).await;
     findings.sort_by(|a, b| (a.severity, a.code, &a.subject).cmp(&(b.severity, b.code, &b.subject)));

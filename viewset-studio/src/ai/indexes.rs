@@ -1,6 +1,8 @@
 //! What the database catalog says about one table, for `GET /ai/schema/health`: whether it exists, which columns
 //! lead an index (a primary key or unique constraint counts: it has one), and its foreign-key columns. Read from
-//! SQLite's `pragma_*` table functions and PostgreSQL's `pg_index` / `pg_constraint`; no row of the table is read.
+//! SQLite's `pragma_*` table functions, PostgreSQL's `pg_index` / `pg_constraint` and MariaDB/MySQL's
+//! `information_schema` (in the connection's database); no row of the table is read. InnoDB indexes every foreign
+//! key itself, so on MariaDB/MySQL a foreign key always leads an index.
 
 use std::collections::BTreeSet;
 
@@ -23,6 +25,7 @@ pub(crate) async fn read(db: &DatabaseConnection, table: &str) -> Result<TableCa
     let (exists, leading, foreign_keys) = match backend {
         DbBackend::Sqlite => (SQLITE_EXISTS, SQLITE_LEADING, SQLITE_FOREIGN_KEYS),
         DbBackend::Postgres => (PG_EXISTS, PG_LEADING, PG_FOREIGN_KEYS),
+        DbBackend::MySql => (MY_EXISTS, MY_LEADING, MY_FOREIGN_KEYS),
         other => return Err(DbErr::Custom(format!("schema health cannot read the catalog of {other:?}"))),
     };
     let rows = |sql: &str| {
@@ -50,7 +53,11 @@ pub(crate) async fn read(db: &DatabaseConnection, table: &str) -> Result<TableCa
 }
 
 fn placeholder(backend: DbBackend) -> &'static str {
-    if backend == DbBackend::Postgres { "$1" } else { "?1" }
+    match backend {
+        DbBackend::Postgres => "$1",
+        DbBackend::MySql => "?",
+        _ => "?1",
+    }
 }
 
 const SQLITE_EXISTS: &str = "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = $table";
@@ -68,6 +75,14 @@ const PG_LEADING: &str = "SELECT a.attname::text AS col FROM pg_index i \
 const PG_FOREIGN_KEYS: &str = "SELECT a.attname::text AS col, c.confrelid::regclass::text AS target \
      FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
      WHERE c.contype = 'f' AND c.conrelid = to_regclass(quote_ident($table))";
+
+const MY_EXISTS: &str =
+    "SELECT 1 AS found FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table";
+const MY_LEADING: &str = "SELECT CAST(COLUMN_NAME AS CHAR) AS col FROM information_schema.STATISTICS \
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table AND SEQ_IN_INDEX = 1";
+const MY_FOREIGN_KEYS: &str = "SELECT CAST(COLUMN_NAME AS CHAR) AS col, CAST(REFERENCED_TABLE_NAME AS CHAR) AS target \
+     FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table \
+     AND REFERENCED_TABLE_NAME IS NOT NULL AND ORDINAL_POSITION = 1";
 
 #[cfg(test)]
 mod tests {
