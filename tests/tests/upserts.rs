@@ -89,7 +89,7 @@ async fn title_of(app: &TestApp, slug: &str) -> String {
 on_every_database!(upsert_blog => creates_updates_and_ignores, bad_input_writes_nothing, never_overwrites_what_patch_could_not);
 // Concurrent upserts of one new key wait on each other on MariaDB (InnoDB's gap locks behind `SELECT … FOR UPDATE`
 // of a missing row) for longer than the test waits.
-on_every_database!(not_mysql("parallel upserts of a new key wait on InnoDB gap locks"), upsert_blog => parallel_upserts_end_with_one_row);
+on_every_database!(upsert_blog => parallel_upserts_end_with_one_row);
 
 async fn creates_updates_and_ignores(app: TestApp) {
     let path = "/api/posts/?on_conflict=slug";

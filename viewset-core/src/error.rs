@@ -142,6 +142,9 @@ pub enum ApiError {
     /// The database cannot be reached (503 `database_unavailable` with `Retry-After`): no connection could be
     /// acquired within the pool's acquire timeout, or the connection failed.
     DatabaseUnavailable,
+    /// The database gave up on a lock: a deadlock, a lock wait timeout or a serialization failure (503
+    /// `database_busy` with `Retry-After: 1`); the transaction was rolled back, nothing was written.
+    Contention,
     /// A delete refused because other records still reference this one (400 `foreign_key_violation`).
     StillReferenced,
     /// A body whose `Content-Type` is not JSON (415 `unsupported_media_type`).
@@ -221,6 +224,7 @@ impl ApiError {
             _ => match err {
                 DbErr::RecordNotFound(_) | DbErr::RecordNotUpdated => ApiError::NotFound,
                 other if unavailable(&other) => ApiError::DatabaseUnavailable,
+                other if db::contention(&other) => ApiError::Contention,
                 other => ApiError::Database(other),
             },
         }
@@ -244,7 +248,7 @@ impl ApiError {
             ApiError::Database(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::PreconditionFailed => StatusCode::PRECONDITION_FAILED,
             ApiError::PreconditionRequired => StatusCode::PRECONDITION_REQUIRED,
-            ApiError::DatabaseUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::DatabaseUnavailable | ApiError::Contention => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::StillReferenced => StatusCode::BAD_REQUEST,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Limit { status, .. } => *status,
@@ -300,6 +304,11 @@ impl ApiError {
             ApiError::DatabaseUnavailable => {
                 simple("The database is unavailable; retry after the Retry-After delay.", "database_unavailable")
             }
+            ApiError::Contention => simple(
+                "The database gave up on a lock held by a concurrent request (a deadlock or a lock wait timeout); \
+                 nothing was written: retry after the Retry-After delay.",
+                "database_busy",
+            ),
             ApiError::StillReferenced => simple(
                 "This record is still referenced by other records; delete or change them first.",
                 "foreign_key_violation",
@@ -346,6 +355,9 @@ impl IntoResponse for ApiError {
             return response;
         }
         if matches!(self, ApiError::Limit { limit: "throttle_store", .. }) {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
+        }
+        if let ApiError::Contention = self {
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
         }
         if let ApiError::DatabaseUnavailable = self {

@@ -24,6 +24,25 @@ pub(super) fn unavailable(err: &DbErr) -> bool {
     }
 }
 
+/// Whether `err` says the database gave up on a lock, so the whole transaction was rolled back and may be retried:
+/// SQLSTATE `40001` (serialization failure; MariaDB's deadlock 1213 too), `40P01` (PostgreSQL's deadlock), `55P03`
+/// (`lock_not_available`), MariaDB's lock wait timeout 1205, SQLite's `SQLITE_BUSY` / `SQLITE_LOCKED` (5, 6, and
+/// the extended 261, 517).
+pub(super) fn contention(err: &DbErr) -> bool {
+    #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]
+    if let DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e)) = err
+        && let sea_orm::SqlxError::Database(db) = &**e
+    {
+        #[cfg(feature = "mysql")]
+        if db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>().is_some_and(|m| m.number() == 1205) {
+            return true;
+        }
+        return db.code().is_some_and(|code| matches!(&*code, "40001" | "40P01" | "55P03" | "5" | "6" | "261" | "517"));
+    }
+    let _ = err;
+    false
+}
+
 /// PostgreSQL's SQLSTATEs for a session the server ended or cannot start: class 08 (connection exception) and
 /// 57P01–57P03 (`admin_shutdown`: a fast or smart shutdown, a failover, `pg_terminate_backend`; `crash_shutdown`;
 /// `cannot_connect_now`). A pooled connection reports them on its next query. SQLite's codes are numbers, never

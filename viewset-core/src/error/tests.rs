@@ -52,3 +52,12 @@ fn mariadb_messages_name_the_unique_column_and_the_refused_value() {
     assert!(db::refused_by_number(1062, "Duplicate entry").is_none());
     assert!(db::refused_by_number(1146, "Table 'x' doesn't exist").is_none());
 }
+
+#[test]
+fn contention_is_503_database_busy_with_a_short_retry_after() {
+    let response = ApiError::Contention.into_response();
+    assert_eq!(response.status(), 503);
+    assert_eq!(response.headers()["retry-after"], "1");
+    assert_eq!(ApiError::Contention.body()["code"], "database_busy");
+    assert!(!db::contention(&DbErr::Custom("deadlock".into())), "only the database's own codes say so");
+}

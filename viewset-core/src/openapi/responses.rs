@@ -134,7 +134,8 @@ fn internal_error() -> Response {
 
 fn service_unavailable() -> Response {
     let description = format!(
-        "Retry later: the database cannot be reached (`database_unavailable`, with `Retry-After`), the response \
+        "Retry later: the database cannot be reached (`database_unavailable`, with `Retry-After`), it rolled the \
+         write back over a lock held by a concurrent request (`database_busy`, with `Retry-After`), the response \
          did not start within `request_timeout` (`request_timeout` with `limit: request_timeout`), the instance is \
          at `max_in_flight` requests or `max_streams` streams (`overloaded`, with `Retry-After`), or the rate-limit \
          store cannot be asked and the throttle fails closed (`throttle_unavailable`, with `Retry-After`); or, for \
@@ -143,6 +144,7 @@ fn service_unavailable() -> Response {
     );
     let either = OneOfBuilder::new()
         .item(narrowed("Error", "database_unavailable", None))
+        .item(narrowed("Error", "database_busy", None))
         .item(narrowed("LimitError", "request_timeout", Some("request_timeout")))
         .item(narrowed("LimitError", "overloaded", None))
         .item(narrowed("LimitError", "throttle_unavailable", Some("throttle_store")))

@@ -43,7 +43,7 @@ pub fn error_components() -> Vec<(&'static str, RefOr<Schema>)> {
         (
             "Error",
             ObjectBuilder::new()
-                .description(Some("Any other error: not_found, permission_denied, unique_violation, foreign_key_violation, invalid_id, method_not_allowed, unsupported_media_type, invalid_body, precondition_failed, precondition_required, invalid_token, database_error, database_unavailable."))
+                .description(Some("Any other error: not_found, permission_denied, unique_violation, foreign_key_violation, invalid_id, method_not_allowed, unsupported_media_type, invalid_body, precondition_failed, precondition_required, invalid_token, database_error, database_unavailable, database_busy."))
                 .property("detail", string())
                 .required("detail")
                 .property("code", string())

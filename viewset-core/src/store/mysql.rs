@@ -6,7 +6,9 @@
 //! - `NO_ZERO_DATE`, `NO_ZERO_IN_DATE`, `ERROR_FOR_DIVISION_BY_ZERO`, `NO_ENGINE_SUBSTITUTION`;
 //! - `PIPES_AS_CONCAT` (sqlx's default, kept): `||` concatenates;
 //! - `time_zone = '+00:00'`: `TIMESTAMP` columns read and write UTC;
-//! - `utf8mb4` (sqlx's default `SET NAMES`): every Unicode character, emoji included, round-trips.
+//! - `utf8mb4` (sqlx's default `SET NAMES`): every Unicode character, emoji included, round-trips;
+//! - `innodb_lock_wait_timeout = 5` (the server's default is 50 s): a request that waits on another's row lock
+//!   gives up after 5 s with a 503 `database_busy` (`crate::error`) rather than holding its client for minutes.
 //!
 //! Backslashes stay escape characters in string literals (no `NO_BACKSLASH_ESCAPES`), so `LIKE`'s default
 //! escape character is the backslash, as `query::text_match` writes its patterns.
@@ -24,7 +26,7 @@ pub const MYSQL_SQL_MODE: &str = "STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE
 /// The statement run on each new connection.
 const SESSION: &str = concat!(
     "SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,",
-    "NO_ENGINE_SUBSTITUTION,PIPES_AS_CONCAT', time_zone = '+00:00'"
+    "NO_ENGINE_SUBSTITUTION,PIPES_AS_CONCAT', time_zone = '+00:00', innodb_lock_wait_timeout = 5"
 );
 
 /// Sets up `options` so each new MariaDB / MySQL connection runs [`SESSION`] before it is used.

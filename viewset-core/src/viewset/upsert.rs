@@ -193,13 +193,14 @@ pub async fn upsert<V: Hooks>(
     if !errors.is_empty() {
         return Err(ApiError::Input(errors));
     }
-    // Once more when a parallel upsert inserted one of the keys first (PostgreSQL: see the module).
+    // Once more when a parallel upsert inserted one of the keys first (PostgreSQL: see the module), or won a lock
+    // both wanted (MariaDB: InnoDB's gap locks make the loser of two inserts of one new key a deadlock).
     let mut attempt = 0;
     let (outcome, models, updater) = loop {
         attempt += 1;
         let run = write::<V>(&request, (key, column), &keys, &raws, inserts.clone(), resolution).await;
         match run {
-            Err(ApiError::UniqueViolation(_)) if attempt == 1 => continue,
+            Err(ApiError::UniqueViolation(_) | ApiError::Contention) if attempt == 1 => continue,
             other => break other?,
         }
     };
