@@ -171,6 +171,8 @@ fn update_rows<V: Hooks>(bytes: &[u8], request: &RequestContext) -> Result<Vec<(
     }
     let items = items::<V>(bytes)?;
     let mut rows: Vec<(Lookup, V::Update)> = Vec::with_capacity(items.len());
+    // The keys seen so far, by their typed value (`7` and `"7"` name one record).
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
     let mut errors = Vec::new();
     for (index, item) in items.iter().enumerate() {
         let mut found = Vec::new();
@@ -181,7 +183,7 @@ fn update_rows<V: Hooks>(bytes: &[u8], request: &RequestContext) -> Result<Vec<(
         };
         let (key, body) = split_key(entries, lookup);
         let key = match row_key::<V>(key, lookup) {
-            Ok(key) if rows.iter().any(|(seen, _)| seen.value == key.value) => {
+            Ok(key) if !seen.insert(format!("{:?}", key.value)) => {
                 let msg = format!("Two rows name the {lookup} `{}`: each record once per request", key.raw);
                 found.push(InputError::new(["body", lookup], msg, "duplicate_key"));
                 None
@@ -233,10 +235,11 @@ fn split_key<'a>(entries: Vec<(String, &'a RawValue)>, lookup: &str) -> (Option<
 fn row_key<V: Hooks>(value: Option<&RawValue>, lookup: &str) -> Result<Lookup, InputError> {
     let missing = || InputError::new(["body", lookup], format!("Each row names its record by `{lookup}`"), "missing");
     let raw = match value.map(|value| serde_json::from_str::<serde_json::Value>(value.get())) {
-        None | Some(Ok(serde_json::Value::Null)) | Some(Err(_)) => return Err(missing()),
+        None | Some(Ok(serde_json::Value::Null)) => return Err(missing()),
         Some(Ok(serde_json::Value::String(text))) => text,
         Some(Ok(value @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_)))) => value.to_string(),
-        Some(Ok(_)) => {
+        // An array, an object, or a number out of every range.
+        Some(_) => {
             let msg = format!("`{lookup}` names one record: a string or a number");
             return Err(InputError::new(["body", lookup], msg, "invalid_id"));
         }
