@@ -21,17 +21,19 @@ pub struct BulkAttr {
     create: bool,
     update: bool,
     delete: bool,
+    /// In `bulk(...)`: the first of `update` and `delete` named, where a diagnostic about them points.
+    named: Option<proc_macro2::Span>,
 }
 
 impl FromMeta for BulkAttr {
     /// `bulk`: all three.
     fn from_word() -> darling::Result<Self> {
-        Ok(BulkAttr { create: true, update: true, delete: true })
+        Ok(BulkAttr { create: true, update: true, delete: true, named: None })
     }
 
     /// `bulk = true` (all three) or `bulk = false` (none).
     fn from_bool(value: bool) -> darling::Result<Self> {
-        Ok(BulkAttr { create: value, update: value, delete: value })
+        Ok(BulkAttr { create: value, update: value, delete: value, named: None })
     }
 
     /// `bulk(create, update, delete)`: the named ones.
@@ -41,8 +43,11 @@ impl FromMeta for BulkAttr {
         for item in items {
             match item {
                 NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("create") => out.create = true,
-                NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("update") => out.update = true,
-                NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("delete") => out.delete = true,
+                NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("update") || path.is_ident("delete") => {
+                    out.update |= path.is_ident("update");
+                    out.delete |= path.is_ident("delete");
+                    out.named = out.named.or(Some(syn::spanned::Spanned::span(path)));
+                }
                 _ => errors.push(
                     darling::Error::custom(
                         "`bulk(...)` takes `create`, `update` and `delete`, e.g. `bulk(create, delete)`",
@@ -81,7 +86,7 @@ pub fn entry(
             "{what} cannot send `If-Match` (one tag per record), so it cannot be combined with \
              `require_if_match`: write `bulk(create)`, or leave `require_if_match` out"
         );
-        errors.push(darling::Error::custom(msg).with_span(&attr.span()));
+        errors.push(darling::Error::custom(msg).with_span(&attr.named.unwrap_or_else(|| attr.span())));
     }
     if let Some(max) = &max {
         let message = if **max == 0 {
