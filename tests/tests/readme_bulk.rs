@@ -7,7 +7,7 @@ use viewset_tests::shell::curl;
 
 #[tokio::test]
 async fn the_bulk_writes_of_the_readme_work_as_typed() {
-    run_section("### Bulk writes", 3).await;
+    run_section("### Bulk writes", 4).await;
 }
 
 #[tokio::test]

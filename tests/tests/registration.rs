@@ -170,6 +170,17 @@ fn every_route_is_in_the_openapi_document() {
     assert_eq!(create["properties"]["title"]["maxLength"], 200);
     assert!(create["properties"].get("created_at").is_none(), "server-set fields are not in the create body");
     assert!(json["paths"]["/api/posts/{pk}"]["patch"]["responses"].get("422").is_some());
+    // And a bulk update: an array of closed partial records, each naming its `id` (the only required field).
+    let update = &json["paths"]["/api/posts/"]["patch"];
+    let rows = &update["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!((rows["type"].as_str(), rows["minItems"].as_i64()), (Some("array"), Some(1)), "{rows}");
+    assert_eq!(rows["items"]["additionalProperties"], false, "{rows}");
+    assert_eq!(rows["items"]["required"], serde_json::json!(["id"]), "{rows}");
+    assert_eq!(rows["items"]["properties"]["title"]["maxLength"], 200, "{rows}");
+    assert_eq!(update["responses"]["200"]["content"]["application/json"]["schema"]["type"], "array");
+    for status in ["204", "404", "422"] {
+        assert!(update["responses"].get(status).is_some(), "{status}: {update}");
+    }
     assert_eq!(
         json["paths"]["/api/posts/{pk}/publish"]["post"]["description"],
         "`POST /api/posts/{pk}/publish`: sets `published` (identity required)."

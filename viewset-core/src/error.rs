@@ -123,6 +123,14 @@ pub enum ApiError {
     NotFound,
     /// A key of a bulk request names no record this caller may see (404, the key as `key`; nothing written).
     NotFoundKey(String),
+    /// The row at `index` of a bulk update names a record this caller may not see (404, the key as `key` and the
+    /// row as `index`; nothing written).
+    NotFoundRow {
+        /// The row's index in the request's array.
+        index: usize,
+        /// The key the row names, as sent.
+        key: String,
+    },
     /// The detail identifier cannot be parsed (400).
     InvalidId(String),
     /// Uniqueness violation (409), with the column when it can be told.
@@ -240,7 +248,10 @@ impl ApiError {
         match self {
             ApiError::Input(_) | ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::PermissionDenied(_) => StatusCode::FORBIDDEN,
-            ApiError::NotFound | ApiError::NotFoundKey(_) | ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
+            ApiError::NotFound
+            | ApiError::NotFoundKey(_)
+            | ApiError::NotFoundRow { .. }
+            | ApiError::UnknownPath { .. } => StatusCode::NOT_FOUND,
             ApiError::InvalidId(_) | ApiError::ForeignKeyViolation => StatusCode::BAD_REQUEST,
             ApiError::UniqueViolation(_) => StatusCode::CONFLICT,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -282,6 +293,9 @@ impl ApiError {
             ApiError::PermissionDenied(msg) => simple(msg, "permission_denied"),
             ApiError::NotFound => simple("Not found.", "not_found"),
             ApiError::NotFoundKey(k) => json!({"detail": format!("No record `{k}`"), "code": "not_found", "key": k}),
+            ApiError::NotFoundRow { index, key } => json!({
+                "detail": format!("No record `{key}` (row {index})"), "code": "not_found", "key": key, "index": index
+            }),
             ApiError::InvalidId(msg) => simple(msg, "invalid_id"),
             ApiError::UniqueViolation(field) => {
                 let mut body = simple("A record with this value already exists.", "unique_violation");

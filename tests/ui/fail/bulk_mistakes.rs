@@ -16,10 +16,10 @@ pub struct Huge;
 #[viewset(model = article::Entity, basename = "unused", max_bulk = 10)]
 pub struct Unused;
 
-// Bulk writes are `create` and `delete`; none named.
+// Bulk writes are `create`, `update` and `delete` (an upsert is `upsert_keys`); none named.
 #[derive(ModelViewSet)]
-#[viewset(model = article::Entity, basename = "updates", bulk(create, update))]
-pub struct Updates;
+#[viewset(model = article::Entity, basename = "upserts", bulk(create, upsert))]
+pub struct Upserts;
 
 #[derive(ModelViewSet)]
 #[viewset(model = article::Entity, basename = "empty", bulk())]
@@ -29,5 +29,15 @@ pub struct Empty;
 #[derive(ModelViewSet)]
 #[viewset(model = article::Entity, basename = "guarded", bulk, require_if_match)]
 pub struct Guarded;
+
+// Nor can a bulk update, alone.
+#[derive(ModelViewSet)]
+#[viewset(model = article::Entity, basename = "guarded_updates", require_if_match, bulk(create, update))]
+pub struct GuardedUpdates;
+
+// A bulk create can.
+#[derive(ModelViewSet)]
+#[viewset(model = article::Entity, basename = "guarded_creates", require_if_match, bulk(create))]
+pub struct GuardedCreates;
 
 fn main() {}

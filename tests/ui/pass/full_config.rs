@@ -37,6 +37,6 @@ fn main() {
     assert_eq!(config.count_mode, viewset_core::pagination::CountMode::Estimated);
     assert_eq!((config.basename, <ArticleViewSet as ViewSet>::basename().as_str()), ("articles_v2", "articles_v2"));
     assert!(config.csv_keep_formulas);
-    assert_eq!(config.bulk, viewset_core::viewset::Bulk { create: true, delete: false, max: 250, upsert_keys: &[] });
+    assert_eq!(config.bulk, viewset_core::viewset::Bulk { create: true, update: false, delete: false, max: 250, upsert_keys: &[] });
     let _mount = include_viewset::<ArticleViewSet, ServiceState>;
 }

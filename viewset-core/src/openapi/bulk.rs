@@ -1,6 +1,6 @@
 //! The bulk writes in the document (`#[viewset(bulk)]`): the create body and its 201 as one record or an array of
-//! them (`oneOf`, the object first), `DELETE <prefix>/` with its `<lookup>__in` parameter, and the upsert of a
-//! ViewSet with `upsert_keys` (`on_conflict`, its answer).
+//! them (`oneOf`, the object first), `PATCH <prefix>/` with its array of partial records, `DELETE <prefix>/` with
+//! its `<lookup>__in` parameter, and the upsert of a ViewSet with `upsert_keys` (`on_conflict`, its answer).
 
 use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
@@ -33,6 +33,49 @@ pub(super) fn created_description<V: Hooks>() -> &'static str {
     } else {
         "Created: the record (no body with `Prefer: return=minimal`)."
     }
+}
+
+/// The bulk update's body: an array of 1 to `max_bulk` PATCH bodies (`patch`, a closed object schema), each with
+/// the lookup field, required.
+pub(super) fn update_rows<V: Hooks>(patch: RefOr<Schema>) -> RefOr<Schema> {
+    let lookup = V::CONFIG.lookup_field;
+    let row = match patch {
+        RefOr::T(Schema::Object(mut object)) => {
+            let described = match V::lookup_schema() {
+                RefOr::T(Schema::Object(mut key)) => {
+                    key.description = Some(format!("The record to update (its `{lookup}`); not written."));
+                    RefOr::T(Schema::Object(key))
+                }
+                other => other,
+            };
+            object.properties.insert(lookup.to_string(), described);
+            if !object.required.iter().any(|name| name == lookup) {
+                object.required.insert(0, lookup.to_string());
+            }
+            RefOr::T(Schema::Object(object))
+        }
+        other => other,
+    };
+    ArrayBuilder::new()
+        .items(row)
+        .min_items(Some(1))
+        .max_items(Some(V::CONFIG.bulk.max))
+        .description(Some(format!(
+            "Partial records, each naming its record by `{lookup}` (each record once): every record or none is \
+             updated."
+        )))
+        .into()
+}
+
+/// `op` with the bulk update's summary of what it refuses.
+pub(super) fn update_description(op: OperationBuilder) -> OperationBuilder {
+    op.description(Some(
+        "Updates every named record or none, in one transaction: the records are read with their rows locked through \
+         the caller's row policies, then each row is validated and written as a single PATCH writes it (one \
+         `UPDATE … RETURNING` per row). A row naming no record the caller may see is a 404 naming it (`index`, \
+         `key`); object permissions: 403; the input errors of every row: one 422 at `[\"body\", \"<index>\", …]`. \
+         One `updated` event per changed record.",
+    ))
 }
 
 /// The `<lookup>__in` parameter of the bulk delete.

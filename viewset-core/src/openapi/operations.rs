@@ -2,7 +2,7 @@
 
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
 use super::bulk;
@@ -131,6 +131,16 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
     }
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Get], list);
     paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Post], create);
+    if V::CONFIG.bulk.update {
+        let summary = "Update the sent fields of many records";
+        let op = operation::<V>(crud_id::<V>("update_many"), summary, Some(Operation::Update), true)
+            .request_body(body(bulk::update_rows::<V>(closed(V::Update::openapi_schema()))))
+            .response("404", response("A row names no record visible to the caller.", component("Error")));
+        let updated = ArrayBuilder::new().items(read::<V>(V::detail_schema())).into();
+        let op =
+            retries::update_many(bulk::update_description(op), response("The records, in request order.", updated));
+        paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Patch], op);
+    }
     if V::CONFIG.bulk.delete {
         let op = operation::<V>(crud_id::<V>("delete_many"), "Delete many records", Some(Operation::Delete), false);
         let op = bulk::delete_description(op)

@@ -103,3 +103,28 @@ pub(super) fn update(op: OperationBuilder, updated: Response) -> OperationBuilde
             error("Uniqueness violation; or a request with this Idempotency-Key is still running (`idempotency_in_progress`)."),
         )
 }
+
+/// A bulk update: the 200 (the records), the 204 of `return=minimal` (no `Location`: there is no one record's URL),
+/// and the answers of `Idempotency-Key`.
+pub(super) fn update_many(op: OperationBuilder, updated: Response) -> OperationBuilder {
+    let mut updated = with_write_headers(updated, "");
+    updated.headers.remove("Location");
+    let mut minimal = with_write_headers(
+        ResponseBuilder::new().description("Updated; `Prefer: return=minimal` asked for no body.").build(),
+        "",
+    );
+    minimal.headers.remove("Location");
+    writes(op, ("200", updated))
+        .response("204", minimal)
+        .response(
+            "400",
+            error(
+                "A foreign-key violation; or an invalid Idempotency-Key (`invalid_idempotency_key`), or one sent \
+                 without credentials (`idempotency_requires_identity`).",
+            ),
+        )
+        .response(
+            "409",
+            error("Uniqueness violation; or a request with this Idempotency-Key is still running (`idempotency_in_progress`)."),
+        )
+}

@@ -49,6 +49,14 @@ pub fn error_components() -> Vec<(&'static str, RefOr<Schema>)> {
                 .property("code", string())
                 .required("code")
                 .property("field", string())
+                .property("key", string().description(Some("A bulk request's key that names no record the caller may see (404).")))
+                .property(
+                    "index",
+                    ObjectBuilder::new()
+                        .schema_type(Type::Integer)
+                        .minimum(Some(0))
+                        .description(Some("The row of a bulk update that names that key (404).")),
+                )
                 .property(
                     "request_id",
                     string().description(Some("On a 5xx: the request's `x-request-id`, as logged by the server.")),

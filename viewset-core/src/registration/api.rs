@@ -332,6 +332,9 @@ pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
         route("PATCH", paths::detail(base), "update", 1),
         route("DELETE", paths::detail(base), "delete", 1),
     ];
+    if V::CONFIG.bulk.update {
+        routes.push(route("PATCH", paths::collection(base), "update_many", 1));
+    }
     if V::CONFIG.bulk.delete {
         routes.push(route("DELETE", paths::collection(base), "delete_many", 1));
     }

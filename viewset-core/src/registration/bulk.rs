@@ -1,22 +1,27 @@
 //! The bulk routes of a ViewSet with `#[viewset(bulk)]`: `POST <prefix>/` with a JSON array (the object form is
-//! the single create, [`super::routes`]), and `DELETE <prefix>/?<lookup>__in=1,2,3`. Admission is the single
-//! routes' own ([`crate::access::enter`] with `Create` or `Delete`, run before this module is reached); each row
-//! of a body is read as a single create's body is ([`parse_body`]), its errors located at its index.
+//! the single create, [`super::routes`]), `PATCH <prefix>/` with a JSON array of partial records naming their keys,
+//! and `DELETE <prefix>/?<lookup>__in=1,2,3`. Admission is the single routes' own ([`crate::access::enter`] with
+//! `Create`, `Update` or `Delete`); each row of a body is read as a single create's or PATCH's body is
+//! ([`parse_body`]), its errors located at its index.
 
 use axum::body::Bytes;
 use axum::response::Response;
 use futures_util::FutureExt;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::routes::{create_shape, parse_body, respond};
+use super::routes::{BodyBytes, create_shape, parse_body, respond, update_shape};
 use crate::access::enter;
 use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
-use crate::error::ApiError;
+use crate::error::{ApiError, InputError};
+use crate::idempotency::key::IDEMPOTENCY_KEY;
+use crate::idempotency::once::once;
 use crate::request::RequestContext;
+use crate::store::run::boxed;
 use crate::viewset::bulk::at_row;
 use crate::viewset::hooks::Hooks;
-use crate::viewset::prefer;
+use crate::viewset::prefer::{self, Written};
 
 /// Whether a create body is a JSON array (its first character other than white space is `[`).
 pub(crate) fn is_array(bytes: &[u8]) -> bool {
@@ -32,7 +37,7 @@ pub(crate) async fn create<V: Hooks>(
     crate::schema::require_json(&request.headers, &bytes)?;
     let rows = rows::<V>(&bytes, &request)?;
     let response = V::create_many(rows, request).await?;
-    Ok(if minimal { prefer::minimal_many(response) } else { response })
+    Ok(if minimal { prefer::minimal_many(response, Written::Created) } else { response })
 }
 
 /// The rows of a bulk body: at least one, at most `max_bulk`, each an object a single create accepts. The errors of
@@ -117,4 +122,160 @@ fn keys<V: Hooks>(request: &RequestContext) -> Result<Vec<Lookup>, ApiError> {
         }
     }
     Ok(keys)
+}
+
+/// `PATCH <prefix>/` with a JSON array: admitted as a single PATCH (`Update`), the `Idempotency-Key` claimed as a
+/// single PATCH claims it, then the rows and `V::update_many`.
+pub(crate) fn update_route<V: Hooks>(
+    mut request: RequestContext,
+    bytes: BodyBytes,
+) -> impl Future<Output = Response> + Send {
+    async move {
+        let pass = enter::<V>(&mut request, Operation::Update).await?;
+        if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            return pass.answer(update::<V>(request, bytes).await);
+        }
+        pass.answer(boxed(|| once(request, bytes, update::<V>)).await)
+    }
+    .map(respond)
+}
+
+/// A bulk update after admission: the rows, `V::update_many`, and the minimal answer (204) when `Prefer` asks.
+#[allow(clippy::manual_async_fn)]
+fn update<V: Hooks>(
+    request: RequestContext,
+    bytes: BodyBytes,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        if V::require_if_match() {
+            // One `If-Match` cannot hold the tag of every record.
+            return Err(ApiError::PreconditionRequired);
+        }
+        let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
+        crate::schema::require_json(&request.headers, &bytes)?;
+        let minimal = prefer::wants_minimal(&request.headers);
+        let rows = update_rows::<V>(&bytes, &request)?;
+        let response = V::update_many(rows, request).await?;
+        Ok(if minimal { prefer::minimal_many(response, Written::Updated) } else { response })
+    }
+}
+
+/// The rows of a bulk update: at least one, at most `max_bulk`, each an object naming its record by the lookup
+/// field (each key once) with a PATCH body beside it. The errors of every row are reported together, each at
+/// `["body", "<index>", ...]`.
+fn update_rows<V: Hooks>(bytes: &[u8], request: &RequestContext) -> Result<Vec<(Lookup, V::Update)>, ApiError> {
+    let lookup = V::CONFIG.lookup_field;
+    if !is_array(bytes) {
+        let msg = format!("A bulk update is a JSON array of records, each naming its `{lookup}`");
+        return Err(ApiError::input(["body"], msg, "list_type"));
+    }
+    let items = items::<V>(bytes)?;
+    let mut rows: Vec<(Lookup, V::Update)> = Vec::with_capacity(items.len());
+    // The keys seen so far, by their typed value (`7` and `"7"` name one record).
+    let mut seen = std::collections::HashSet::with_capacity(items.len());
+    let mut errors = Vec::new();
+    for (index, item) in items.iter().enumerate() {
+        let mut found = Vec::new();
+        let Ok(Entries(entries)) = serde_json::from_str::<Entries>(item.get()) else {
+            let error = InputError::new(["body"], "Input should be a valid JSON object", "model_type");
+            errors.push(at_row(index, error));
+            continue;
+        };
+        let (key, body) = split_key(entries, lookup);
+        let key = match row_key::<V>(key, lookup) {
+            Ok(key) if !seen.insert(format!("{:?}", key.value)) => {
+                let msg = format!("Two rows name the {lookup} `{}`: each record once per request", key.raw);
+                found.push(InputError::new(["body", lookup], msg, "duplicate_key"));
+                None
+            }
+            Ok(key) => Some(key),
+            Err(error) => {
+                found.push(error);
+                None
+            }
+        };
+        let data = match parse_body::<V::Update>(body.as_bytes(), request, update_shape::<V>) {
+            Ok(data) => Some(data),
+            Err(ApiError::Input(more)) => {
+                found.extend(more);
+                None
+            }
+            Err(other) => return Err(other),
+        };
+        match (key, data) {
+            (Some(key), Some(data)) if found.is_empty() => rows.push((key, data)),
+            _ => errors.extend(found.into_iter().map(|e| at_row(index, e))),
+        }
+    }
+    if errors.is_empty() { Ok(rows) } else { Err(ApiError::Input(errors)) }
+}
+
+/// A row's lookup value (its first occurrence) and the rest of the row as a PATCH body's JSON text (a second
+/// occurrence of the lookup field stays in the body, which refuses it as a PATCH body would).
+fn split_key<'a>(entries: Vec<(String, &'a RawValue)>, lookup: &str) -> (Option<&'a RawValue>, String) {
+    let mut key = None;
+    let mut body = String::from("{");
+    for (name, value) in entries {
+        if name == lookup && key.is_none() {
+            key = Some(value);
+            continue;
+        }
+        if body.len() > 1 {
+            body.push(',');
+        }
+        body.push_str(&serde_json::Value::String(name).to_string());
+        body.push(':');
+        body.push_str(value.get());
+    }
+    body.push('}');
+    (key, body)
+}
+
+/// The key a row names: a string or a number of the lookup field's type (422 at the field otherwise).
+fn row_key<V: Hooks>(value: Option<&RawValue>, lookup: &str) -> Result<Lookup, InputError> {
+    let missing = || InputError::new(["body", lookup], format!("Each row names its record by `{lookup}`"), "missing");
+    let raw = match value.map(|value| serde_json::from_str::<serde_json::Value>(value.get())) {
+        None | Some(Ok(serde_json::Value::Null)) => return Err(missing()),
+        Some(Ok(serde_json::Value::String(text))) => text,
+        Some(Ok(value @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_)))) => value.to_string(),
+        // An array, an object, or a number out of every range.
+        Some(_) => {
+            let msg = format!("`{lookup}` names one record: a string or a number");
+            return Err(InputError::new(["body", lookup], msg, "invalid_id"));
+        }
+    };
+    if raw.contains('\0') {
+        let msg = "Input should not contain the NUL character (\\u0000)";
+        return Err(InputError::new(["body", lookup], msg, "string_nul"));
+    }
+    Lookup::parse::<V>(&raw).map_err(|error| {
+        let msg = match error {
+            ApiError::InvalidId(msg) => msg,
+            _ => format!("`{raw}` is not a valid identifier for this resource."),
+        };
+        InputError::new(["body", lookup], msg, "invalid_id")
+    })
+}
+
+/// A JSON object's members in order, the values unparsed (duplicate names kept).
+struct Entries<'a>(Vec<(String, &'a RawValue)>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Entries<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Members<'a> {
+            type Value = Entries<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Entries<'a>, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, &'a RawValue>()? {
+                    entries.push(entry);
+                }
+                Ok(Entries(entries))
+            }
+        }
+        deserializer.deserialize_map(Members(std::marker::PhantomData))
+    }
 }

@@ -40,6 +40,7 @@ use crate::viewset::prefer::{self, Written, wants_minimal};
 /// |---|---|---|
 /// | GET | `<prefix>/` | list |
 /// | POST | `<prefix>/` | create (201); with `bulk`, a JSON array creates many ([`crate::viewset::bulk`]) |
+/// | PATCH | `<prefix>/` | with `bulk` (or `bulk(update)`): a JSON array of partial records updates many |
 /// | DELETE | `<prefix>/?<lookup>__in=1,2,3` | with `bulk` (or `bulk(delete)`): delete many |
 /// | GET | `<prefix>/{pk}` | retrieve |
 /// | PATCH | `<prefix>/{pk}` | update |
@@ -131,6 +132,13 @@ where
     } else {
         collection
     };
+    let collection = if V::CONFIG.bulk.update {
+        let e = embedders.clone();
+        collection
+            .patch(move |c: RouteContext, bytes: BodyBytes| super::bulk::update_route::<V>(c.embedding(&e), bytes))
+    } else {
+        collection
+    };
     let detail: MethodRouter<S> = get(retrieve).patch(update).delete(delete).fallback(method_not_allowed);
     // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
     let router = if V::CONFIG.stream_enabled {
@@ -150,7 +158,7 @@ where
 type PathPk = Result<Path<String>, PathRejection>;
 
 /// A route's raw body, or why it could not be read.
-type BodyBytes = Result<Bytes, BytesRejection>;
+pub(super) type BodyBytes = Result<Bytes, BytesRejection>;
 
 /// The JSON 405 of every generated path.
 pub async fn method_not_allowed() -> Response {
@@ -200,7 +208,7 @@ pub(super) fn create_shape<V: Hooks>() -> BodyShape {
 }
 
 /// The PATCH body's shape, for [`explain`].
-fn update_shape<V: Hooks>() -> BodyShape {
+pub(super) fn update_shape<V: Hooks>() -> BodyShape {
     BodyShape { schema: V::Update::openapi_schema(), model_fields: column_names::<V::Entity>() }
 }
 

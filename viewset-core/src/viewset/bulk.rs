@@ -1,9 +1,13 @@
-//! The default bodies of the bulk writes (`#[viewset(bulk)]`): many records created or deleted in one request, in
-//! one transaction, all or none. Each created row passes what a single create checks ([`super::handlers::create`]:
-//! validation, storable values, the tenant stamped, [`Hooks::before_create`]); each deleted record passes what a
-//! single delete checks (the caller's scope, then the object permissions). One event per record is published once
-//! the transaction is committed. The statements are the store's: one multi-row `INSERT … RETURNING` or
-//! `DELETE … IN (…)` per chunk ([`crate::store::rows_per_statement`]).
+//! The default bodies of the bulk writes (`#[viewset(bulk)]`): many records created, updated or deleted in one
+//! request, in one transaction, all or none. Each created row passes what a single create checks
+//! ([`super::handlers::create`]: validation, storable values, the tenant stamped, [`Hooks::before_create`]); each
+//! updated or deleted record passes what a single PATCH or delete checks (the caller's scope, then the object
+//! permissions; for an update, validation and storable values, and the model's save hooks as the write runs them).
+//! One event per record (per changed record, for an update) is published once the transaction is committed. The
+//! statements are the store's: one multi-row `INSERT … RETURNING` or `DELETE … IN (…)` per chunk
+//! ([`crate::store::rows_per_statement`]); an update reads its records in one locked `SELECT … IN (…)` per chunk,
+//! then writes each row with its own `UPDATE … RETURNING` (the rows set different values), inside the same
+//! transaction.
 
 // `async move` blocks on purpose (see `handlers.rs`).
 #![allow(clippy::manual_async_fn)]
@@ -13,7 +17,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::handlers::creatable;
+use super::handlers::{creatable, write_update};
 use super::hooks::Hooks;
 use crate::access;
 use crate::access::lookup::Lookup;
@@ -21,7 +25,8 @@ use crate::error::{ApiError, InputError};
 use crate::events::event::{Action, ChangeEvent};
 use crate::events::publish;
 use crate::request::RequestContext;
-use crate::schema::ReadSchema;
+use crate::schema::{ReadSchema, UpdateSchema};
+use crate::store::run::On;
 
 /// Default `create_many`: every row checked as a single create checks it (the input errors of every row in one
 /// 422, each located at `["body", "<index>", ...]`), then inserted in one transaction; 201 with the records (their
@@ -149,5 +154,89 @@ pub fn delete_many<V: Hooks>(
             request.events.publish(event);
         }
         Ok(Json(json!({"deleted": ids.len(), "ids": ids})).into_response())
+    }
+}
+
+/// Default `update_many`: in one transaction, the records the rows name (`(key, partial record)`, each key once)
+/// read with their rows locked through the caller's scope (a key this caller may not see: 404 naming the row's
+/// index and key, nothing written) and the object permissions (403), then each row validated and written as a single
+/// PATCH writes it (only the sent columns; the input errors of every row in one 422, each at
+/// `["body", "<index>", ...]`). One `UPDATE … RETURNING` per row that sends a field, in the one transaction; 200
+/// with the records (their detail representation, without the fields hidden from this caller) in request order, and
+/// one `updated` event per record a row changed.
+///
+/// ```
+/// # mod post { use sea_orm::entity::prelude::*;
+/// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+/// #   #[sea_orm(table_name = "posts")]
+/// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub title: String }
+/// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+/// #   impl ActiveModelBehavior for ActiveModel {} }
+/// use axum::response::Response;
+/// use viewset_core::access::Lookup;
+/// use viewset_core::prelude::*;
+///
+/// #[derive(ModelViewSet)]
+/// #[viewset(model = post::Entity, bulk(update), custom_hooks)]
+/// pub struct Posts;
+///
+/// impl Hooks for Posts {
+///     /// Log which records, then the default.
+///     fn update_many(
+///         rows: Vec<(Lookup, <Self as ViewSet>::Update)>,
+///         request: RequestContext,
+///     ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+///         let keys: Vec<String> = rows.iter().map(|(key, _)| key.raw.clone()).collect();
+///         tracing::info!(?keys, "bulk update");
+///         viewset_core::viewset::bulk::update_many::<Self>(rows, request)
+///     }
+/// }
+/// assert!(<Posts as ViewSet>::CONFIG.bulk.update);
+/// ```
+pub fn update_many<V: Hooks>(
+    rows: Vec<(Lookup, V::Update)>,
+    request: RequestContext,
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    async move {
+        let (keys, data): (Vec<Lookup>, Vec<V::Update>) = rows.into_iter().unzip();
+        let txn = access::begin_locking::<V>(&request).await?;
+        let models = access::fetch_visible_many_locked::<V>(&request, &keys, &txn).await.map_err(|e| match e {
+            ApiError::NotFoundKey(key) => match keys.iter().position(|k| k.raw == key) {
+                Some(index) => ApiError::NotFoundRow { index, key },
+                None => ApiError::NotFoundKey(key),
+            },
+            other => other,
+        })?;
+        // Every row's validation errors first, so that one answer names them all; then the writes.
+        let mut errors = Vec::new();
+        for (index, data) in data.iter().enumerate() {
+            if let Err(found) = data.validate() {
+                errors.extend(found.0.into_iter().map(|e| at_row(index, e)));
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::Input(errors));
+        }
+        let mut written = Vec::with_capacity(models.len());
+        for (index, (model, data)) in models.into_iter().zip(data).enumerate() {
+            match write_update::<V>(On::Txn(&txn), model, data).await {
+                Ok(done) => written.push(done),
+                Err(ApiError::Input(found)) => errors.extend(found.into_iter().map(|e| at_row(index, e))),
+                Err(other) => return Err(other),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::Input(errors));
+        }
+        crate::store::commit::<V>(txn).await?;
+        let left_out = request.left_out();
+        let mut body = Vec::with_capacity(written.len());
+        for (model, changed) in written {
+            if changed {
+                publish::<V>(&request, Action::Updated, &model);
+            }
+            body.push(access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &left_out));
+        }
+        Ok(Json(body).into_response())
     }
 }

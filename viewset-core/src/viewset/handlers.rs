@@ -235,6 +235,13 @@ impl<V: Hooks> Defaults for V {
         super::bulk::create_many::<V>(data, request)
     }
 
+    fn update_many(
+        rows: Vec<(Lookup, V::Update)>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        super::bulk::update_many::<V>(rows, request)
+    }
+
     fn delete_many(
         keys: Vec<Lookup>,
         request: RequestContext,

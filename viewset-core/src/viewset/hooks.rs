@@ -166,6 +166,17 @@ pub trait Hooks: ViewSet {
         <Self as Defaults>::create_many(data, request)
     }
 
+    /// `PATCH <prefix>/` with a JSON array of partial records, each naming its record by the lookup field, when
+    /// `#[viewset(bulk)]` (or `bulk(update)`) allows it: updates every named record or none (200 with the records in
+    /// request order). `rows` are the keys (each once) and the PATCH bodies without the lookup field. Each row
+    /// passes what [`Hooks::update`]'s default checks; an overridden `update` is not called for them.
+    fn update_many(
+        rows: Vec<(Lookup, Self::Update)>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send {
+        <Self as Defaults>::update_many(rows, request)
+    }
+
     /// `DELETE <prefix>/?<lookup>__in=1,2,3`, when `#[viewset(bulk)]` (or `bulk(delete)`) allows it: deletes every
     /// named record or none; 200 `{"deleted": <count>, "ids": [...]}`.
     fn delete_many(
@@ -204,6 +215,11 @@ pub trait Defaults: ViewSet {
     /// [`crate::viewset::bulk::create_many`].
     fn create_many(
         data: Vec<Self::Create>,
+        request: RequestContext,
+    ) -> impl Future<Output = Result<Response, ApiError>> + Send;
+    /// [`crate::viewset::bulk::update_many`].
+    fn update_many(
+        rows: Vec<(Lookup, Self::Update)>,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send;
     /// [`crate::viewset::bulk::delete_many`].

@@ -116,19 +116,23 @@ impl CountMode {
 }
 
 /// `#[viewset(bulk, max_bulk = 500)]`: which writes take many records at once, and how many. Off unless written.
-/// `bulk` (or `bulk = true`) turns on both; `bulk(create)` or `bulk(delete)` one. Bulk create is `POST <prefix>/`
-/// with a JSON array, bulk delete `DELETE <prefix>/?<lookup>__in=1,2,3` ([`crate::viewset::bulk`]).
+/// `bulk` (or `bulk = true`) turns on all three; `bulk(create)`, `bulk(update)`, `bulk(delete)` (or any of them
+/// together) the named ones. Bulk create is `POST <prefix>/` with a JSON array, bulk update `PATCH <prefix>/` with
+/// a JSON array of partial records naming their keys, bulk delete `DELETE <prefix>/?<lookup>__in=1,2,3`
+/// ([`crate::viewset::bulk`]).
 ///
 /// ```
 /// use viewset_core::viewset::Bulk;
-/// assert!(!Bulk::OFF.create && !Bulk::OFF.delete);
-/// let both = Bulk { create: true, delete: true, max: Bulk::DEFAULT_MAX, upsert_keys: &["slug"] };
-/// assert_eq!(both.max, 1000);
+/// assert!(!Bulk::OFF.create && !Bulk::OFF.update && !Bulk::OFF.delete);
+/// let all = Bulk { create: true, update: true, delete: true, max: Bulk::DEFAULT_MAX, upsert_keys: &["slug"] };
+/// assert_eq!(all.max, 1000);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bulk {
     /// `POST <prefix>/` accepts an array of records.
     pub create: bool,
+    /// `PATCH <prefix>/` accepts an array of partial records, each naming its lookup field.
+    pub update: bool,
     /// `DELETE <prefix>/?<lookup>__in=...` is a route.
     pub delete: bool,
     /// The most records (or keys) one request may name (`max_bulk`, default [`Bulk::DEFAULT_MAX`]).
@@ -143,5 +147,6 @@ impl Bulk {
     /// `max_bulk` when the attributes leave it out.
     pub const DEFAULT_MAX: usize = 1000;
     /// No bulk route: what a ViewSet without `bulk` has.
-    pub const OFF: Bulk = Bulk { create: false, delete: false, max: Bulk::DEFAULT_MAX, upsert_keys: &[] };
+    pub const OFF: Bulk =
+        Bulk { create: false, update: false, delete: false, max: Bulk::DEFAULT_MAX, upsert_keys: &[] };
 }

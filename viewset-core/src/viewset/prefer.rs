@@ -2,7 +2,7 @@
 //! record's URL) and no body; an update `204` with `Location` (the record's URL) and no body; both keep the
 //! representation's `ETag` and say `Preference-Applied: return=minimal`. `return=representation`, no `Prefer`, and
 //! preferences this server does not know answer as before (unknown preferences are ignored, RFC 7240 §2). A bulk
-//! create answers `201` without a body and without `Location` ([`minimal_many`]).
+//! create answers `201` and a bulk update `204`, without a body and without `Location` ([`minimal_many`]).
 //!
 //! The record's URL is the request's own path: a create's collection path plus the record's lookup value, an
 //! update's parent path plus the lookup value it has now (a PATCH may change a slug). When the answer does not
@@ -121,28 +121,37 @@ pub async fn minimal<V: ViewSet>(response: Response, path: &str, written: Writte
     Response::from_parts(parts, Body::empty())
 }
 
-/// A bulk create's answer (`201` with the array of records) as its minimal form: `201` without a body, with
-/// `Preference-Applied: return=minimal`; there is no one record's URL to give, so no `Location`. Any other status
-/// is returned as it is.
+/// A bulk write's answer (a bulk create's `201` or a bulk update's `200`, with the array of records) as its minimal
+/// form: a create's `201` or an update's `204`, without a body, with `Preference-Applied: return=minimal`; there is
+/// no one record's URL to give, so no `Location`. Any other status is returned as it is.
 ///
 /// ```
 /// use axum::http::StatusCode;
 /// use axum::response::IntoResponse;
-/// use viewset_core::viewset::prefer::minimal_many;
+/// use viewset_core::viewset::prefer::{Written, minimal_many};
 /// let created = (StatusCode::CREATED, axum::Json(serde_json::json!([{"id": 1}, {"id": 2}]))).into_response();
-/// let answer = minimal_many(created);
+/// let answer = minimal_many(created, Written::Created);
 /// assert_eq!(answer.status(), StatusCode::CREATED);
 /// assert_eq!(answer.headers()["preference-applied"], "return=minimal");
 /// assert!(answer.headers().get("content-type").is_none());
+/// let updated = axum::Json(serde_json::json!([{"id": 1}])).into_response();
+/// assert_eq!(minimal_many(updated, Written::Updated).status(), StatusCode::NO_CONTENT);
 /// ```
-pub fn minimal_many(response: Response) -> Response {
-    if response.status() != StatusCode::CREATED {
+pub fn minimal_many(response: Response, written: Written) -> Response {
+    let expected = match written {
+        Written::Created => StatusCode::CREATED,
+        Written::Updated => StatusCode::OK,
+    };
+    if response.status() != expected {
         return response;
     }
     let (mut parts, _) = response.into_parts();
     parts.headers.insert(PREFERENCE_APPLIED, HeaderValue::from_static("return=minimal"));
     parts.headers.remove(CONTENT_TYPE);
     parts.headers.remove(CONTENT_LENGTH);
+    if written == Written::Updated {
+        parts.status = StatusCode::NO_CONTENT;
+    }
     Response::from_parts(parts, Body::empty())
 }
 

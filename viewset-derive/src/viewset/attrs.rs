@@ -65,7 +65,7 @@ pub struct ViewSetAttrs {
     pub csv_keep_formulas: Flag,
     /// `throttle(anon = "...", user = "...", create = "...")`: rates per caller scope and operation.
     pub throttle: Option<crate::throttle::ThrottleAttr>,
-    /// `bulk`, `bulk = true` or `bulk(create, delete)`: writes of many records in one request.
+    /// `bulk`, `bulk = true` or `bulk(create, update, delete)`: writes of many records in one request.
     pub bulk: Option<SpannedValue<super::bulk::BulkAttr>>,
     /// The most records (or keys) one bulk request may name.
     pub max_bulk: Option<SpannedValue<u64>>,

@@ -1,5 +1,6 @@
-//! `bulk`, `bulk = true`, `bulk(create)`, `bulk(create, delete)` and `max_bulk = N`: parsed, checked (`max_bulk` is
-//! at least 1, at most [`MAX_BULK`], and only with `bulk`; a bulk delete not with `require_if_match`) and spelled
+//! `bulk`, `bulk = true`, `bulk(create)`, `bulk(create, update, delete)` and `max_bulk = N`: parsed, checked
+//! (`max_bulk` is at least 1, at most [`MAX_BULK`], and only with `bulk`; a bulk update or delete not with
+//! `require_if_match`) and spelled
 //! as core's `viewset::Bulk`, with the checked `upsert_keys` (their uniqueness is checked against the model's
 //! `FIELDS` in `expand::field_checks`).
 
@@ -18,37 +19,46 @@ const MAX_BULK: u64 = 100_000;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BulkAttr {
     create: bool,
+    update: bool,
     delete: bool,
+    /// In `bulk(...)`: the first of `update` and `delete` named, where a diagnostic about them points.
+    named: Option<proc_macro2::Span>,
 }
 
 impl FromMeta for BulkAttr {
-    /// `bulk`: both.
+    /// `bulk`: all three.
     fn from_word() -> darling::Result<Self> {
-        Ok(BulkAttr { create: true, delete: true })
+        Ok(BulkAttr { create: true, update: true, delete: true, named: None })
     }
 
-    /// `bulk = true` (both) or `bulk = false` (none).
+    /// `bulk = true` (all three) or `bulk = false` (none).
     fn from_bool(value: bool) -> darling::Result<Self> {
-        Ok(BulkAttr { create: value, delete: value })
+        Ok(BulkAttr { create: value, update: value, delete: value, named: None })
     }
 
-    /// `bulk(create, delete)`: the named ones.
+    /// `bulk(create, update, delete)`: the named ones.
     fn from_list(items: &[NestedMeta]) -> darling::Result<Self> {
         let mut out = BulkAttr::default();
         let mut errors = darling::Error::accumulator();
         for item in items {
             match item {
                 NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("create") => out.create = true,
-                NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("delete") => out.delete = true,
+                NestedMeta::Meta(syn::Meta::Path(path)) if path.is_ident("update") || path.is_ident("delete") => {
+                    out.update |= path.is_ident("update");
+                    out.delete |= path.is_ident("delete");
+                    out.named = out.named.or(Some(syn::spanned::Spanned::span(path)));
+                }
                 _ => errors.push(
-                    darling::Error::custom("`bulk(...)` takes `create` and `delete`, e.g. `bulk(create, delete)`")
-                        .with_span(item),
+                    darling::Error::custom(
+                        "`bulk(...)` takes `create`, `update` and `delete`, e.g. `bulk(create, delete)`",
+                    )
+                    .with_span(item),
                 ),
             }
         }
         if items.is_empty() {
             errors.push(darling::Error::custom(
-                "`bulk()` names no write: write `bulk` for both, or `bulk(create)`, `bulk(delete)`",
+                "`bulk()` names no write: write `bulk` for all three, or `bulk(create)`, `bulk(update)`, `bulk(delete)`",
             ));
         }
         errors.finish_with(out)
@@ -65,11 +75,18 @@ pub fn entry(
     errors: &mut darling::error::Accumulator,
 ) -> TokenStream {
     let vs = private();
-    let on = attr.as_ref().is_some_and(|a| a.create || a.delete);
-    if let Some(attr) = attr.as_ref().filter(|a| a.delete && require_if_match == Some(true)) {
-        let msg = "a bulk delete cannot send `If-Match` (one tag per record), so it cannot be combined with \
-                   `require_if_match`: write `bulk(create)`, or leave `require_if_match` out";
-        errors.push(darling::Error::custom(msg).with_span(&attr.span()));
+    let on = attr.as_ref().is_some_and(|a| a.create || a.update || a.delete);
+    if let Some(attr) = attr.as_ref().filter(|a| (a.update || a.delete) && require_if_match == Some(true)) {
+        let what = match (attr.update, attr.delete) {
+            (true, true) => "a bulk update or delete",
+            (true, false) => "a bulk update",
+            _ => "a bulk delete",
+        };
+        let msg = format!(
+            "{what} cannot send `If-Match` (one tag per record), so it cannot be combined with \
+             `require_if_match`: write `bulk(create)`, or leave `require_if_match` out"
+        );
+        errors.push(darling::Error::custom(msg).with_span(&attr.named.unwrap_or_else(|| attr.span())));
     }
     if let Some(max) = &max {
         let message = if **max == 0 {
@@ -77,7 +94,7 @@ pub fn entry(
         } else if **max > MAX_BULK {
             Some(format!("`max_bulk` is at most {MAX_BULK}"))
         } else if !on {
-            Some("`max_bulk` has no effect without `bulk`: add `bulk` (or `bulk(create)`, `bulk(delete)`)".into())
+            Some("`max_bulk` has no effect without `bulk`: add `bulk` (or `bulk(create)`, `bulk(update)`, `bulk(delete)`)".into())
         } else {
             None
         };
@@ -89,7 +106,7 @@ pub fn entry(
     let Some(attr) = attr.as_ref().filter(|_| on) else {
         return quote!(#vs::Bulk { upsert_keys: #keys, ..#vs::Bulk::OFF });
     };
-    let (create, delete) = (attr.create, attr.delete);
+    let (create, update, delete) = (attr.create, attr.update, attr.delete);
     let max = match max {
         Some(max) => {
             let max = usize::try_from(*max).unwrap_or(usize::MAX);
@@ -97,5 +114,5 @@ pub fn entry(
         }
         None => quote!(#vs::Bulk::DEFAULT_MAX),
     };
-    quote!(#vs::Bulk { create: #create, delete: #delete, max: #max, upsert_keys: #keys })
+    quote!(#vs::Bulk { create: #create, update: #update, delete: #delete, max: #max, upsert_keys: #keys })
 }
