@@ -16,7 +16,7 @@ from mcp_client import call, check, compare, rest, session
 ANON, BOB, ALICE = None, "bob-token", "alice-token"
 TOOLS = {
     "posts_list", "posts_retrieve", "posts_create", "posts_update", "posts_delete", "posts_publish", "posts_stats",
-    "posts_create_many", "posts_delete_many", "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
+    "posts_create_many", "posts_update_many", "posts_delete_many", "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
 }
 POST = {"title": "Via MCP", "body": "Written by a tool.", "author_id": 1}
 
@@ -76,6 +76,9 @@ async def user(base, token):
         status, body = await call(s, "posts_create_many", {"body": [POST, {"title": "no body"}]})
         check(status == 422 and body["detail"][0]["loc"][:2] == ["body", "1"], f"a bad row, nothing written: {body}")
         keys = [p["id"] for p in made]
+        changes = [{"id": keys[0], "title": "Renamed"}, {"id": keys[1], "views": 3}]
+        status, changed = await call(s, "posts_update_many", {"body": changes})
+        check(status == 200 and [p["title"] for p in changed] == ["Renamed", "Second"], f"bulk update: {changed}")
         status, body = await call(s, "posts_delete_many", {"id__in": keys + [999999]})
         check(status == 404 and body.get("key") == "999999", f"a missing key deletes nothing: {status} {body}")
         status, body = await call(s, "posts_delete_many", {"id__in": keys})

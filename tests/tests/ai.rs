@@ -95,22 +95,11 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
         viewset_tests::ai_client::ai_request(&app, Method::GET, "/ai/tools", true, None, None).await;
     assert_eq!(status, StatusCode::OK);
     let names: Vec<&str> = catalog["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    let expected = [
-        "posts_list",
-        "posts_retrieve",
-        "posts_create",
-        "posts_update",
-        "posts_delete",
-        "posts_create_many",
-        "posts_delete_many",
-        "posts_publish",
-        "posts_stats",
-        "authors_list",
-        "authors_retrieve",
-        "authors_create",
-        "authors_update",
-        "authors_delete",
-    ];
+    let expected: Vec<&str> = "posts_list posts_retrieve posts_create posts_update posts_delete posts_create_many \
+         posts_update_many posts_delete_many posts_publish posts_stats authors_list authors_retrieve authors_create \
+         authors_update authors_delete"
+        .split_whitespace()
+        .collect();
     assert_eq!(names, expected);
     assert_eq!(catalog["count"], expected.len());
     let list = tool(&catalog, "posts_list");
@@ -132,6 +121,8 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     assert!(body["items"]["properties"]["title"].is_object(), "{body}");
     assert!(many["inputSchema"]["properties"].get("on_conflict").is_none());
     assert!(create["inputSchema"]["properties"].get("on_conflict").is_none());
+    let update_many = &tool(&catalog, "posts_update_many")["inputSchema"]["properties"]["body"];
+    assert_eq!(update_many["type"], "array", "{update_many}");
     let delete_many = tool(&catalog, "posts_delete_many");
     assert!(delete_many["inputSchema"]["properties"]["id__in"].is_object(), "{delete_many}");
     assert_eq!(delete_many["annotations"]["destructiveHint"], true);

@@ -130,7 +130,9 @@ async fn updates_rows_in_request_order((app, statements): (TestApp, Statements))
     assert_eq!(locked.len(), 1, "the records read in one statement: {recorded:?}");
     let updates = taken(&statements, "UPDATE");
     assert_eq!(updates.len(), 2, "one UPDATE per row that sends a field: {updates:?}");
-    assert!(updates.iter().all(|sql| sql.contains("RETURNING")), "{updates:?}");
+    // MariaDB has no `UPDATE … RETURNING`: its PATCH reads the row back in the same transaction.
+    let returning = app.db.get_database_backend() != sea_orm::DbBackend::MySql;
+    assert!(updates.iter().all(|sql| sql.contains("RETURNING") == returning), "{updates:?}");
     assert_eq!(titles(&app, &ids).await, ["p0", "Second", "p2"]);
     let (_, first) = app.get(&format!("/api/posts/{}", ids[0])).await;
     assert_eq!((first["views"].as_i64(), first["published"].as_bool()), (Some(5), Some(true)));

@@ -174,7 +174,7 @@ impl Studio {
             "search_fields": c.search_fields, "ordering_fields": ordering_fields, "ordering": ordering,
             "default_limit": c.default_limit, "max_limit": c.max_limit, "tenant_field": c.tenant_field,
             "staff_only_fields": c.staff_only_fields, "actions": actions,
-            "bulk": {"create": c.bulk.create, "delete": c.bulk.delete, "max": c.bulk.max,
+            "bulk": {"create": c.bulk.create, "update": c.bulk.update, "delete": c.bulk.delete, "max": c.bulk.max,
                      "upsert_keys": c.bulk.upsert_keys},
         }));
         self.model_entry(ModelEntry::of::<V::Entity>(c.model_name))

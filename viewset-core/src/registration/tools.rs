@@ -1,5 +1,6 @@
 //! The AI tools of a ViewSet: one per operation (`<basename>_list`, `<basename>_retrieve`, `<basename>_create`,
-//! `<basename>_update`, `<basename>_delete`; with `bulk`, `<basename>_create_many` and `<basename>_delete_many`)
+//! `<basename>_update`, `<basename>_delete`; with `bulk`, `<basename>_create_many`, `<basename>_update_many` and
+//! `<basename>_delete_many`)
 //! and one per action method (`<basename>_<action>`), for ViewSets and actions whose `ai_exposed` is true; the
 //! basename is the table's name unless `basename` says otherwise. A tool's name is its route's OpenAPI
 //! `operationId` ([`paths::operation_id`]), and a tool call is that route; `<basename>_create_many` is the create's
@@ -25,6 +26,8 @@ pub enum ToolOperation {
     Delete,
     /// `POST <prefix>/` with an array of records (`bulk(create)`).
     CreateMany,
+    /// `PATCH <prefix>/` with an array of partial records naming their keys (`bulk(update)`).
+    UpdateMany,
     /// `DELETE <prefix>/?<lookup>__in=…` (`bulk(delete)`).
     DeleteMany,
     /// A custom action (its name is [`ToolInfo::action`]).
@@ -32,8 +35,8 @@ pub enum ToolOperation {
 }
 
 impl ToolOperation {
-    /// The operation's name: `list`, `retrieve`, `create`, `update`, `delete`, `create_many`, `delete_many` or
-    /// `action`.
+    /// The operation's name: `list`, `retrieve`, `create`, `update`, `delete`, `create_many`, `update_many`,
+    /// `delete_many` or `action`.
     ///
     /// ```
     /// assert_eq!(viewset_core::registration::ToolOperation::Update.as_str(), "update");
@@ -46,6 +49,7 @@ impl ToolOperation {
             ToolOperation::Update => "update",
             ToolOperation::Delete => "delete",
             ToolOperation::CreateMany => "create_many",
+            ToolOperation::UpdateMany => "update_many",
             ToolOperation::DeleteMany => "delete_many",
             ToolOperation::Action => "action",
         }
@@ -138,6 +142,7 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
     ];
     let many = [
         (bulk.create, ToolOperation::CreateMany, "POST", paths::collection(base), (false, false, false)),
+        (bulk.update, ToolOperation::UpdateMany, "PATCH", paths::collection(base), (false, true, true)),
         (bulk.delete, ToolOperation::DeleteMany, "DELETE", paths::collection(base), (false, true, true)),
     ];
     let many = many.into_iter().filter(|m| m.0).map(|(_, op, method, path, hints)| (op, method, path, hints));
