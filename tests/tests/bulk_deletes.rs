@@ -1,8 +1,7 @@
 //! Bulk delete (`#[viewset(bulk)]`: `DELETE <prefix>/?<lookup>__in=1,2,3`) over HTTP, on SQLite and PostgreSQL:
 //! explicit keys only, all or none, each record through the row policies (a key the caller may not see: 404 naming
 //! it) and the object permissions, referenced records answered as the single delete answers them, one event per
-//! record; and the tenants example, where a bulk create never writes into another tenant. Bulk create:
-//! `bulk_writes.rs`.
+//! record. Bulk create: `bulk_writes.rs`; the tenants example's bulk writes and upserts: `tenants_bulk.rs`.
 
 use reqwest::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, Statement};
@@ -11,7 +10,6 @@ use viewset_core::prelude::*;
 use viewset_tests::fixtures::paged::PublishedToAnonymous;
 use viewset_tests::harness::{Backend, SseClient, TestApp, TestDb, WAIT};
 use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
-use viewset_tests::identities::tenants as people;
 use viewset_tests::on_every_database;
 
 use blog::entities::{author, post};
@@ -66,10 +64,6 @@ async fn new_posts(app: &TestApp, n: usize) -> Vec<i64> {
     let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(&json!(rows).to_string())).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect()
-}
-
-fn joined(ids: &[i64]) -> String {
-    ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
 }
 
 on_every_database!(bulk_blog => deletes_named_records, refuses_bad_keys_and_deletes_nothing, scope_and_permissions);
@@ -152,60 +146,4 @@ async fn scope_and_permissions(app: TestApp) {
     let (status, body) = app.send(Method::DELETE, "/scoped/posts/?id__in=3", BOB, None).await;
     assert_eq!((status, body["deleted"].as_i64()), (StatusCode::OK, Some(1)), "{body}");
     assert_eq!(posts(&app).await, before - 1);
-}
-
-/// Projects of the tenants example, many at a time; the creator owns each.
-#[derive(ModelViewSet)]
-#[viewset(model = tenants::entities::project::Entity, prefix = "/bulk/projects", basename = "bulk_projects", tenant_field = "tenant_id", permission_classes = [IsAuthenticated], bulk, custom_hooks)]
-pub struct BulkProjects;
-
-impl Hooks for BulkProjects {
-    fn before_create(
-        request: &RequestContext,
-        model: &mut tenants::entities::project::ActiveModel,
-    ) -> Result<(), ApiError> {
-        model.owner = sea_orm::Set(request.principal.user_id.clone().unwrap_or_default());
-        Ok(())
-    }
-}
-
-async fn tenants_app(backend: Backend) -> TestApp {
-    let database = TestDb::create(backend).await;
-    let db = tenants::connect_and_migrate(&database.url).await.expect("migrate the tenants example");
-    let mut api = tenants::api();
-    api.include::<BulkProjects>().expect("registers");
-    let router = api.into_router().with_state(ServiceState::new(db.clone())).layer(tenants::auth::layer());
-    TestApp::serve(router, db, database).await
-}
-
-on_every_database!(tenants_app => a_bulk_write_stays_in_its_tenant);
-
-async fn a_bulk_write_stays_in_its_tenant(app: TestApp) {
-    let projects = || count(&app, "SELECT COUNT(*) FROM projects");
-    let body = json!([{"name": "One"}, {"name": "Two"}]).to_string();
-    let (status, created) = app.send(Method::POST, "/bulk/projects/", people::BOB, Some(&body)).await;
-    assert_eq!(status, StatusCode::CREATED, "{created}");
-    for project in created.as_array().unwrap() {
-        assert_eq!((project["tenant_id"].as_str(), project["owner"].as_str()), (Some("acme"), Some("bob")));
-    }
-    // A row naming another tenant is refused (the tenant is never written by clients), and nothing is written.
-    let other = json!([{"name": "Mine"}, {"name": "Theirs", "tenant_id": "globex"}]).to_string();
-    let (status, answer) = app.send(Method::POST, "/bulk/projects/", people::BOB, Some(&other)).await;
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
-    assert_eq!(answer["detail"][0]["loc"], json!(["body", "1", "tenant_id"]), "{answer}");
-    // A caller in no tenant cannot create, and an anonymous one is refused first.
-    let (status, _) = app.send(Method::POST, "/bulk/projects/", people::DAVE, Some(&body)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, _) = app.send(Method::POST, "/bulk/projects/", None, Some(&body)).await;
-    assert!(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN, "{status}");
-    assert_eq!(projects().await, 2);
-    // Carol (globex) sees none of acme's projects: deleting them is a 404 naming the first, and nothing goes.
-    let ids: Vec<i64> = created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect();
-    let path = format!("/bulk/projects/?id__in={}", joined(&ids));
-    let (status, body) = app.send(Method::DELETE, &path, people::CAROL, None).await;
-    assert_eq!((status, body["key"].as_str()), (StatusCode::NOT_FOUND, Some(ids[0].to_string().as_str())), "{body}");
-    assert_eq!(projects().await, 2);
-    let (status, body) = app.send(Method::DELETE, &path, people::BOB, None).await;
-    assert_eq!((status, body["deleted"].as_i64()), (StatusCode::OK, Some(2)), "{body}");
-    assert_eq!(projects().await, 0);
 }

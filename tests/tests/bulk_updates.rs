@@ -17,6 +17,10 @@ use viewset_tests::on_every_database;
 
 use blog::entities::post;
 
+#[path = "support/writes.rs"]
+#[allow(dead_code)]
+mod writes;
+
 /// Posts anyone may update within [`PublishedToAnonymous`] (an anonymous caller sees published posts only), three
 /// at a time.
 #[derive(ModelViewSet)]
@@ -279,17 +283,8 @@ async fn patch_raw(
     prefer: Option<&str>,
     key: Option<&str>,
 ) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
-    let mut request = app.client().patch(format!("{}/api/posts/", app.base)).bearer_auth("bob-token");
-    request = request.header("content-type", "application/json").body(body.to_string());
-    if let Some(prefer) = prefer {
-        request = request.header("prefer", prefer);
-    }
-    if let Some(key) = key {
-        request = request.header("idempotency-key", key);
-    }
-    let response = request.send().await.expect("request");
-    let (status, headers) = (response.status(), response.headers().clone());
-    (status, headers, response.bytes().await.expect("body").to_vec())
+    let answer = writes::write(app, Method::PATCH, "/api/posts/", BOB, key.map(str::as_bytes), prefer, body).await;
+    (answer.status, answer.headers, answer.body)
 }
 
 async fn minimal_and_idempotent((app, _): (TestApp, Statements)) {
@@ -320,38 +315,14 @@ async fn minimal_and_idempotent((app, _): (TestApp, Statements)) {
     assert_eq!(titles(&app, &ids).await, ["between", "k1"]);
 }
 
-/// Projects of the tenants example, many at a time: the creator owns each, and only the owner (or staff) may
-/// change one (`OwnerCanWrite`, an object permission).
-#[derive(ModelViewSet)]
-#[viewset(model = tenants::entities::project::Entity, prefix = "/bulk/projects", basename = "bulk_projects", tenant_field = "tenant_id", permission_classes = [IsAuthenticated, tenants::viewsets::OwnerCanWrite], bulk, custom_hooks)]
-pub struct BulkProjects;
-
-impl Hooks for BulkProjects {
-    fn before_create(
-        request: &RequestContext,
-        model: &mut tenants::entities::project::ActiveModel,
-    ) -> Result<(), ApiError> {
-        model.owner = sea_orm::Set(request.principal.user_id.clone().unwrap_or_default());
-        Ok(())
-    }
-}
-
-async fn tenants_app(backend: Backend) -> TestApp {
-    let database = TestDb::create(backend).await;
-    let db = tenants::connect_and_migrate(&database.url).await.expect("migrate the tenants example");
-    let mut api = tenants::api();
-    api.include::<BulkProjects>().expect("registers");
-    let router = api.into_router().with_state(ServiceState::new(db.clone())).layer(tenants::auth::layer());
-    TestApp::serve(router, db, database).await
-}
-
-on_every_database!(tenants_app => a_bulk_update_stays_in_its_tenant);
+// The tenants example's projects have `bulk` and `OwnerCanWrite` (an object permission: only the owner or staff).
+on_every_database!(TestApp::tenants => a_bulk_update_stays_in_its_tenant);
 
 /// The names of acme's projects, as Bob sees them by id.
 async fn names(app: &TestApp, ids: &[i64]) -> Vec<String> {
     let mut out = Vec::new();
     for id in ids {
-        let (status, project) = app.send(Method::GET, &format!("/bulk/projects/{id}"), people::BOB, None).await;
+        let (status, project) = app.send(Method::GET, &format!("/api/projects/{id}"), people::BOB, None).await;
         assert_eq!(status, StatusCode::OK, "{project}");
         out.push(project["name"].as_str().unwrap().to_string());
     }
@@ -362,7 +333,7 @@ async fn a_bulk_update_stays_in_its_tenant(app: TestApp) {
     let create = |token, body: Value| {
         let app = &app;
         async move {
-            let (status, created) = app.send(Method::POST, "/bulk/projects/", token, Some(&body.to_string())).await;
+            let (status, created) = app.send(Method::POST, "/api/projects/", token, Some(&body.to_string())).await;
             assert_eq!(status, StatusCode::CREATED, "{created}");
             created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect::<Vec<i64>>()
         }
@@ -372,27 +343,27 @@ async fn a_bulk_update_stays_in_its_tenant(app: TestApp) {
     let all = [bobs[0], bobs[1], alices[0]];
     // A row naming another tenant is refused (the tenant is never written by clients), and nothing is written.
     let moved = json!([{"id": bobs[0], "name": "Moved?"}, {"id": bobs[1], "tenant_id": "globex"}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/bulk/projects/", people::BOB, Some(&moved)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/projects/", people::BOB, Some(&moved)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
     assert_eq!(answer["detail"][0]["loc"], json!(["body", "1", "tenant_id"]), "{answer}");
     // Bob may not change Alice's project (object permission, per row): 403, and his own row is not written.
     let theirs = json!([{"id": bobs[0], "name": "Mine"}, {"id": alices[0], "name": "Taken"}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/bulk/projects/", people::BOB, Some(&theirs)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/projects/", people::BOB, Some(&theirs)).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
     // Carol (globex) sees none of acme's projects: a 404 naming the first row; Dave (no tenant) is refused.
-    let (status, answer) = app.send(Method::PATCH, "/bulk/projects/", people::CAROL, Some(&theirs)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/projects/", people::CAROL, Some(&theirs)).await;
     assert_eq!((status, answer["index"].as_i64()), (StatusCode::NOT_FOUND, Some(0)), "{answer}");
-    let (status, _) = app.send(Method::PATCH, "/bulk/projects/", people::DAVE, Some(&theirs)).await;
+    let (status, _) = app.send(Method::PATCH, "/api/projects/", people::DAVE, Some(&theirs)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(names(&app, &all).await, ["One", "Two", "Hers"], "nothing written");
     // Bob changes his own; Alice (staff) changes any in her tenant. The tenant stays acme.
     let own = json!([{"id": bobs[1], "name": "Deux", "archived": true}, {"id": bobs[0], "name": "Un"}]).to_string();
-    let (status, updated) = app.send(Method::PATCH, "/bulk/projects/", people::BOB, Some(&own)).await;
+    let (status, updated) = app.send(Method::PATCH, "/api/projects/", people::BOB, Some(&own)).await;
     assert_eq!(status, StatusCode::OK, "{updated}");
     for project in updated.as_array().unwrap() {
         assert_eq!((project["tenant_id"].as_str(), project["owner"].as_str()), (Some("acme"), Some("bob")));
     }
-    let (status, updated) = app.send(Method::PATCH, "/bulk/projects/", people::ALICE, Some(&theirs)).await;
+    let (status, updated) = app.send(Method::PATCH, "/api/projects/", people::ALICE, Some(&theirs)).await;
     assert_eq!(status, StatusCode::OK, "{updated}");
     assert_eq!(names(&app, &all).await, ["Mine", "Deux", "Taken"]);
 }

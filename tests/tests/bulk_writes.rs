@@ -13,6 +13,10 @@ use viewset_tests::harness::{Backend, SseClient, Statements, TestApp, TestDb, WA
 use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
 use viewset_tests::on_every_database;
 
+#[path = "support/writes.rs"]
+#[allow(dead_code)]
+mod writes;
+
 use blog::entities::post;
 
 /// Posts anyone may write, three at a time.
@@ -199,24 +203,15 @@ async fn who_may_write((app, _): (TestApp, Statements)) {
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
 }
 
-/// Sends a bulk create with `Prefer` and `Idempotency-Key`: status, headers, body bytes.
+/// Sends a bulk create as Bob with `Prefer` and `Idempotency-Key`: status, headers, body bytes.
 async fn post_raw(
     app: &TestApp,
     body: &str,
     prefer: Option<&str>,
     key: Option<&str>,
 ) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
-    let mut request = app.client().post(format!("{}/api/posts/", app.base)).bearer_auth("bob-token");
-    request = request.header("content-type", "application/json").body(body.to_string());
-    if let Some(prefer) = prefer {
-        request = request.header("prefer", prefer);
-    }
-    if let Some(key) = key {
-        request = request.header("idempotency-key", key);
-    }
-    let response = request.send().await.expect("request");
-    let (status, headers) = (response.status(), response.headers().clone());
-    (status, headers, response.bytes().await.expect("body").to_vec())
+    let answer = writes::write(app, Method::POST, "/api/posts/", BOB, key.map(str::as_bytes), prefer, body).await;
+    (answer.status, answer.headers, answer.body)
 }
 
 async fn minimal_idempotent_and_evented((app, _): (TestApp, Statements)) {
