@@ -87,6 +87,18 @@ pub mod paged {
         }
     }
 
+    /// Only published posts may be written: an object permission (the bulk and upsert tests).
+    pub struct PublishedOnly;
+
+    impl Permission for PublishedOnly {
+        fn has_permission(&self, _: &RequestContext) -> bool {
+            true
+        }
+        fn has_object_permission(&self, _: &RequestContext, object: &dyn std::any::Any) -> bool {
+            object.downcast_ref::<post::Model>().is_some_and(|p| p.published)
+        }
+    }
+
     /// Posts at `/published/posts` under [`PublishedToAnonymous`].
     #[derive(ModelViewSet)]
     #[viewset(model = post::Entity, prefix = "/published/posts", policy = [PublishedToAnonymous])]

@@ -9,7 +9,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use viewset_core::access::OperationPermission;
 use viewset_core::prelude::*;
-use viewset_tests::fixtures::paged::PublishedToAnonymous;
+use viewset_tests::fixtures::paged::{PublishedOnly, PublishedToAnonymous};
 use viewset_tests::harness::{Backend, SseClient, Statements, TestApp, TestDb, WAIT, recording};
 use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
 use viewset_tests::identities::tenants as people;
@@ -26,17 +26,6 @@ mod writes;
 #[derive(ModelViewSet)]
 #[viewset(model = post::Entity, prefix = "/scoped/posts", basename = "scoped", permission_classes = [AllowAny], policy = [PublishedToAnonymous], bulk(update), max_bulk = 3)]
 pub struct ScopedPosts;
-
-/// Only published posts may be changed: an object permission.
-struct PublishedOnly;
-impl Permission for PublishedOnly {
-    fn has_permission(&self, _: &RequestContext) -> bool {
-        true
-    }
-    fn has_object_permission(&self, _: &RequestContext, object: &dyn std::any::Any) -> bool {
-        object.downcast_ref::<post::Model>().is_some_and(|p| p.published)
-    }
-}
 
 #[derive(ModelViewSet)]
 #[viewset(model = post::Entity, prefix = "/checked/posts", basename = "checked", permission_classes = [AllowAny, PublishedOnly], bulk(update))]

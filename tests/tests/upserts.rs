@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use viewset_core::access::OperationPermission;
 use viewset_core::prelude::*;
-use viewset_tests::fixtures::paged::PublishedToAnonymous;
+use viewset_tests::fixtures::paged::{PublishedOnly, PublishedToAnonymous};
 use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::on_every_database;
@@ -29,17 +29,6 @@ pub struct ScopedPosts;
 #[derive(ModelViewSet)]
 #[viewset(model = post::Entity, prefix = "/create_only/posts", basename = "create_only", permission_classes = [OperationPermission::allow(&["read", "create"])], bulk(create), upsert_keys = ["slug"])]
 pub struct CreateOnly;
-
-/// Only published posts may be written: an object permission.
-struct PublishedOnly;
-impl Permission for PublishedOnly {
-    fn has_permission(&self, _: &RequestContext) -> bool {
-        true
-    }
-    fn has_object_permission(&self, _: &RequestContext, object: &dyn std::any::Any) -> bool {
-        object.downcast_ref::<post::Model>().is_some_and(|p| p.published)
-    }
-}
 
 #[derive(ModelViewSet)]
 #[viewset(model = post::Entity, prefix = "/checked/posts", basename = "checked", permission_classes = [AllowAny, PublishedOnly], upsert_keys = ["slug"])]
