@@ -164,19 +164,21 @@ async fn refuses_bad_input_and_writes_nothing((app, _): (TestApp, Statements)) {
         ),
         // A row without its key (or with `null`), a key of the wrong type, the same key twice.
         (
-            json!([{"id": a, "title": "t"}, {"title": "t"}, {"id": null, "title": "t"}, {"id": "x"}, {"id": [a]}]).to_string(),
+            json!([{"id": a, "title": "t"}, {"title": "t"}, {"id": null, "title": "t"}, {"id": "x"}, {"id": [a]}, {"id": 1.5}]).to_string(),
             StatusCode::UNPROCESSABLE_ENTITY,
             vec![
                 (json!(["body", "1", "id"]), "missing"),
                 (json!(["body", "2", "id"]), "missing"),
                 (json!(["body", "3", "id"]), "invalid_id"),
                 (json!(["body", "4", "id"]), "invalid_id"),
+                (json!(["body", "5", "id"]), "invalid_id"),
             ],
         ),
         (
-            json!([{"id": a, "title": "t"}, {"id": b}, {"id": a.to_string(), "views": 1}]).to_string(),
+            // `7`, `"7"` and `7.0` name one record.
+            json!([{"id": a, "title": "t"}, {"id": b}, {"id": a.to_string(), "views": 1}, {"id": b as f64}]).to_string(),
             StatusCode::UNPROCESSABLE_ENTITY,
-            vec![(json!(["body", "2", "id"]), "duplicate_key")],
+            vec![(json!(["body", "2", "id"]), "duplicate_key"), (json!(["body", "3", "id"]), "duplicate_key")],
         ),
         // Every row's validation errors, in one answer.
         (

@@ -237,7 +237,9 @@ fn row_key<V: Hooks>(value: Option<&RawValue>, lookup: &str) -> Result<Lookup, I
     let raw = match value.map(|value| serde_json::from_str::<serde_json::Value>(value.get())) {
         None | Some(Ok(serde_json::Value::Null)) => return Err(missing()),
         Some(Ok(serde_json::Value::String(text))) => text,
-        Some(Ok(value @ (serde_json::Value::Number(_) | serde_json::Value::Bool(_)))) => value.to_string(),
+        // `14913.0` is the integer 14913, as JSON Schema and the body's integer fields read it.
+        Some(Ok(serde_json::Value::Number(number))) => integral(&number).unwrap_or_else(|| number.to_string()),
+        Some(Ok(value @ serde_json::Value::Bool(_))) => value.to_string(),
         // An array, an object, or a number out of every range.
         Some(_) => {
             let msg = format!("`{lookup}` names one record: a string or a number");
@@ -255,6 +257,12 @@ fn row_key<V: Hooks>(value: Option<&RawValue>, lookup: &str) -> Result<Lookup, I
         };
         InputError::new(["body", lookup], msg, "invalid_id")
     })
+}
+
+/// A number written with a fraction of zero (`14913.0`, `-2e3`) as the integer it is; `None` for any other.
+fn integral(number: &serde_json::Number) -> Option<String> {
+    let value = number.as_f64().filter(|_| number.is_f64())?;
+    (value.fract() == 0.0 && value.abs() < 9.0e15).then(|| format!("{}", value as i64))
 }
 
 /// A JSON object's members in order, the values unparsed (duplicate names kept).
