@@ -70,4 +70,13 @@ def filter_failure(ctx, failure, case, response):
     if response.status_code == 422 and sent_key and isinstance(body, dict):
         if body.get("code") == "idempotency_key_reused":
             return False
+    # Full-text search on MariaDB (issue 43, not built yet): the document is the same on every backend and lists `?q=`,
+    # which MariaDB answers with a 422 `fulltext_unavailable` at ["query", "q"] (README "MariaDB / MySQL"). Only a 422
+    # whose every error is that one is let through.
+    if response.status_code == 422 and "q" in (case.query or {}) and isinstance(body, dict):
+        details = body.get("detail")
+        if isinstance(details, list) and details and all(
+            d.get("loc") == ["query", "q"] and d.get("type") == "fulltext_unavailable" for d in details
+        ):
+            return False
     return True
