@@ -196,10 +196,7 @@ async fn chromium_applies_pending_migrations() {
     let app = blog_with_pending_migrations(Backend::Sqlite).await;
     let driver = browser::Driver::start(&driver_path).await;
     let client = driver.session(&chromium).await;
-    client.goto(&format!("{}/studio/ui#migration-manager", app.base)).await.unwrap();
-    find(&client, "input[type=password]").await.send_keys(TOKEN).await.unwrap();
-    find(&client, "button[type=submit]").await.click().await.unwrap();
-    find(&client, "[data-panel=\"model-browser\"][data-ready=\"true\"]").await;
+    browser::sign_in(&client, &format!("{}/studio/ui#migration-manager", app.base)).await;
     browser::open(&client, "Migration Manager", "migration-manager").await;
 
     // Pending migrations dashed, the two heads of `catalog` highlighted with the fix.

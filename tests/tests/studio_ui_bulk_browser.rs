@@ -6,7 +6,7 @@
 
 use reqwest::StatusCode;
 use viewset_tests::harness::Backend;
-use viewset_tests::studio_fixtures::{TOKEN, blog_with_ui};
+use viewset_tests::studio_fixtures::blog_with_ui;
 
 #[path = "support/browser.rs"]
 mod browser;
@@ -19,10 +19,7 @@ async fn chromium_imports_a_file_and_deletes_a_selection() {
     let app = blog_with_ui(Backend::Sqlite).await;
     let driver = browser::Driver::start(&driver_path).await;
     let client = driver.session(&chromium).await;
-    client.goto(&format!("{}/studio/ui", app.base)).await.unwrap();
-    find(&client, "input[type=password]").await.send_keys(TOKEN).await.unwrap();
-    find(&client, "button[type=submit]").await.click().await.unwrap();
-    find(&client, "[data-panel=\"model-browser\"][data-ready=\"true\"]").await;
+    browser::sign_in(&client, &format!("{}/studio/ui", app.base)).await;
     let records = "section[aria-label=Records]";
     text(&client, &format!("{records} [data-count]"), "of 3").await;
 

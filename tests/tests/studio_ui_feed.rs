@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use viewset_tests::ai_client::tenants_with_studio;
 use viewset_tests::harness::{Backend, QUIET, SseClient, TestApp, WAIT};
 use viewset_tests::on_every_database;
-use viewset_tests::studio_fixtures::{CuttableProxy, TOKEN, ui_settings};
+use viewset_tests::studio_fixtures::{CuttableProxy, ui_settings};
 
 #[path = "support/browser.rs"]
 mod browser;
@@ -31,10 +31,7 @@ type Seen = (String, String, String, String);
 
 /// Signs in to Studio at `base` and opens the Runtime Panel.
 async fn sign_in(client: &Client, base: &str) {
-    client.goto(&format!("{base}/studio/ui")).await.unwrap();
-    find(client, "input[type=password]").await.send_keys(TOKEN).await.unwrap();
-    find(client, "button[type=submit]").await.click().await.unwrap();
-    find(client, "[data-panel=\"model-browser\"][data-ready=\"true\"]").await;
+    browser::sign_in(client, &format!("{base}/studio/ui")).await;
     browser::open(client, "Runtime Panel", "runtime-panel").await;
 }
 

@@ -195,3 +195,11 @@ pub async fn fill(client: &Client, css: &str, value: &str) {
     el.clear().await.unwrap();
     el.send_keys(value).await.unwrap();
 }
+
+/// Opens `url` (a page of `/studio/ui`), signs in with the Studio token and waits until the Model Browser is ready.
+pub async fn sign_in(client: &Client, url: &str) {
+    client.goto(url).await.unwrap();
+    find(client, "input[type=password]").await.send_keys(viewset_tests::studio_fixtures::TOKEN).await.unwrap();
+    find(client, "button[type=submit]").await.click().await.unwrap();
+    find(client, "[data-panel=\"model-browser\"][data-ready=\"true\"]").await;
+}
