@@ -5,6 +5,7 @@
 //! Studio (experimental) is off unless `SERVICE_ENABLE_STUDIO=true`; see [`studio`] for its settings.
 
 pub mod auth;
+pub mod bus;
 pub mod entities;
 pub mod migrations;
 pub mod seed;
@@ -14,7 +15,6 @@ use axum::Router;
 use sea_orm::{DatabaseConnection, DbErr};
 use sea_orm_migration::MigratorTrait;
 use viewset_core::__private::utoipa::openapi as utoipa_openapi;
-use viewset_core::events::EventBus;
 use viewset_core::limits::Limits;
 use viewset_core::throttle::Throttle;
 use viewset_core::{Api, ServiceState};
@@ -35,8 +35,8 @@ pub fn openapi() -> utoipa_openapi::OpenApi {
     api().openapi("viewset blog example", env!("CARGO_PKG_VERSION"))
 }
 
-/// The application with the event bus that fits the database: `LISTEN/NOTIFY` on PostgreSQL (so several
-/// instances share the stream), in-process on SQLite. Studio is mounted when the `SERVICE_*` environment says so
+/// The application with the event bus `SERVICE_EVENT_BUS` chooses ([`bus`]; by default the durable outbox on
+/// PostgreSQL, so several instances share one stream, and in process otherwise). Studio is mounted when the `SERVICE_*` environment says so
 /// (see [`studio`]); unsafe Studio settings are an error.
 pub async fn app_for(db: DatabaseConnection) -> Result<Router, DbErr> {
     let settings = StudioSettings::from_env().map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))?;
@@ -46,15 +46,7 @@ pub async fn app_for(db: DatabaseConnection) -> Result<Router, DbErr> {
 
 /// [`app_for`] without Studio.
 pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, DbErr> {
-    let state = match db.get_database_backend() {
-        sea_orm::DbBackend::Postgres => {
-            let bus = EventBus::postgres(db.get_postgres_connection_pool().clone())
-                .await
-                .map_err(|e| DbErr::Custom(format!("event listener: {e}")))?;
-            ServiceState::with_events(db, bus)
-        }
-        _ => ServiceState::new(db),
-    };
+    let state = ServiceState::with_events(db.clone(), bus::from_env(&db).await?);
     // `SERVICE_THROTTLE_ANON`, `SERVICE_THROTTLE_USER`, `SERVICE_THROTTLE_REDIS`, …: see `Throttle::from_vars`.
     let state = match Throttle::from_env().map_err(|e| DbErr::Custom(format!("throttle settings: {e}")))? {
         Some(throttle) => state.with_throttle(throttle),

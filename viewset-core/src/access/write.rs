@@ -10,6 +10,7 @@ use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::UpdateSchema;
 use crate::schema::storable::check_storable_body;
+use crate::store::On;
 use crate::viewset::contract::ModelOf;
 use crate::viewset::hooks::Hooks;
 
@@ -24,6 +25,16 @@ pub async fn update_in_scope<V: Hooks>(
     pk: &Lookup,
     data: V::Update,
 ) -> Result<ModelOf<V>, ApiError> {
+    update_in_scope_on::<V>(request, pk, data, On::Pool(&request.db)).await
+}
+
+/// [`update_in_scope`] on `on` (a write's transaction, when its events are written with it).
+pub(crate) async fn update_in_scope_on<V: Hooks>(
+    request: &RequestContext,
+    pk: &Lookup,
+    data: V::Update,
+    on: On<'_>,
+) -> Result<ModelOf<V>, ApiError> {
     let active = match sendable::<V>(data) {
         Ok(active) => active,
         Err(invalid) => {
@@ -32,7 +43,7 @@ pub async fn update_in_scope<V: Hooks>(
         }
     };
     let required = required_condition::<V>(request)?;
-    let written = crate::store::update_where::<V>(&request.db, active, pk.value.clone(), required);
+    let written = crate::store::update_where::<V>(on, active, pk.value.clone(), required);
     written.await?.ok_or(ApiError::NotFound)
 }
 

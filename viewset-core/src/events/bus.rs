@@ -1,5 +1,8 @@
-//! The per-process event bus: a broadcast channel, a bounded replay buffer, and optionally PostgreSQL
-//! `LISTEN/NOTIFY` between processes.
+//! The per-process event bus: a broadcast channel, a bounded replay buffer, and optionally PostgreSQL between
+//! processes: `LISTEN/NOTIFY` ([`EventBus::postgres`]), or the durable outbox (`outbox.rs`, [`EventBus::outbox`]).
+
+// Without the `postgres` feature the carriers between processes, and what only they use, cannot be built.
+#![cfg_attr(not(feature = "postgres"), allow(dead_code))]
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,8 +41,20 @@ struct Inner {
     /// The first sequence number after the latest gap (events that may have been lost: the PostgreSQL listener
     /// reconnected); 0 before any. Resuming from before it is impossible; subscribers are told when it moves.
     gap: watch::Sender<u64>,
-    postgres: Option<Pool>,
+    carrier: Carrier,
     views: SharedViews,
+    /// Wakes this process's outbox reader (a write of this process committed events).
+    wake: Arc<tokio::sync::Notify>,
+}
+
+/// How events travel between processes.
+enum Carrier {
+    /// They do not: this process only.
+    InProcess,
+    /// `NOTIFY` after the commit; lost when no listener hears it.
+    Notify(Pool),
+    /// Rows of `viewset_events` written with the change, numbered for the whole cluster (`outbox.rs`).
+    Outbox(Pool),
 }
 
 /// The pool that carries events between processes (feature `postgres`).
@@ -49,6 +64,16 @@ type Pool = sqlx::PgPool;
 #[cfg(not(feature = "postgres"))]
 type Pool = std::convert::Infallible;
 
+/// An [`EventBus`] that does not keep it alive.
+pub(crate) struct WeakBus(std::sync::Weak<Inner>);
+
+impl WeakBus {
+    /// The bus, while a clone of it lives.
+    pub(crate) fn upgrade(&self) -> Option<EventBus> {
+        self.0.upgrade().map(EventBus)
+    }
+}
+
 /// Delivers lifecycle events to the stream subscribers of this process (and of other processes, with
 /// [`EventBus::postgres`]). Cheap to clone.
 #[derive(Clone)]
@@ -56,10 +81,7 @@ pub struct EventBus(Arc<Inner>);
 
 impl std::fmt::Debug for EventBus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EventBus")
-            .field("instance", &self.0.instance)
-            .field("postgres", &self.0.postgres.is_some())
-            .finish()
+        f.debug_struct("EventBus").field("instance", &self.0.instance).field("carrier", &self.carrier_name()).finish()
     }
 }
 
@@ -78,10 +100,10 @@ fn instance_id() -> String {
 impl EventBus {
     /// Delivery within this process only (SQLite, tests, single instances).
     pub fn in_process() -> Self {
-        EventBus::with_pool(None)
+        EventBus::with_carrier(Carrier::InProcess)
     }
 
-    fn with_pool(postgres: Option<Pool>) -> Self {
+    fn with_carrier(carrier: Carrier) -> Self {
         let (sender, _) = broadcast::channel(BACKLOG);
         EventBus(Arc::new(Inner {
             instance: instance_id(),
@@ -89,8 +111,9 @@ impl EventBus {
             sender,
             replay: Mutex::new(VecDeque::with_capacity(REPLAY)),
             gap: watch::channel(0).0,
-            postgres,
+            carrier,
             views: SharedViews::default(),
+            wake: Arc::default(),
         }))
     }
 
@@ -105,8 +128,8 @@ impl EventBus {
         // Reconnect here rather than inside `try_recv`, to know when the connection is back.
         listener.eager_reconnect(false);
         listener.listen(CHANNEL).await?;
-        let bus = EventBus::with_pool(Some(pool));
-        let weak = Arc::downgrade(&bus.0);
+        let bus = EventBus::with_carrier(Carrier::Notify(pool));
+        let weak = bus.downgrade();
         tokio::spawn(async move {
             loop {
                 let notification = match listener.try_recv().await {
@@ -116,8 +139,8 @@ impl EventBus {
                         if !reconnect(&mut listener).await {
                             return;
                         }
-                        let Some(inner) = weak.upgrade() else { return };
-                        EventBus(inner).reconnected();
+                        let Some(bus) = weak.upgrade() else { return };
+                        bus.reconnected();
                         continue;
                     }
                     Err(sqlx::Error::PoolClosed) => return,
@@ -128,9 +151,9 @@ impl EventBus {
                         continue;
                     }
                 };
-                let Some(inner) = weak.upgrade() else { return };
+                let Some(bus) = weak.upgrade() else { return };
                 match serde_json::from_str::<ChangeEvent>(notification.payload()) {
-                    Ok(event) => EventBus(inner).deliver(event),
+                    Ok(event) => bus.deliver(event),
                     Err(err) => tracing::warn!(error = %err, "ignoring a malformed event notification"),
                 }
             }
@@ -138,9 +161,20 @@ impl EventBus {
         Ok(bus)
     }
 
+    /// A bus carried by the outbox (`outbox.rs` starts its reader).
+    #[cfg(feature = "postgres")]
+    pub(crate) fn over_outbox(pool: Pool) -> Self {
+        EventBus::with_carrier(Carrier::Outbox(pool))
+    }
+
+    /// A handle that does not keep the bus alive: its background tasks end when the last clone is dropped.
+    pub(crate) fn downgrade(&self) -> WeakBus {
+        WeakBus(Arc::downgrade(&self.0))
+    }
+
     /// Marks a gap after the events delivered so far and tells every subscriber (`reset`, `reconnected`).
     #[cfg(feature = "postgres")]
-    fn reconnected(&self) {
+    pub(crate) fn reconnected(&self) {
         // Only the listening task delivers on a PostgreSQL bus, so no event is numbered meanwhile.
         self.0.gap.send_replace(self.0.next.load(Ordering::SeqCst));
     }
@@ -155,17 +189,73 @@ impl EventBus {
         &self.0.instance
     }
 
-    /// Publishes an event: to every process with PostgreSQL, else to this one. Never blocks on subscribers.
+    /// Publishes an event: to every process with PostgreSQL, else to this one. Never blocks on subscribers. On an
+    /// outbox bus the event is written in a statement of its own (the generated routes write theirs in the change's
+    /// transaction instead).
     pub fn publish(&self, event: ChangeEvent) {
-        match &self.0.postgres {
-            Some(pool) => notify(pool, event),
-            None => self.deliver(event),
+        match &self.0.carrier {
+            Carrier::InProcess => self.deliver(event),
+            Carrier::Notify(pool) => notify(pool, event),
+            Carrier::Outbox(pool) => record_alone(self, pool, event),
         }
+    }
+
+    /// Whether events are written with the change in its transaction (an outbox): the generated writes then run
+    /// in a transaction and write their events with it.
+    pub fn is_durable(&self) -> bool {
+        matches!(self.0.carrier, Carrier::Outbox(_))
+    }
+
+    /// Tells this process's outbox reader that events were committed (nothing on other buses).
+    pub(crate) fn wake(&self) {
+        self.0.wake.notify_one();
+    }
+
+    /// What [`EventBus::wake`] signals.
+    pub(crate) fn wakes(&self) -> Arc<tokio::sync::Notify> {
+        self.0.wake.clone()
+    }
+
+    /// The outbox's pool, on an outbox bus.
+    pub(crate) fn outbox_pool(&self) -> Option<&Pool> {
+        match &self.0.carrier {
+            Carrier::Outbox(pool) => Some(pool),
+            _ => None,
+        }
+    }
+
+    fn carrier_name(&self) -> &'static str {
+        match self.0.carrier {
+            Carrier::InProcess => "in process",
+            Carrier::Notify(_) => "postgres notify",
+            Carrier::Outbox(_) => "postgres outbox",
+        }
+    }
+
+    /// The `id:` of the frame of the event numbered `seq`: the cluster-wide number on an outbox bus, else
+    /// `<instance>-<seq>`.
+    pub(crate) fn event_id(&self, seq: u64) -> String {
+        if self.is_durable() { seq.to_string() } else { format!("{}-{seq}", self.0.instance) }
     }
 
     /// Hands an event to this process's subscribers and replay buffer.
     fn deliver(&self, event: ChangeEvent) {
-        let sequenced = Sequenced { seq: self.0.next.fetch_add(1, Ordering::SeqCst), event: Arc::new(event) };
+        self.push(Sequenced { seq: self.0.next.fetch_add(1, Ordering::SeqCst), event: Arc::new(event) });
+    }
+
+    /// Hands an event the outbox numbered `seq` to this process's subscribers and replay buffer (one reader task
+    /// per process calls this, in increasing order).
+    pub(crate) fn deliver_numbered(&self, seq: u64, event: ChangeEvent) {
+        self.0.next.store(seq + 1, Ordering::SeqCst);
+        self.push(Sequenced { seq, event: Arc::new(event) });
+    }
+
+    /// Sets the number the next event will have (an outbox bus starts after the newest event it finds).
+    pub(crate) fn start_after(&self, seq: u64) {
+        self.0.next.store(seq + 1, Ordering::SeqCst);
+    }
+
+    fn push(&self, sequenced: Sequenced) {
         {
             // A poisoned lock is read through, as the store's caches do: an event is only ever pushed whole.
             let mut replay = self.0.replay.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -202,12 +292,12 @@ impl EventBus {
 
 /// Pause between attempts to reach PostgreSQL again.
 #[cfg(feature = "postgres")]
-const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
+pub(crate) const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Connects `listener` again (listening on its channels), retrying until PostgreSQL answers; `false` when the
 /// pool was closed (the application is shutting down).
 #[cfg(feature = "postgres")]
-async fn reconnect(listener: &mut sqlx::postgres::PgListener) -> bool {
+pub(crate) async fn reconnect(listener: &mut sqlx::postgres::PgListener) -> bool {
     loop {
         // Any statement connects a listener that has no connection, and re-issues its `LISTEN`s first.
         match sqlx::query("SELECT 1").execute(&mut *listener).await {
@@ -237,8 +327,28 @@ fn notify(pool: &Pool, event: ChangeEvent) {
     });
 }
 
+/// Writes `event` to the outbox in a statement of its own (an event published outside the write's transaction).
+#[cfg(feature = "postgres")]
+fn record_alone(bus: &EventBus, pool: &Pool, event: ChangeEvent) {
+    let (pool, bus) = (pool.clone(), bus.clone());
+    let payload = serde_json::to_string(&event).unwrap_or_default();
+    tokio::spawn(async move {
+        let record = sqlx::query(sqlx::AssertSqlSafe(super::migration::record_sql(1))).bind(payload);
+        match record.execute(&pool).await {
+            Ok(_) => bus.wake(),
+            Err(err) => tracing::error!(error = %err, "could not record an event in the outbox"),
+        }
+    });
+}
+
 /// Without the `postgres` feature there is no pool to notify through.
 #[cfg(not(feature = "postgres"))]
 fn notify(pool: &Pool, _: ChangeEvent) {
+    match *pool {}
+}
+
+/// Without the `postgres` feature there is no outbox.
+#[cfg(not(feature = "postgres"))]
+fn record_alone(_: &EventBus, pool: &Pool, _: ChangeEvent) {
     match *pool {}
 }

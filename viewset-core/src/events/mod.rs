@@ -1,13 +1,23 @@
 //! Lifecycle events of records and their server-sent-event stream, `GET <prefix>/stream`.
 //!
-//! Writes publish after they commit (the generated create/update/delete, and application code through
-//! [`publish`]). Each process keeps a bounded buffer of recent events for `Last-Event-ID` resume; it is not a
-//! durable log. With PostgreSQL, [`EventBus::postgres`] carries events between processes with `LISTEN/NOTIFY`
-//! (one listening connection per process; the payload is the key and the action, and every process loads the
-//! record through each subscriber's own view).
+//! The bus decides how events travel ([`EventBus`]):
+//!
+//! | bus | ids | between processes | resume |
+//! |---|---|---|---|
+//! | [`EventBus::in_process`] (default; SQLite, tests) | `<instance>-<n>` | no | this process's last 1,024 events |
+//! | [`EventBus::postgres`] | `<instance>-<n>` | `NOTIFY` after the commit (lost if no listener hears it) | the same |
+//! | [`EventBus::outbox`] (PostgreSQL) | `<n>`, one order on every instance | rows written in the change's transaction | any instance, within [`Retention`] |
+//!
+//! The generated writes hand their events to the store with the change: on an outbox bus they are inserted in the
+//! write's own transaction (so a rolled-back write has none, a committed one is never lost); otherwise they are
+//! published after the commit. Application code publishes through [`publish`]. Every process loads each record
+//! through each subscriber's own view (the payload is the key and the action).
 
 pub(crate) mod bus;
 pub(crate) mod event;
+pub(crate) mod migration;
+#[cfg(feature = "postgres")]
+pub(crate) mod outbox;
 pub(crate) mod record;
 pub(crate) mod shared_views;
 pub(crate) mod stream;
@@ -15,6 +25,9 @@ pub(crate) mod visibility;
 
 pub use bus::EventBus;
 pub use event::{Action, ChangeEvent};
+pub use migration::{MIGRATION_NAME, MIGRATION_SOURCE, Migration};
+#[cfg(feature = "postgres")]
+pub use outbox::{POLL, Retention};
 pub use stream::stream_route;
 
 use crate::request::RequestContext;

@@ -1,12 +1,14 @@
 //! `GET <prefix>/stream`: permissions at connect, then per event the subscriber's own view decides what it sees.
 //!
-//! Frames: `event: ready` first; then `id: <instance>-<seq>`, `event: created | updated | deleted` and data
+//! Frames: `event: ready` first; then `id:` (`<n>` on an outbox bus, the same on every instance; else
+//! `<instance>-<n>`), `event: created | updated | deleted` and data
 //! `{"action", "model", "table", "pk", "record"}` (`record` through the read representation without hidden fields;
 //! absent for deletes); a keep-alive comment every 15 s. A record that an update moves out of a subscriber's view,
 //! after the subscriber saw it on this stream, arrives as `deleted` with `"reason": "out_of_scope"`.
-//! `Last-Event-ID` resumes from this process's bounded buffer, or gets `event: reset` (refetch) with
-//! `"reason": "resume_unavailable"` when the gap is too old or the id is another process's, or
-//! `"malformed_last_event_id"` when it is not an id this server sends (`<instance>-<number>`). When the
+//! `Last-Event-ID` resumes with the next event (from this process's bounded buffer, or on an outbox bus from the
+//! table, on any instance), or gets `event: reset` (refetch) with `"reason": "resume_unavailable"` when the event is
+//! no longer kept, is newer than the newest, or is another process's (or another kind of bus's), or
+//! `"malformed_last_event_id"` when it is not an id this server sends (`<n>` or `<instance>-<n>`). When the
 //! PostgreSQL listener had to reconnect (events may have been lost), every subscriber gets `event: reset` with
 //! `"reason": "reconnected"`. When the server shuts down ([`crate::limits::begin_shutdown`]) every stream ends
 //! with `event: reset`, `"reason": "shutdown"` and a `retry:` hint. A subscriber that falls behind is caught up from the buffer, or told
@@ -78,8 +80,10 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
 enum Resume {
     /// No header (or an empty one, which `EventSource` never sends): start from now.
     Nothing,
-    /// Not `<instance>-<number>`.
+    /// Neither `<number>` nor `<instance>-<number>`.
     Malformed,
+    /// The events after `seq` in the cluster-wide order of an outbox.
+    After(u64),
     /// The events of `instance` after `seq`.
     From(String, u64),
 }
@@ -90,6 +94,9 @@ impl Resume {
         let Ok(value) = value.to_str() else { return Resume::Malformed };
         if value.trim().is_empty() {
             return Resume::Nothing;
+        }
+        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
+            return value.parse().map_or(Resume::Malformed, Resume::After);
         }
         let parsed = value.split_once('-').and_then(|(instance, seq)| {
             let hex = !instance.is_empty() && instance.bytes().all(|b| b.is_ascii_hexdigit());
@@ -133,27 +140,19 @@ impl<V: Hooks> Subscriber<V> {
             return;
         }
         let mut last = 0;
+        let durable = self.bus.is_durable();
         let replay = match resume {
-            Resume::Nothing => Ok(Vec::new()),
+            Resume::Nothing => Ok(true),
             Resume::Malformed => Err("malformed_last_event_id"),
-            Resume::From(instance, seq) if instance == self.bus.instance() => match self.bus.since(seq) {
-                Some(events) => {
-                    last = seq;
-                    Ok(events)
-                }
-                None => Err("resume_unavailable"),
-            },
-            Resume::From(..) => Err("resume_unavailable"),
+            Resume::After(seq) if durable => self.catch_up(seq, &mut last).await,
+            Resume::From(instance, seq) if !durable && instance == self.bus.instance() => {
+                self.catch_up(seq, &mut last).await
+            }
+            Resume::After(_) | Resume::From(..) => Err("resume_unavailable"),
         };
         match replay {
-            Ok(events) => {
-                for event in events {
-                    last = event.seq;
-                    if !self.handle(&event).await {
-                        return;
-                    }
-                }
-            }
+            Ok(true) => {}
+            Ok(false) => return,
             Err(reason) => {
                 if !self.reset(reason).await {
                     return;
@@ -188,16 +187,10 @@ impl<V: Hooks> Subscriber<V> {
                         return;
                     }
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => match self.bus.since(last) {
-                    Some(events) => {
-                        for event in events {
-                            last = event.seq;
-                            if !self.handle(&event).await {
-                                return;
-                            }
-                        }
-                    }
-                    None => {
+                Err(broadcast::error::RecvError::Lagged(_)) => match self.catch_up(last, &mut last).await {
+                    Ok(true) => {}
+                    Ok(false) => return,
+                    Err(_) => {
                         receiver = receiver.resubscribe();
                         if !self.reset("lagged").await {
                             return;
@@ -205,6 +198,28 @@ impl<V: Hooks> Subscriber<V> {
                     }
                 },
                 Err(broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    }
+
+    /// Hands this subscriber the events after `seq` (from the bus's buffer, or an outbox's table, page by page);
+    /// `last` follows each one handed. `Ok(false)` when the client is gone; `Err` when they are not all kept.
+    async fn catch_up(&mut self, seq: u64, last: &mut u64) -> Result<bool, &'static str> {
+        let mut cursor = seq;
+        loop {
+            let Some(events) = replay_after(&self.bus, cursor).await else { return Err("resume_unavailable") };
+            // From here on, nothing up to `seq` is sent again (the live events this process has not read yet).
+            *last = (*last).max(cursor);
+            let more = events.len() >= REPLAY_PAGE;
+            for event in events {
+                cursor = event.seq;
+                *last = cursor;
+                if !self.handle(&event).await {
+                    return Ok(false);
+                }
+            }
+            if !more {
+                return Ok(true);
             }
         }
     }
@@ -278,10 +293,28 @@ impl<V: Hooks> Subscriber<V> {
                 }
             }
         };
-        let id = format!("{}-{}", self.bus.instance(), sequenced.seq);
+        let id = self.bus.event_id(sequenced.seq);
         self.send(Event::default().id(id).event(action.as_str()).data(&*data)).await
     }
 }
+
+/// The events after `seq`: an outbox's (its buffer, else its table), or this process's buffer.
+#[cfg(feature = "postgres")]
+async fn replay_after(bus: &EventBus, seq: u64) -> Option<Vec<Sequenced>> {
+    super::outbox::after(bus, seq).await
+}
+
+/// The events after `seq` in this process's buffer.
+#[cfg(not(feature = "postgres"))]
+async fn replay_after(bus: &EventBus, seq: u64) -> Option<Vec<Sequenced>> {
+    bus.since(seq)
+}
+
+/// Events handed at once by [`replay_after`]: a full page means there may be more.
+#[cfg(feature = "postgres")]
+const REPLAY_PAGE: usize = super::outbox::PAGE;
+#[cfg(not(feature = "postgres"))]
+const REPLAY_PAGE: usize = usize::MAX;
 
 fn table<V: Hooks>() -> &'static str {
     sea_orm::EntityName::table_name(&<V::Entity as Default>::default())
@@ -301,8 +334,22 @@ mod tests {
         assert_eq!(Resume::parse(None), Resume::Nothing);
         assert_eq!(parse(""), Resume::Nothing);
         assert_eq!(parse("0123456789ab-42"), Resume::From("0123456789ab".into(), 42));
-        for malformed in ["garbage", "abc-", "-1", "abc-x", "abc-1-2", "xyz-1", "abc- 1", "abc-99999999999999999999999"]
-        {
+        assert_eq!(parse("42"), Resume::After(42));
+        assert_eq!(parse("0"), Resume::After(0));
+        for malformed in [
+            "garbage",
+            "abc-",
+            "-1",
+            "abc-x",
+            "abc-1-2",
+            "xyz-1",
+            "abc- 1",
+            "abc-99999999999999999999999",
+            "99999999999999999999999",
+            "+5",
+            " 5",
+            "5.0",
+        ] {
             assert_eq!(parse(malformed), Resume::Malformed, "{malformed}");
         }
     }

@@ -7,6 +7,7 @@
 //! | this file | connecting with the measured pool policy ([`connect`], [`options`]) |
 //! | [`Plan`] (`plan.rs`) | which path each operation of a ViewSet takes, computed once per ViewSet and backend |
 //! | `read.rs`, `write.rs` | the statements the access path, the paginators, embedding and the stream ask for |
+//! | `writing.rs` | one write and its events: in the write's transaction on an outbox bus, else published after it |
 //! | `bulk.rs` | a bulk create's multi-row `INSERT … RETURNING` per chunk ([`rows_per_statement`]), a bulk delete |
 //! | `page.rs` | a list's page and count statements, the page written after the count's text |
 //! | `statements.rs`, `prototype.rs`, `memo.rs` | statements and column lists built once per type and backend |
@@ -56,6 +57,7 @@ pub(crate) mod read;
 pub(crate) mod run;
 pub(crate) mod statements;
 pub(crate) mod write;
+pub(crate) mod writing;
 
 pub use crate::viewset::paginator::PageQuery;
 pub use bulk::{POSTGRES_MAX_PARAMETERS, SQLITE_MAX_PARAMETERS, rows_per_statement};
@@ -73,7 +75,7 @@ pub(crate) use run::{On, boxed};
 pub use run::{query_all, query_one};
 pub(crate) use statements::lookup_condition;
 pub use write::insert_returning;
-pub(crate) use write::{begin_immediate, commit, delete, insert, update, update_where};
+pub(crate) use write::{begin_immediate, delete, insert, update, update_where};
 
 /// Connections idle at least this long are pinged before use; busier ones are handed out as they are.
 const PING_AFTER_IDLE: Duration = Duration::from_secs(30);

@@ -5,9 +5,9 @@
 
 use sea_orm::sea_query::{FromValueTuple, ValueTuple};
 use sea_orm::{
-    ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, DatabaseConnection,
-    DatabaseTransaction, DbErr, EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QuerySelect,
-    QueryTrait, Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
+    ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, DatabaseConnection, DatabaseTransaction, DbErr,
+    EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QuerySelect, QueryTrait, Select,
+    SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
 };
 
 use super::read::{Find, find};
@@ -42,12 +42,12 @@ where
     A: ActiveModelTrait + ActiveModelBehavior + Send,
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
-    insert(db, active, crate::schema::rows::decode_by_name).await
+    insert(On::Pool(db), active, crate::schema::rows::decode_by_name).await
 }
 
 /// [`insert_returning`] with the stored row decoded by `decode` (a ViewSet's [`ViewSet::decode_rows`]).
 pub(crate) async fn insert<A>(
-    db: &DatabaseConnection,
+    on: On<'_>,
     active: A,
     decode: Decode<<A::Entity as EntityTrait>::Model>,
 ) -> Result<<A::Entity as EntityTrait>::Model, DbErr>
@@ -55,19 +55,25 @@ where
     A: ActiveModelTrait + ActiveModelBehavior + Send,
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
-    if !db.support_returning() {
-        return insert_then_read(On::Pool(db), active, decode).await;
+    if !on.support_returning() {
+        return insert_then_read(on, active, decode).await;
     }
-    let active = Box::pin(A::before_save(active, db, true)).await?;
-    let backend = db.get_database_backend();
+    let active = match on {
+        On::Pool(db) => Box::pin(A::before_save(active, db, true)).await?,
+        On::Txn(txn) => Box::pin(A::before_save(active, txn, true)).await?,
+    };
+    let backend = on.backend();
     let statement = super::statements::insert(backend, &active, |_| {
         let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
         query.returning(every_column::<A::Entity>(backend));
         Ok::<_, DbErr>(backend.build(&query))
     })?;
-    let stored = one_decoded(On::Pool(db), statement, decode, "insert").await?;
+    let stored = one_decoded(on, statement, decode, "insert").await?;
     let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
-    Box::pin(A::after_save(stored, db, true)).await
+    match on {
+        On::Pool(db) => Box::pin(A::after_save(stored, db, true)).await,
+        On::Txn(txn) => Box::pin(A::after_save(stored, txn, true)).await,
+    }
 }
 
 /// Inserts `active` where the database has no `INSERT … RETURNING` (MariaDB / MySQL), as `ActiveModelTrait::insert`
@@ -113,12 +119,12 @@ where
 /// `required` (the caller's required row policies), in one `UPDATE … RETURNING`; `None` when no row matched. Only
 /// where [`super::Plan::update_in_one_statement`] holds. The statement is rendered when this is called.
 pub(crate) fn update_where<'a, V: ViewSet>(
-    db: &'a DatabaseConnection,
+    on: On<'a>,
     active: Active<V>,
     value: Value,
     required: Option<Condition>,
 ) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
-    let backend = db.get_database_backend();
+    let backend = on.backend();
     // sea-orm's `exec_with_returning` statement.
     let build = |active: Active<V>, value: Value, required: Option<Condition>| -> Result<Statement, ApiError> {
         let mut update = V::Entity::update_many().set(active).filter(lookup_condition::<V>(value)?);
@@ -137,7 +143,7 @@ pub(crate) fn update_where<'a, V: ViewSet>(
         Some(required) => build(active, value, Some(required)),
     };
     async move {
-        let written = one_decoded(On::Pool(db), statement?, V::decode_rows, "update").await;
+        let written = one_decoded(on, statement?, V::decode_rows, "update").await;
         written.map_err(db_err::<V::Entity>)
     }
 }

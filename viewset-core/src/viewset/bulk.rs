@@ -23,10 +23,10 @@ use crate::access;
 use crate::access::lookup::Lookup;
 use crate::error::{ApiError, InputError};
 use crate::events::event::{Action, ChangeEvent};
-use crate::events::publish;
 use crate::request::RequestContext;
 use crate::schema::{ReadSchema, UpdateSchema};
 use crate::store::run::On;
+use crate::store::writing::Writing;
 
 /// Default `create_many`: every row checked as a single create checks it (the input errors of every row in one
 /// 422, each located at `["body", "<index>", ...]`), then inserted in one transaction; 201 with the records (their
@@ -75,13 +75,15 @@ pub fn create_many<V: Hooks>(
         if !errors.is_empty() {
             return Err(ApiError::Input(errors));
         }
-        let txn = crate::store::begin_immediate::<V>(&request.db).await?;
-        let models = crate::store::insert_many::<V>(&txn, rows).await?;
-        crate::store::commit::<V>(txn).await?;
+        let mut writing = Writing::within(crate::store::begin_immediate::<V>(&request.db).await?);
+        let models = crate::store::insert_many::<V>(writing.txn(), rows).await?;
+        for model in &models {
+            writing.publish(ChangeEvent::of::<V>(Action::Created, model));
+        }
+        writing.commit::<V>(&request.events).await?;
         let left_out = request.left_out();
         let mut body = Vec::with_capacity(models.len());
         for model in models {
-            publish::<V>(&request, Action::Created, &model);
             body.push(access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &left_out));
         }
         Ok((StatusCode::CREATED, Json(body)).into_response())
@@ -142,17 +144,17 @@ pub fn delete_many<V: Hooks>(
     request: RequestContext,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        let txn = access::begin_locking::<V>(&request).await?;
-        let models = access::fetch_visible_many_locked::<V>(&request, &keys, &txn).await?;
+        let mut writing = Writing::within(access::begin_locking::<V>(&request).await?);
+        let models = access::fetch_visible_many_locked::<V>(&request, &keys, writing.txn()).await?;
         let events: Vec<ChangeEvent> =
             models.iter().map(|model| ChangeEvent::of::<V>(Action::Deleted, model)).collect();
-        let values = keys.into_iter().map(|key| key.value).collect();
-        crate::store::delete_many::<V>(&txn, models, values).await?;
-        crate::store::commit::<V>(txn).await?;
         let ids: Vec<serde_json::Value> = events.iter().map(|event| json!(event.pk)).collect();
+        let values = keys.into_iter().map(|key| key.value).collect();
+        crate::store::delete_many::<V>(writing.txn(), models, values).await?;
         for event in events {
-            request.events.publish(event);
+            writing.publish(event);
         }
+        writing.commit::<V>(&request.events).await?;
         Ok(Json(json!({"deleted": ids.len(), "ids": ids})).into_response())
     }
 }
@@ -199,14 +201,15 @@ pub fn update_many<V: Hooks>(
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
         let (keys, data): (Vec<Lookup>, Vec<V::Update>) = rows.into_iter().unzip();
-        let txn = access::begin_locking::<V>(&request).await?;
-        let models = access::fetch_visible_many_locked::<V>(&request, &keys, &txn).await.map_err(|e| match e {
-            ApiError::NotFoundKey(key) => match keys.iter().position(|k| k.raw == key) {
-                Some(index) => ApiError::NotFoundRow { index, key },
-                None => ApiError::NotFoundKey(key),
-            },
-            other => other,
-        })?;
+        let mut writing = Writing::within(access::begin_locking::<V>(&request).await?);
+        let models =
+            access::fetch_visible_many_locked::<V>(&request, &keys, writing.txn()).await.map_err(|e| match e {
+                ApiError::NotFoundKey(key) => match keys.iter().position(|k| k.raw == key) {
+                    Some(index) => ApiError::NotFoundRow { index, key },
+                    None => ApiError::NotFoundKey(key),
+                },
+                other => other,
+            })?;
         // Every row's validation errors first, so that one answer names them all; then the writes.
         let mut errors = Vec::new();
         for (index, data) in data.iter().enumerate() {
@@ -219,7 +222,7 @@ pub fn update_many<V: Hooks>(
         }
         let mut written = Vec::with_capacity(models.len());
         for (index, (model, data)) in models.into_iter().zip(data).enumerate() {
-            match write_update::<V>(On::Txn(&txn), model, data).await {
+            match write_update::<V>(On::Txn(writing.txn()), model, data).await {
                 Ok(done) => written.push(done),
                 Err(ApiError::Input(found)) => errors.extend(found.into_iter().map(|e| at_row(index, e))),
                 Err(other) => return Err(other),
@@ -228,13 +231,13 @@ pub fn update_many<V: Hooks>(
         if !errors.is_empty() {
             return Err(ApiError::Input(errors));
         }
-        crate::store::commit::<V>(txn).await?;
+        for (model, _) in written.iter().filter(|(_, changed)| *changed) {
+            writing.publish(ChangeEvent::of::<V>(Action::Updated, model));
+        }
+        writing.commit::<V>(&request.events).await?;
         let left_out = request.left_out();
         let mut body = Vec::with_capacity(written.len());
-        for (model, changed) in written {
-            if changed {
-                publish::<V>(&request, Action::Updated, &model);
-            }
+        for (model, _) in written {
             body.push(access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &left_out));
         }
         Ok(Json(body).into_response())

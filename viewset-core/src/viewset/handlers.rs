@@ -20,7 +20,6 @@ use crate::access::lookup::Lookup;
 use crate::access::required::stamp_tenant;
 use crate::error::{ApiError, db_err};
 use crate::events::event::{Action, ChangeEvent};
-use crate::events::publish;
 use crate::query::filter::apply_exact_filters;
 use crate::query::ordering::effective_order;
 use crate::query::params::Filters;
@@ -29,6 +28,7 @@ use crate::schema::storable::check_storable_body;
 use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
 use crate::store::plan::Plan;
 use crate::store::run::On;
+use crate::store::writing::Writing;
 use crate::viewset::paginator::{PageQuery, Paginator};
 
 /// The base query: every record, narrowed by the router's exact-match `filters`.
@@ -95,8 +95,11 @@ pub fn create<V: Hooks>(
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
         let active = creatable::<V>(&request, data)?;
-        let model = crate::store::insert(&request.db, active, V::decode_rows).await.map_err(db_err::<V::Entity>)?;
-        publish::<V>(&request, Action::Created, &model);
+        let mut writing = Writing::begin::<V>(&request).await?;
+        let inserted = crate::store::insert(writing.on(&request.db), active, V::decode_rows).await;
+        let model = inserted.map_err(db_err::<V::Entity>)?;
+        writing.publish(ChangeEvent::of::<V>(Action::Created, &model));
+        writing.commit::<V>(&request.events).await?;
         Ok(detail::<V>(model, &request, StatusCode::CREATED))
     }
 }
@@ -126,22 +129,27 @@ pub fn update<V: Hooks>(
     request: RequestContext,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        let (model, changed) = if etag::is_conditional(&request.headers) {
-            let txn = access::begin_locking::<V>(&request).await?;
-            let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
+        let (mut writing, (model, changed)) = if etag::is_conditional(&request.headers) {
+            let writing = Writing::within(access::begin_locking::<V>(&request).await?);
+            let model = access::fetch_visible_locked::<V>(&request, &pk, writing.txn()).await?;
             etag::check_if_match::<V>(&request, &model)?;
-            let written = write_update::<V>(On::Txn(&txn), model, data).await?;
-            crate::store::commit::<V>(txn).await?;
-            written
+            let written = write_update::<V>(writing.on(&request.db), model, data).await?;
+            (writing, written)
         } else if !data.is_empty() && Plan::of::<V>(request.db.get_database_backend()).update_in_one_statement {
-            (access::update_in_scope::<V>(&request, &pk, data).await?, true)
+            let writing = Writing::begin::<V>(&request).await?;
+            let on = writing.on(&request.db);
+            let written = access::write::update_in_scope_on::<V>(&request, &pk, data, on).await?;
+            (writing, (written, true))
         } else {
             let model = access::fetch_visible::<V>(&request, &pk).await?;
-            write_update::<V>(On::Pool(&request.db), model, data).await?
+            let writing = Writing::begin::<V>(&request).await?;
+            let written = write_update::<V>(writing.on(&request.db), model, data).await?;
+            (writing, written)
         };
         if changed {
-            publish::<V>(&request, Action::Updated, &model);
+            writing.publish(ChangeEvent::of::<V>(Action::Updated, &model));
         }
+        writing.commit::<V>(&request.events).await?;
         Ok(detail::<V>(model, &request, StatusCode::OK))
     }
 }
@@ -170,28 +178,22 @@ pub fn delete<V: Hooks>(
     request: RequestContext,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        let event = if etag::is_conditional(&request.headers) {
-            let txn = access::begin_locking::<V>(&request).await?;
-            let model = access::fetch_visible_locked::<V>(&request, &pk, &txn).await?;
+        let (mut writing, model) = if etag::is_conditional(&request.headers) {
+            let writing = Writing::within(access::begin_locking::<V>(&request).await?);
+            let model = access::fetch_visible_locked::<V>(&request, &pk, writing.txn()).await?;
             etag::check_if_match::<V>(&request, &model)?;
-            let event = delete_record::<V>(On::Txn(&txn), model).await?;
-            crate::store::commit::<V>(txn).await?;
-            event
+            (writing, model)
         } else {
             let model = access::fetch_visible::<V>(&request, &pk).await?;
-            delete_record::<V>(On::Pool(&request.db), model).await?
+            (Writing::begin::<V>(&request).await?, model)
         };
+        let event = ChangeEvent::of::<V>(Action::Deleted, &model);
         let id = event.pk.clone();
-        request.events.publish(event);
+        crate::store::delete::<V>(writing.on(&request.db), model).await?;
+        writing.publish(event);
+        writing.commit::<V>(&request.events).await?;
         Ok(Json(json!({"deleted": true, "id": id})).into_response())
     }
-}
-
-/// Deletes `model` on `on`; the event to publish once the delete is committed.
-async fn delete_record<V: Hooks>(on: On<'_>, model: ModelOf<V>) -> Result<ChangeEvent, ApiError> {
-    let event = ChangeEvent::of::<V>(Action::Deleted, &model);
-    crate::store::delete::<V>(on, model).await?;
-    Ok(event)
 }
 
 impl<V: Hooks> Defaults for V {

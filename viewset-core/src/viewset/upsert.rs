@@ -37,11 +37,12 @@ use crate::access::operation::Operation;
 use crate::access::{self, visible};
 use crate::error::{ApiError, InputError};
 use crate::events::event::Action;
-use crate::events::publish;
+use crate::events::event::ChangeEvent;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::schema::body::json_body;
 use crate::store::run::On;
+use crate::store::writing::Writing;
 use crate::viewset::contract::ModelOf;
 
 /// What `Prefer: resolution=…` asks of a create whose key exists (RFC 7240 preferences; PostgREST's values).
@@ -204,13 +205,6 @@ pub async fn upsert<V: Hooks>(
             other => break other?,
         }
     };
-    for (i, model) in models.iter().enumerate() {
-        match model {
-            Some(model) if outcome.created.contains(&i) => publish::<V>(&request, Action::Created, model),
-            Some(model) => publish::<V>(&updater, Action::Updated, model),
-            None => {}
-        }
-    }
     let left_out = updater.left_out();
     let records: Vec<serde_json::Value> = models
         .into_iter()
@@ -254,13 +248,14 @@ async fn write<V: Hooks>(
     inserts: Vec<<V::Entity as EntityTrait>::ActiveModel>,
     resolution: Resolution,
 ) -> Result<(Outcome, Vec<Option<ModelOf<V>>>, RequestContext), ApiError> {
-    let txn = access::begin_locking::<V>(request).await?;
+    let mut writing = Writing::within(access::begin_locking::<V>(request).await?);
+    let txn = writing.txn();
     let per_statement = crate::store::rows_per_statement(request.db.get_database_backend(), 1);
     let mut exist = Vec::new();
     for chunk in keys.chunks(per_statement) {
         let values = chunk.iter().map(|key| key.value.clone());
         let select = V::Entity::find().filter(column.is_in(values)).lock_exclusive();
-        exist.extend(crate::store::all_in::<V>(&txn, select, chunk.len(), "lookup").await?);
+        exist.extend(crate::store::all_in::<V>(txn, select, chunk.len(), "lookup").await?);
     }
     let existing: Vec<usize> = (0..keys.len())
         .filter(|&i| exist.iter().any(|model| sea_orm::ModelTrait::get(model, column) == keys[i].value))
@@ -273,7 +268,7 @@ async fn write<V: Hooks>(
             access::admit::<V>(&mut updater, Operation::Update)?;
         }
         let named: Vec<Lookup> = existing.iter().map(|&i| keys[i].clone()).collect();
-        let found = access::fetch_visible_many_locked_by::<V>(&updater, key, &named, &txn).await?;
+        let found = access::fetch_visible_many_locked_by::<V>(&updater, key, &named, txn).await?;
         let mut errors = Vec::new();
         for (&i, model) in existing.iter().zip(found) {
             if resolution == Resolution::IgnoreDuplicates {
@@ -283,7 +278,7 @@ async fn write<V: Hooks>(
             let data = reject_restricted_keys(raws[i].get().as_bytes(), &updater.restricted_fields)
                 .and_then(|()| json_body::<V::Update>(raws[i].get().as_bytes(), &updater.restricted_fields));
             match data {
-                Ok(data) => match write_update::<V>(On::Txn(&txn), model, data).await {
+                Ok(data) => match write_update::<V>(On::Txn(txn), model, data).await {
                     Ok((model, _)) => {
                         models[i] = Some(model);
                         outcome.updated.push(i);
@@ -301,11 +296,16 @@ async fn write<V: Hooks>(
     }
     let fresh: Vec<usize> = (0..keys.len()).filter(|i| !existing.contains(i)).collect();
     let rows = inserts.into_iter().enumerate().filter(|(i, _)| !existing.contains(i)).map(|(_, row)| row);
-    let created = crate::store::insert_many::<V>(&txn, rows.collect()).await?;
+    let created = crate::store::insert_many::<V>(txn, rows.collect()).await?;
     for (&i, model) in fresh.iter().zip(created) {
         models[i] = Some(model);
         outcome.created.push(i);
     }
-    crate::store::commit::<V>(txn).await?;
+    for (i, model) in models.iter().enumerate() {
+        let Some(model) = model else { continue };
+        let action = if outcome.created.contains(&i) { Action::Created } else { Action::Updated };
+        writing.publish(ChangeEvent::of::<V>(action, model));
+    }
+    writing.commit::<V>(&request.events).await?;
     Ok((outcome, models, updater))
 }

@@ -1,0 +1,182 @@
+//! Durable, cluster-wide events (issue 41): three instances of the blog (own pools, own outbox readers) on one
+//! PostgreSQL database, each with `EventBus::outbox`. A subscriber moved between instances with its
+//! `Last-Event-ID` receives every event once, in one order, without `reset`; a rolled-back write has no event; a
+//! committed event nobody woke for is still delivered; pruned or foreign ids get `reset`.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
+use viewset_core::ServiceState;
+use viewset_core::events::{EventBus, Retention};
+use viewset_tests::every_database::require_postgres;
+use viewset_tests::harness::{Backend, Frame, SseClient, TestApp, TestDb, WAIT};
+use viewset_tests::identities::blog::BOB;
+
+/// An instance of the blog on `db`'s database with its own pool and outbox reader; the first owns the database.
+async fn instance(url: &str, owner: Option<TestDb>, retention: Retention) -> TestApp {
+    let db = blog::connect_and_migrate(url).await.expect("connect");
+    let bus = EventBus::outbox_with(db.get_postgres_connection_pool().clone(), retention).await.expect("outbox");
+    assert!(bus.is_durable());
+    let database = match owner {
+        Some(database) => database,
+        None => TestDb::create(Backend::Sqlite).await,
+    };
+    TestApp::serve(blog::app_with_state(ServiceState::with_events(db.clone(), bus)), db, database).await
+}
+
+/// Three instances on one fresh, seeded PostgreSQL database, and its URL; `None` without PostgreSQL.
+async fn cluster(retention: Retention) -> Option<([TestApp; 3], String)> {
+    require_postgres()?;
+    let (database, _) = TestDb::seeded_blog(Backend::Postgres).await;
+    let url = database.url.clone();
+    let first = instance(&url, Some(database), retention).await;
+    Some(([first, instance(&url, None, retention).await, instance(&url, None, retention).await], url))
+}
+
+/// The cluster-wide number of an event frame.
+fn number(frame: &Frame) -> u64 {
+    let id = frame.id.as_deref().unwrap_or_else(|| panic!("an event frame without id: {frame:?}"));
+    id.parse().unwrap_or_else(|_| panic!("an outbox id is a plain number, not {id:?}"))
+}
+
+async fn outbox_rows(db: &DatabaseConnection) -> i64 {
+    let sql = "SELECT count(*) AS n FROM viewset_events";
+    let row = db.query_one_raw(Statement::from_string(db.get_database_backend(), sql)).await.unwrap().unwrap();
+    row.try_get::<i64>("", "n").unwrap()
+}
+
+const WRITES: usize = 1000;
+
+/// 1,000 creates spread over three instances while the subscriber is moved to the next instance five times, each
+/// time resuming from the last id it received: every event arrives exactly once, ids increase one by one, and no
+/// `reset` is ever sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_subscriber_moved_between_instances_receives_every_event_once() {
+    let Some((apps, _)) = cluster(Retention::default()).await else { return };
+    let apps = std::sync::Arc::new(apps);
+    let mut stream = SseClient::connect(&apps[0], "/api/posts/stream", None, None).await;
+    assert_eq!(stream.next(WAIT).await.expect("ready").event, "ready");
+    let writer = {
+        let apps = apps.clone();
+        tokio::spawn(async move {
+            let mut created = HashSet::new();
+            for i in 0..WRITES {
+                let body = format!(r#"{{"title": "Post {i}", "body": "b", "author_id": 1}}"#);
+                let (status, post) = apps[i % 3].send(Method::POST, "/api/posts/", BOB, Some(&body)).await;
+                assert_eq!(status, StatusCode::CREATED, "{post}");
+                created.insert(post["id"].as_i64().expect("id"));
+            }
+            created
+        })
+    };
+    let (mut seen, mut last, mut moves) = (HashSet::new(), None::<u64>, 0);
+    while seen.len() < WRITES {
+        let frame = stream.next(WAIT).await.unwrap_or_else(|| panic!("stalled after {} events", seen.len()));
+        assert_ne!(frame.event, "reset", "no reset on a move: {frame:?}");
+        if frame.event == "ready" {
+            continue;
+        }
+        assert_eq!(frame.event, "created", "{frame:?}");
+        let n = number(&frame);
+        if let Some(last) = last {
+            assert_eq!(n, last + 1, "ids increase one by one (after {last})");
+        }
+        last = Some(n);
+        assert!(seen.insert(frame.data["pk"].as_i64().expect("pk")), "an event delivered twice: {frame:?}");
+        if seen.len() % 170 == 0 && moves < 5 {
+            moves += 1;
+            let id = n.to_string();
+            drop(stream);
+            stream = SseClient::connect(&apps[moves % 3], "/api/posts/stream", None, Some(&id)).await;
+        }
+    }
+    assert_eq!(moves, 5);
+    let created = writer.await.expect("the writer");
+    assert_eq!(seen, created, "exactly the created records");
+    assert_eq!(outbox_rows(&apps[0].db).await, WRITES as i64);
+}
+
+/// A write that fails inside its transaction (a PATCH naming an author that does not exist) records no event: the
+/// next committed write's event follows the previous one directly, and the outbox holds one row per commit.
+#[tokio::test]
+async fn a_rolled_back_write_has_no_event() {
+    let Some((apps, _)) = cluster(Retention::default()).await else { return };
+    let mut stream = SseClient::connect(&apps[1], "/api/posts/stream", None, None).await;
+    stream.next(WAIT).await.expect("ready");
+    let (status, _) = apps[0].send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 5}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let first = number(&stream.next(WAIT).await.expect("the first event"));
+    let (status, body) = apps[0].send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"author_id": 999}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let (status, body) = apps[2]
+        .send(
+            Method::POST,
+            "/api/posts/",
+            BOB,
+            Some(r#"[{"title": "a", "body": "b", "author_id": 1}, {"title": "b", "body": "b", "author_id": 999}]"#),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "a bulk create with a bad row writes nothing: {body}");
+    let (status, _) = apps[2].send(Method::PATCH, "/api/posts/2", BOB, Some(r#"{"views": 6}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let next = stream.next(WAIT).await.expect("the next event");
+    assert_eq!((number(&next), next.data["pk"].as_i64()), (first + 1, Some(2)), "nothing between: {next:?}");
+    assert_eq!(outbox_rows(&apps[0].db).await, 2);
+}
+
+/// An event row committed by a process that died before it woke anyone (written here directly, as its
+/// transaction left it) reaches the subscribers of every other instance: they poll the table.
+#[tokio::test]
+async fn an_event_committed_by_a_process_that_died_is_delivered() {
+    let Some((apps, _)) = cluster(Retention::default()).await else { return };
+    let mut stream = SseClient::connect(&apps[2], "/api/posts/stream", None, None).await;
+    stream.next(WAIT).await.expect("ready");
+    let orphan = r#"INSERT INTO viewset_events (payload) VALUES ('{"table":"posts","action":"updated","pk":3}')"#;
+    apps[0].db.execute_unprepared(orphan).await.expect("a committed event row");
+    let frame = stream.next(WAIT).await.expect("delivered by polling");
+    assert_eq!((frame.event.as_str(), frame.data["pk"].as_i64()), ("updated", Some(3)));
+    assert_eq!(frame.data["record"]["id"], 3, "loaded through the subscriber's view");
+}
+
+/// `Last-Event-ID`s an outbox does not know get `reset`, and the stream goes on: malformed ones, an id of an
+/// in-process bus, one from the future, one older than the retention kept (on an instance whose buffer does not
+/// hold it either: one that does resumes from it).
+#[tokio::test]
+async fn unknown_last_event_ids_get_a_reset() {
+    let quick = Retention { events: 3, prune_every: Duration::from_millis(100), ..Retention::default() };
+    let Some((apps, url)) = cluster(quick).await else { return };
+    for views in 1..=8 {
+        let (status, _) =
+            apps[0].send(Method::PATCH, "/api/posts/1", BOB, Some(&format!(r#"{{"views": {views}}}"#))).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    // Pruned down to the newest three (6, 7, 8).
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while outbox_rows(&apps[0].db).await > 3 {
+        assert!(tokio::time::Instant::now() < deadline, "the outbox was not pruned");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // An instance started now holds no event in its buffer: it resumes from the table only.
+    let late = instance(&url, None, quick).await;
+    for (last_event_id, reason) in [
+        ("garbage", "malformed_last_event_id"),
+        ("-3", "malformed_last_event_id"),
+        ("99999999999999999999999", "malformed_last_event_id"),
+        ("0123456789ab-5", "resume_unavailable"),
+        ("999999", "resume_unavailable"),
+        ("2", "resume_unavailable"),
+    ] {
+        let mut resumed = SseClient::connect(&late, "/api/posts/stream", None, Some(last_event_id)).await;
+        assert_eq!(resumed.next(WAIT).await.expect("ready").event, "ready");
+        let reset = resumed.next(WAIT).await.unwrap_or_else(|| panic!("no reset for {last_event_id:?}"));
+        assert_eq!((reset.event.as_str(), reset.data["reason"].as_str()), ("reset", Some(reason)), "{last_event_id}");
+    }
+    // The oldest kept id resumes with the events after it, from the table.
+    let mut resumed = SseClient::connect(&late, "/api/posts/stream", None, Some("6")).await;
+    resumed.next(WAIT).await.expect("ready");
+    let replayed: Vec<u64> =
+        [resumed.next(WAIT).await, resumed.next(WAIT).await].iter().flatten().map(number).collect();
+    assert_eq!(replayed, [7, 8]);
+}

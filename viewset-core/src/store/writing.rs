@@ -1,0 +1,81 @@
+//! One write and its events. On a durable bus ([`EventBus::is_durable`]: the PostgreSQL outbox) the write runs in
+//! a transaction and its events are inserted in it just before the commit, in one statement: a rolled-back write
+//! has no event, a committed one always has its events. Otherwise the write runs as it would alone (on the pool, or
+//! in the transaction a locking read began) and its events are published once it is committed.
+
+use sea_orm::{DatabaseConnection, DatabaseTransaction, DbBackend, Statement};
+
+use super::run::{On, execute};
+use super::write::{begin_immediate, commit};
+use crate::error::{ApiError, db_err};
+use crate::events::EventBus;
+use crate::events::event::ChangeEvent;
+use crate::events::migration::record_sql;
+use crate::request::RequestContext;
+use crate::viewset::contract::ViewSet;
+
+/// A write in progress: where its statements run, and the events it will publish.
+pub(crate) struct Writing {
+    txn: Option<DatabaseTransaction>,
+    events: Vec<ChangeEvent>,
+}
+
+impl Writing {
+    /// A write of `request`: in a transaction when its events are written with it, else on the pool.
+    pub(crate) async fn begin<V: ViewSet>(request: &RequestContext) -> Result<Self, ApiError> {
+        let txn = match request.events.is_durable() {
+            true => Some(begin_immediate::<V>(&request.db).await?),
+            false => None,
+        };
+        Ok(Writing { txn, events: Vec::new() })
+    }
+
+    /// A write in `txn`, already begun (a locking read, a bulk write).
+    pub(crate) fn within(txn: DatabaseTransaction) -> Self {
+        Writing { txn: Some(txn), events: Vec::new() }
+    }
+
+    /// Where the write's statements run: its transaction, or `db`'s pool.
+    pub(crate) fn on<'a>(&'a self, db: &'a DatabaseConnection) -> On<'a> {
+        match &self.txn {
+            Some(txn) => On::Txn(txn),
+            None => On::Pool(db),
+        }
+    }
+
+    /// The transaction of a write begun [`Writing::within`] one.
+    pub(crate) fn txn(&self) -> &DatabaseTransaction {
+        self.txn.as_ref().expect("a write within a transaction")
+    }
+
+    /// An event of this write, published with it.
+    pub(crate) fn publish(&mut self, event: ChangeEvent) {
+        self.events.push(event);
+    }
+
+    /// Commits the write (with its events on a durable bus), then publishes its events on any other bus.
+    pub(crate) async fn commit<V: ViewSet>(self, bus: &EventBus) -> Result<(), ApiError> {
+        let durable = bus.is_durable();
+        if let Some(txn) = self.txn {
+            if durable && !self.events.is_empty() {
+                record(&txn, &self.events).await.map_err(db_err::<V::Entity>)?;
+            }
+            commit::<V>(txn).await?;
+        }
+        if durable {
+            bus.wake();
+        } else {
+            for event in self.events {
+                bus.publish(event);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Inserts `events` into the outbox in `txn`, one statement for all of them.
+async fn record(txn: &DatabaseTransaction, events: &[ChangeEvent]) -> Result<(), sea_orm::DbErr> {
+    let payloads = events.iter().map(|event| serde_json::to_string(event).unwrap_or_default().into());
+    let statement = Statement::from_sql_and_values(DbBackend::Postgres, record_sql(events.len()), payloads);
+    execute(On::Txn(txn), statement, "outbox").await.map(drop)
+}
