@@ -10,7 +10,8 @@ use reqwest::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
 use viewset_core::ServiceState;
 use viewset_core::events::{EventBus, Retention};
-use viewset_tests::every_database::require_postgres;
+use viewset_tests::cluster::PrivateCluster;
+use viewset_tests::every_database::{require_postgres, skip_unless_required};
 use viewset_tests::harness::{Backend, Frame, SseClient, TestApp, TestDb, WAIT};
 use viewset_tests::identities::blog::BOB;
 
@@ -179,4 +180,47 @@ async fn unknown_last_event_ids_get_a_reset() {
     let replayed: Vec<u64> =
         [resumed.next(WAIT).await, resumed.next(WAIT).await].iter().flatten().map(number).collect();
     assert_eq!(replayed, [7, 8]);
+}
+
+/// PostgreSQL stopped (`-m immediate`) and started again under two outbox instances: the open stream stays open, no
+/// `reset` is needed, and the first write after the restart reaches the subscriber of the other instance with the
+/// next id: the readers reconnect and read on from where they stopped.
+#[tokio::test]
+async fn the_outbox_readers_go_on_after_a_database_outage() {
+    let cluster = match PrivateCluster::create("outbox_outage") {
+        Ok(cluster) => cluster,
+        Err(e) => return skip_unless_required("VIEWSET_REQUIRE_PG", &format!("no private PostgreSQL cluster: {e}")),
+    };
+    let database = TestDb::postgres_on(&cluster.url()).await;
+    let url = database.url.clone();
+    {
+        let db = blog::connect_and_migrate(&url).await.expect("migrate the blog");
+        blog::seed::seed_if_empty(&db).await.expect("seed");
+    }
+    let writer = instance(&url, Some(database), Retention::default()).await;
+    let reader = instance(&url, None, Retention::default()).await;
+    let mut stream = SseClient::connect(&reader, "/api/posts/stream", None, None).await;
+    stream.next(WAIT).await.expect("ready");
+    let (status, _) = writer.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 1}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let before = number(&stream.next(WAIT).await.expect("an event before the outage"));
+
+    cluster.stop("immediate").await;
+    let (status, body) = writer.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 2}"#)).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "a write without the database: {body}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    cluster.start().await;
+
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, _) = writer.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 3}"#)).await;
+        if status == StatusCode::OK {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the writer never recovered ({status})");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let after = stream.next(Duration::from_secs(10)).await.expect("the event after the restart");
+    assert_eq!((after.event.as_str(), number(&after)), ("updated", before + 1), "no reset, no gap: {after:?}");
+    assert_eq!(after.data["record"]["views"], 3);
 }

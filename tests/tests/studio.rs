@@ -14,6 +14,11 @@ use viewset_tests::studio_fixtures::{
     two_app_graph, with_auth,
 };
 
+/// The blog's migrations (its own and the framework's tables), and the last of them.
+const BLOG_MIGRATIONS: usize = blog::migrations::SOURCES.len();
+const N64: u64 = BLOG_MIGRATIONS as u64;
+const LAST_BLOG_MIGRATION: &str = blog::migrations::SOURCES[BLOG_MIGRATIONS - 1].0;
+
 on_every_database!(blog_with_authed_studio => endpoint_shapes);
 on_every_database!(blog_with_two_more_apps => two_apps);
 
@@ -79,7 +84,7 @@ async fn endpoint_shapes(app: TestApp) {
         ("model_count", 2),
         ("viewset_count", 2),
         ("ai_tool_count", blog::api().tools().len()),
-        ("migration_count", 4),
+        ("migration_count", BLOG_MIGRATIONS),
         ("pending_migrations", 0),
     ] {
         assert_eq!(s[key], expected, "{key}: {s}");
@@ -87,9 +92,9 @@ async fn endpoint_shapes(app: TestApp) {
     assert_eq!(s["route_count"], blog::api().routes().len());
     assert_database_status(&s["database_status"], dialect);
     let m = &s["migration_status"];
-    assert_eq!((m["total"].as_u64(), m["applied"].as_u64(), m["pending"].as_u64()), (Some(4), Some(4), Some(0)));
+    assert_eq!((m["total"].as_u64(), m["applied"].as_u64(), m["pending"].as_u64()), (Some(N64), Some(N64), Some(0)));
     assert_eq!(m["has_conflicts"], false);
-    assert_eq!(m["last_applied"], "m20261128_000001_viewset_idempotency");
+    assert_eq!(m["last_applied"], LAST_BLOG_MIGRATION);
     let models = s["models"].as_array().unwrap();
     let post = models.iter().find(|m| m["table_name"] == "posts").expect("posts model");
     assert_eq!(post["name"], "Post");
@@ -105,13 +110,13 @@ async fn endpoint_shapes(app: TestApp) {
     assert!(is_iso_utc(&health["timestamp"]));
 
     let ms = json(&app, "/studio/migrations/summary").await;
-    assert_eq!((ms["total_migrations"].as_u64(), ms["applied_migrations"].as_u64()), (Some(4), Some(4)));
+    assert_eq!((ms["total_migrations"].as_u64(), ms["applied_migrations"].as_u64()), (Some(N64), Some(N64)));
     assert_eq!(ms["pending_migrations"], 0);
     assert_eq!(ms["apps"][0]["app_label"], "blog");
-    assert_eq!(ms["apps"][0]["head_migrations"], serde_json::json!(["m20261128_000001_viewset_idempotency"]));
+    assert_eq!(ms["apps"][0]["head_migrations"], serde_json::json!([LAST_BLOG_MIGRATION]));
     assert_eq!(ms["conflicts"], serde_json::json!([]));
     assert_eq!(ms["migrations_checksum"], h["checksums"]["migrations_checksum"]);
-    assert_eq!(ms["last_applied"], "m20261128_000001_viewset_idempotency");
+    assert_eq!(ms["last_applied"], LAST_BLOG_MIGRATION);
 
     let schema = json(&app, "/studio/schema/handshake").await;
     assert_eq!(schema["title"], "StudioHandshake");
@@ -148,7 +153,7 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
 
     let health = json(&app, "/studio/health").await;
     assert_eq!(health["status"], "healthy", "{health}");
-    assert_eq!(json(&app, "/studio/context/summary").await["migration_status"]["applied"], 4);
+    assert_eq!(json(&app, "/studio/context/summary").await["migration_status"]["applied"], BLOG_MIGRATIONS);
 
     proxy.cut();
     let health = json(&app, "/studio/health").await;
@@ -167,7 +172,7 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
     // migrations summary, which cannot read the table, says so.
     let summary = json(&app, "/studio/context/summary").await;
     assert_eq!(summary["database_status"]["connected"], false);
-    assert_eq!(summary["migration_status"]["applied"], 4);
+    assert_eq!(summary["migration_status"]["applied"], BLOG_MIGRATIONS);
     let (status, body) = request(&app, "/studio/migrations/summary", Some(TOKEN), None, None).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(code(&body), "database_unavailable");
@@ -183,7 +188,7 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
     }
     assert_eq!(status["status"], "healthy", "back without restart: {status}");
     assert_eq!(status["database"]["connected"], true);
-    assert_eq!(json(&app, "/studio/migrations/summary").await["applied_migrations"], 4);
+    assert_eq!(json(&app, "/studio/migrations/summary").await["applied_migrations"], BLOG_MIGRATIONS);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -202,13 +207,16 @@ async fn two_apps(app: TestApp) {
 
     // Registering the graph applied nothing.
     let before = json(&app, "/studio/migrations/summary").await;
-    assert_eq!((before["total_migrations"].as_u64(), before["applied_migrations"].as_u64()), (Some(9), Some(4)));
+    assert_eq!(
+        (before["total_migrations"].as_u64(), before["applied_migrations"].as_u64()),
+        (Some(N64 + 5), Some(N64))
+    );
 
     // Applying is an explicit call.
     AppliedPart::up(&app.db, None).await.unwrap();
     let s = json(&app, "/studio/migrations/summary").await;
-    assert_eq!(s["total_migrations"], 9);
-    assert_eq!(s["applied_migrations"], 7);
+    assert_eq!(s["total_migrations"], BLOG_MIGRATIONS + 5);
+    assert_eq!(s["applied_migrations"], BLOG_MIGRATIONS + 3);
     assert_eq!(s["pending_migrations"], 2);
     let apps = s["apps"].as_array().unwrap();
     let labels: Vec<&str> = apps.iter().map(|a| a["app_label"].as_str().unwrap()).collect();
@@ -238,7 +246,7 @@ async fn two_apps(app: TestApp) {
 
     let summary = json(&app, "/studio/context/summary").await;
     assert_eq!(summary["app_count"], 3);
-    assert_eq!(summary["migration_count"], 9);
+    assert_eq!(summary["migration_count"], BLOG_MIGRATIONS + 5);
     assert_eq!(summary["pending_migrations"], 2);
     assert_eq!(summary["migration_status"]["has_conflicts"], true);
 }

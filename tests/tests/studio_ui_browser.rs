@@ -111,10 +111,11 @@ async fn chromium_signs_in_and_uses_every_panel() {
     text(&client, "section[aria-label=History]", "PostViewSet").await;
     screenshot(&client, "2-query-explorer").await;
 
-    // Migration Manager: the blog's three migrations (the last is the framework's idempotency table), applied, as a
-    // graph.
+    // Migration Manager: the blog's migrations (the last two are the framework's idempotency and event tables),
+    // applied, as a graph.
     open(&client, "Migration Manager", "migration-manager").await;
-    find(&client, "svg g[data-migration=m20261128_000001_viewset_idempotency] rect.applied.head").await;
+    find(&client, "svg g[data-migration=m20261128_000002_viewset_events] rect.applied.head").await;
+    find(&client, "svg g[data-migration=m20261128_000001_viewset_idempotency] rect.applied").await;
     find(&client, "svg g[data-migration=m0002_create_posts] rect.applied").await;
     find(&client, "svg g[data-migration=m0001_create_authors] rect.applied").await;
     screenshot(&client, "3-migration-manager").await;
@@ -214,6 +215,6 @@ async fn chromium_applies_pending_migrations() {
     screenshot(&client, "3c-migration-manager-applied").await;
     let summary = app.client().get(format!("{}/studio/migrations/summary", app.base)).header("x-studio-token", TOKEN);
     let summary: serde_json::Value = summary.send().await.unwrap().json().await.unwrap();
-    assert_eq!(summary["applied_migrations"], 7);
+    assert_eq!(summary["applied_migrations"], blog::migrations::SOURCES.len() + 3, "the blog's and three more");
     client.close().await.unwrap();
 }

@@ -194,14 +194,20 @@ pub async fn upsert<V: Hooks>(
     if !errors.is_empty() {
         return Err(ApiError::Input(errors));
     }
-    // Once more when a parallel upsert inserted one of the keys first (PostgreSQL: see the module), or won a lock
-    // both wanted (MariaDB: InnoDB's gap locks make the loser of two inserts of one new key a deadlock).
+    // Once more when a parallel upsert inserted one of the keys first (PostgreSQL: see the module); up to
+    // `ATTEMPTS` times, after a short pause, when another won a lock both wanted (MariaDB: InnoDB's gap locks make
+    // the losers of inserts of one new key deadlock victims, again while the winner commits). Each attempt rolls
+    // back whole, so another is safe.
     let mut attempt = 0;
     let (outcome, models, updater) = loop {
         attempt += 1;
         let run = write::<V>(&request, (key, column), &keys, &raws, inserts.clone(), resolution).await;
         match run {
-            Err(ApiError::UniqueViolation(_) | ApiError::Contention) if attempt == 1 => continue,
+            Err(ApiError::UniqueViolation(_)) if attempt == 1 => continue,
+            Err(ApiError::Contention) if attempt < ATTEMPTS => {
+                tokio::time::sleep(std::time::Duration::from_millis(5 << attempt)).await;
+                continue;
+            }
             other => break other?,
         }
     };
@@ -237,6 +243,9 @@ fn key_of(value: ActiveValue<Value>, raw: &str, key: &str) -> Result<Lookup, Inp
     };
     Ok(Lookup { raw, value })
 }
+
+/// How many times an upsert runs when the database gives up on a lock (then 503 `database_busy`).
+const ATTEMPTS: u32 = 4;
 
 /// One attempt: the transaction of the module's steps 2 to 4. The records by row (`None` for an ignored row) and
 /// the request as admitted for the updates (the request itself when nothing was updated).
