@@ -300,7 +300,18 @@ pub struct SseClient {
 impl SseClient {
     /// Connects to `path` with an optional token and `Last-Event-ID`; panics unless the answer is 200.
     pub async fn connect(app: &TestApp, path: &str, token: Option<&str>, last_event_id: Option<&str>) -> SseClient {
-        let mut request = app.client.get(format!("{}{path}", app.base));
+        SseClient::connect_to(&app.client, &format!("{}{path}", app.base), token, last_event_id).await
+    }
+
+    /// [`SseClient::connect`] to any `url` (a server of another process, a balancer).
+    pub async fn connect_to(
+        client: &reqwest::Client,
+        url: &str,
+        token: Option<&str>,
+        last_event_id: Option<&str>,
+    ) -> SseClient {
+        let path = url;
+        let mut request = client.get(url);
         if let Some(token) = token {
             request = request.bearer_auth(token);
         }
@@ -311,6 +322,11 @@ impl SseClient {
         assert_eq!(response.status(), StatusCode::OK, "stream {path}");
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         SseClient { response, buffer: String::new() }
+    }
+
+    /// A header of the stream's response.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.response.headers().get(name).and_then(|value| value.to_str().ok())
     }
 
     /// The next event frame (comments skipped), or `None` if none arrives within `wait`.

@@ -1,0 +1,19 @@
+//! One instance of the blog for the cluster tests (`tests/cluster_processes.rs`): serves `blog::app_for_without_studio`
+//! (its event bus from `SERVICE_EVENT_BUS`) on `SERVICE_BIND`, over `DATABASE_URL`, which the test has migrated and
+//! seeded (three instances starting together must not all migrate). Killed by the test, often with `SIGKILL`.
+
+use std::net::SocketAddr;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::new("warn")).init();
+    let url = std::env::var("DATABASE_URL")?;
+    let bind: SocketAddr = std::env::var("SERVICE_BIND")?.parse()?;
+    let db = viewset_core::connect(&url).await?;
+    let app = blog::app_for_without_studio(db).await?;
+    let listener = tokio::net::TcpListener::bind(bind).await?;
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
+        .await?;
+    Ok(())
+}
