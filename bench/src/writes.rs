@@ -6,7 +6,8 @@
 //!   inserts the array with one `INSERT … SELECT … FROM unnest($1::text[], …) RETURNING …` (serde-typed, no
 //!   validation, no hooks, no events);
 //! - a single create without and with an `Idempotency-Key` (a fresh key each time: the reservation, the stored
-//!   answer), and the replay of a stored key.
+//!   answer), the replay of a stored key, and a create on a second server over the same database whose event bus is
+//!   the durable outbox (`EventBus::outbox`: the write in a transaction with its event row; issue 41).
 //!
 //! Before timing, each case runs once with the SQL statements the server ran counted (the store's `viewset::sql`
 //! spans; the hand-written route's one statement is not seen by them) and its rows checked. The cases take turns
@@ -22,6 +23,9 @@ use axum::extract::State;
 use axum::routing::post;
 use serde_json::{Value, json};
 use sqlx::{AssertSqlSafe, Executor, PgPool};
+
+use viewset_core::ServiceState;
+use viewset_core::events::EventBus;
 
 use crate::handwritten::sqlx::to_post;
 use crate::harness::{db, loadavg};
@@ -86,6 +90,8 @@ impl Bulk {
 struct Ctx {
     client: reqwest::Client,
     base: String,
+    /// The same blog over the same database, its events in the outbox.
+    outbox: String,
     statements: Arc<Statements>,
     pool: PgPool,
 }
@@ -107,8 +113,12 @@ async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
     let handwritten = handwritten.map_err(|e| format!("connect {url}: {e}"))?;
     let sqlx_route = axum::Router::new().route("/sqlx/posts", post(unnest)).with_state(handwritten);
     let (base, server) = in_process::serve(blog::app(conn.clone()).merge(sqlx_route)).await?;
+    let bus =
+        EventBus::outbox(conn.get_postgres_connection_pool().clone()).await.map_err(|e| format!("outbox: {e}"))?;
+    let (outbox, outbox_server) =
+        in_process::serve(blog::app_with_state(ServiceState::with_events(conn.clone(), bus))).await?;
     let client = in_process::client("Bearer bob-token")?;
-    let ctx = Ctx { client, base, statements, pool: db::connect(url).await? };
+    let ctx = Ctx { client, base, outbox, statements, pool: db::connect(url).await? };
     let result = async {
         let seed = "INSERT INTO authors (name, email) VALUES ('Ada', 'ada@example.com'), ('Alan', 'alan@example.com')";
         ctx.pool.execute(seed).await.map_err(|e| format!("seed: {e}"))?;
@@ -120,6 +130,7 @@ async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
     }
     .await;
     server.abort();
+    outbox_server.abort();
     ctx.pool.close().await;
     conn.close().await.ok();
     result
@@ -245,14 +256,16 @@ async fn send(client: &reqwest::Client, url: &str, body: &Value, key: Option<Str
 /// Part (b): a single create without a key, with a fresh key, and the replay of one stored key.
 async fn keys(ctx: &Ctx, o: &Options) -> Result<(), String> {
     let posts = format!("{}/api/posts/", ctx.base);
-    let labels = ["create, no key", "create, fresh `Idempotency-Key`", "replay of a stored key"];
+    let urls = [posts.clone(), posts.clone(), posts.clone(), format!("{}/api/posts/", ctx.outbox)];
+    let labels =
+        ["create, no key", "create, fresh `Idempotency-Key`", "replay of a stored key", "create, outbox event bus"];
     send(&ctx.client, &posts, &row(0), Some("replayed".into())).await?;
     let mut statements = Vec::new();
     for case in 0..labels.len() {
         ctx.statements.seen.store(0, Ordering::SeqCst);
         ctx.statements.counting.store(true, Ordering::SeqCst);
-        let key = [None, Some("counted".to_string()), Some("replayed".to_string())][case].clone();
-        let answer = send(&ctx.client, &posts, &row(0), key).await;
+        let key = [None, Some("counted".to_string()), Some("replayed".to_string()), None][case].clone();
+        let answer = send(&ctx.client, &urls[case], &row(0), key).await;
         ctx.statements.counting.store(false, Ordering::SeqCst);
         statements.push(ctx.statements.seen.load(Ordering::SeqCst));
         answer?;
@@ -264,11 +277,11 @@ async fn keys(ctx: &Ctx, o: &Options) -> Result<(), String> {
             let i = (k + round) % labels.len();
             for _ in 0..o.creates / ROUNDS {
                 fresh += 1;
-                let key = [None, Some(format!("key-{fresh}")), Some("replayed".to_string())][i].clone();
+                let key = [None, Some(format!("key-{fresh}")), Some("replayed".to_string()), None][i].clone();
                 // A replay repeats the stored request exactly (another body with its key would be a 422).
                 let body = if i == 2 { row(0) } else { row(fresh) };
                 let start = Instant::now();
-                send(&ctx.client, &posts, &body, key).await?;
+                send(&ctx.client, &urls[i], &body, key).await?;
                 times[i].push(start.elapsed().as_secs_f64() * 1000.0);
             }
         }
