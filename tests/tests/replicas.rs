@@ -117,7 +117,6 @@ async fn get_reads_the_replica_writes_and_the_stream_the_primary_and_a_dead_repl
         let response = app.client().get(format!("{}{path}", app.base)).send().await.expect("GET");
         assert_eq!(response.status(), StatusCode::OK, "{path} with the replica down");
         assert!(started.elapsed() < Duration::from_secs(3), "{path} took {:?}", started.elapsed());
-        eprintln!("{path}: {:?}, {} fallbacks", started.elapsed(), state.replica_fallbacks());
     }
     let fallbacks = state.replica_fallbacks();
     assert!(fallbacks >= 4, "a retrieve, a list's page and count, a CSV page fell back: {fallbacks}");
