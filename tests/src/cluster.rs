@@ -1,6 +1,7 @@
 //! A private PostgreSQL cluster for fault tests: created with Debian's `pg_createcluster` on a free loopback port,
 //! stopped and started at will, dropped (stopped and deleted) when the [`PrivateCluster`] is dropped, even when the
-//! test fails. The shared server at `VIEWSET_TEST_PG_URL` is never touched.
+//! test fails. The shared server at `VIEWSET_TEST_PG_URL` is never touched. A cluster can have a streaming replica
+//! ([`PrivateCluster::standby_of`]): a base backup of it, started as a hot standby.
 
 use std::process::Command;
 
@@ -22,6 +23,17 @@ impl ClusterId {
         let mut args = vec!["--skip-systemctl-redirect", &self.version, &self.name];
         args.extend_from_slice(action);
         run("pg_ctlcluster", &args)
+    }
+}
+
+impl ClusterId {
+    /// The cluster's data directory, as its `postgresql.conf` names it.
+    fn data_directory(&self) -> Result<String, String> {
+        let conf = format!("/etc/postgresql/{}/{}/postgresql.conf", self.version, self.name);
+        let text = std::fs::read_to_string(&conf).map_err(|e| format!("{conf}: {e}"))?;
+        let line = text.lines().find_map(|line| line.trim().strip_prefix("data_directory"));
+        let value = line.and_then(|rest| rest.split('\'').nth(1)).filter(|dir| dir.starts_with('/'));
+        value.map(String::from).ok_or_else(|| format!("no data_directory in {conf}"))
     }
 }
 
@@ -54,6 +66,35 @@ impl PrivateCluster {
     /// assert!(cluster.url().starts_with("postgres://postgres@127.0.0.1:"));
     /// ```
     pub fn create(purpose: &str) -> Result<PrivateCluster, String> {
+        let cluster = PrivateCluster::created(purpose)?;
+        cluster.id.ctl(&["start"])?;
+        Ok(cluster)
+    }
+
+    /// A hot standby of `primary` (created by [`PrivateCluster::create`], whose `pg_hba.conf` trusts local
+    /// replication connections and whose `wal_level` is PostgreSQL's default `replica`): a cluster created on a
+    /// free port whose data directory is then replaced by `pg_basebackup -R` of the primary (so it starts as a
+    /// standby streaming from it), started. Read-only; `pg_wal_replay_pause()` holds its replay.
+    ///
+    /// ```no_run
+    /// let primary = viewset_tests::cluster::PrivateCluster::create("doc").expect("a private cluster");
+    /// let standby = viewset_tests::cluster::PrivateCluster::standby_of(&primary, "doc_standby").expect("a standby");
+    /// assert_ne!(primary.url(), standby.url());
+    /// ```
+    pub fn standby_of(primary: &PrivateCluster, purpose: &str) -> Result<PrivateCluster, String> {
+        let standby = PrivateCluster::created(purpose)?;
+        let data = standby.id.data_directory()?;
+        std::fs::remove_dir_all(&data).map_err(|e| format!("emptying {data}: {e}"))?;
+        run("install", &["-d", "-o", "postgres", "-g", "postgres", "-m", "700", &data])?;
+        let port = primary.port.to_string();
+        let backup = ["-u", "postgres", "--", "pg_basebackup", "-h", "127.0.0.1", "-p", &port, "-U", "postgres"];
+        run("runuser", &[&backup[..], &["-D", &data, "-R", "-X", "stream"]].concat())?;
+        standby.id.ctl(&["start"])?;
+        Ok(standby)
+    }
+
+    /// `viewset_<purpose>_<pid>`, created on a free port and not started.
+    fn created(purpose: &str) -> Result<PrivateCluster, String> {
         let version = installed_version().ok_or("no PostgreSQL server under /usr/lib/postgresql")?;
         let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
         let port = listener.local_addr().map_err(|e| e.to_string())?.port();
@@ -61,9 +102,7 @@ impl PrivateCluster {
         let name = format!("viewset_{purpose}_{}", std::process::id());
         let port_arg = port.to_string();
         run("pg_createcluster", &[&version, &name, "--port", &port_arg, "--start-conf=manual", "--", "--auth=trust"])?;
-        let cluster = PrivateCluster { id: ClusterId { version, name }, port };
-        cluster.id.ctl(&["start"])?;
-        Ok(cluster)
+        Ok(PrivateCluster { id: ClusterId { version, name }, port })
     }
 
     /// `postgres://postgres@127.0.0.1:<port>` (no database: append `/<name>`).

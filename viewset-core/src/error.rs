@@ -21,7 +21,8 @@ use serde_json::json;
 mod db;
 #[cfg(test)]
 use db::session_ended;
-use db::{unavailable, unique_field};
+pub(crate) use db::unavailable;
+use db::unique_field;
 
 /// One route-input validation problem: where (`loc`), what (`msg`) and its machine-readable `type`.
 ///

@@ -1,7 +1,8 @@
 //! The viewset blog example: authors and posts served by generated CRUD routes.
 //!
 //! `cargo run -p blog` serves it at 127.0.0.1:8000 on a fresh SQLite file. `SERVICE_BIND` changes the address,
-//! `DATABASE_URL` the database (e.g. `postgres://postgres@127.0.0.1:5432/blog`), `BLOG_SEED=0` turns seeding off.
+//! `DATABASE_URL` the database (e.g. `postgres://postgres@127.0.0.1:5432/blog`), `DATABASE_REPLICA_URL` a read
+//! replica of it for GET requests ([`with_replica_url`]), `BLOG_SEED=0` turns seeding off.
 //! Studio (experimental) is off unless `SERVICE_ENABLE_STUDIO=true`; see [`studio`] for its settings.
 
 pub mod auth;
@@ -52,7 +53,22 @@ pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, Db
         Some(throttle) => state.with_throttle(throttle),
         None => state,
     };
+    let state = match std::env::var("DATABASE_REPLICA_URL") {
+        Ok(url) if !url.is_empty() => with_replica_url(state, &url).await?,
+        _ => state,
+    };
     Ok(app_with_state(state))
+}
+
+/// `state` reading GET requests from the read replica at `url` (`DATABASE_REPLICA_URL` in [`app_for`]), connected
+/// lazily with a short acquire timeout ([`viewset_core::store::connect_replica`]): the blog starts while the
+/// replica is down, and reads the primary until it is back. README, "Read replicas".
+pub async fn with_replica_url(state: ServiceState, url: &str) -> Result<ServiceState, DbErr> {
+    let replica = viewset_core::store::connect_replica(url).await?;
+    if replica.get_database_backend() != state.db.get_database_backend() {
+        return Err(DbErr::Custom("DATABASE_REPLICA_URL names another kind of database than DATABASE_URL".into()));
+    }
+    Ok(state.with_replica(replica))
 }
 
 /// The application router: both ViewSets behind the demo authentication, `/openapi.json` and `/docs`, JSON 404 for

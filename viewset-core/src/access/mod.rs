@@ -77,7 +77,6 @@ use crate::query::params::Filters;
 use crate::request::RequestContext;
 use crate::store::plan::Plan;
 use crate::store::read::Find;
-use crate::store::run::On;
 use crate::throttle::Pass;
 use crate::viewset::contract::ModelOf;
 use crate::viewset::hooks::Hooks;
@@ -219,7 +218,7 @@ async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Resu
     } else {
         Find::First(scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?))
     };
-    crate::store::find::<V>(On::Pool(&request.db), what).await
+    crate::store::find::<V>(request.reader(), what).await
 }
 
 /// The one record meeting `condition` through [`scoped_query`] (404 outside it), after the object permissions of
@@ -273,14 +272,14 @@ pub async fn fetch_visible_locked<V: Hooks>(
     txn: &DatabaseTransaction,
 ) -> Result<ModelOf<V>, ApiError> {
     let select = scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?).lock_exclusive();
-    let model = crate::store::find::<V>(On::Txn(txn), Find::First(select)).await?.ok_or(ApiError::NotFound)?;
+    let model = crate::store::find::<V>(txn, Find::First(select)).await?.ok_or(ApiError::NotFound)?;
     V::permission_classes(&mut |p| permission::check_object(p, request, &model))?;
     Ok(model)
 }
 
 async fn find_scoped<V: Hooks>(request: &RequestContext, condition: Condition) -> Result<Option<ModelOf<V>>, ApiError> {
     let select = scoped_query::<V>(request, &Filters::new())?.filter(condition);
-    crate::store::find::<V>(On::Pool(&request.db), Find::First(select)).await
+    crate::store::find::<V>(request.reader(), Find::First(select)).await
 }
 
 fn lookup_condition<V: Hooks>(pk: &Lookup) -> Result<Condition, ApiError> {

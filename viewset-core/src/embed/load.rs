@@ -119,7 +119,7 @@ pub(crate) fn load<'a, R: Hooks>(
         let query = ListQuery::new(access::scoped_query::<R>(&own, &Filters::new())?.filter(column.is_in(values)));
         let order = effective_order::<R>(&query, &own);
         let select = apply_order(query.select, &order, false).limit(MAX_EMBEDDED_ROWS + 1);
-        let rows: Vec<ModelOf<R>> = crate::store::all::<R>(&own.db, select, batch.keys.len(), "embed").await?;
+        let rows: Vec<ModelOf<R>> = crate::store::all::<R>(own.reader(), select, batch.keys.len(), "embed").await?;
         if rows.len() as u64 > MAX_EMBEDDED_ROWS {
             let msg =
                 format!("More than {MAX_EMBEDDED_ROWS} records to embed (limit MAX_EMBEDDED_ROWS): ask a smaller page");

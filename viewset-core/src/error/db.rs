@@ -9,7 +9,7 @@ use super::ApiError;
 
 /// Whether `err` says the database cannot be reached (rather than that a statement failed): a connection that could
 /// not be acquired in time, a closed pool, a connection-level I/O failure, or a server that ended the session.
-pub(super) fn unavailable(err: &DbErr) -> bool {
+pub(crate) fn unavailable(err: &DbErr) -> bool {
     match err {
         DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
         #[cfg(any(feature = "sqlite", feature = "postgres", feature = "mysql"))]

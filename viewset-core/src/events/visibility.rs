@@ -54,5 +54,5 @@ pub async fn could_see_deleted<V: Hooks>(
         row.push((col, value));
     }
     let scope = access::scoped_query::<V>(request, &Filters::new())?;
-    crate::store::admits_row::<V>(&request.db, scope, row).await
+    crate::store::admits_row::<V>(request.reader(), scope, row).await
 }

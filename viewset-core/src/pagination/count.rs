@@ -65,23 +65,23 @@ pub fn fetch_with_count<'a, V: ViewSet>(
     request: &'a RequestContext,
 ) -> impl Future<Output = Result<(Vec<ModelOf<V>>, Counted, bool), ApiError>> + Send + 'a {
     let asked = CountMode::from_query(&request.query);
-    let db = &request.db;
+    let reader = request.reader();
     let default = V::CONFIG.count_mode;
-    let statements = CountedPage::of::<V>(page, db.get_database_backend());
+    let statements = CountedPage::of::<V>(page, reader.backend());
     async move {
         let asked = asked?;
         let (rows, counted) = match asked.unwrap_or(default) {
             CountMode::Exact => {
-                let (rows, count) = statements.rows_and_count::<V>(db).await?;
+                let (rows, count) = statements.rows_and_count::<V>(reader).await?;
                 (rows, Counted::Exact(count))
             }
-            CountMode::None => (statements.rows::<V>(db).await?, Counted::Skipped),
-            CountMode::Estimated => match estimate(&statements.inner, db).await {
+            CountMode::None => (statements.rows::<V>(reader).await?, Counted::Skipped),
+            CountMode::Estimated => match estimate(&statements.inner, reader).await {
                 Some(rows_estimated) if rows_estimated >= EXACT_BELOW => {
-                    (statements.rows::<V>(db).await?, Counted::Estimated(rows_estimated))
+                    (statements.rows::<V>(reader).await?, Counted::Estimated(rows_estimated))
                 }
                 _ => {
-                    let (rows, count) = statements.rows_and_count::<V>(db).await?;
+                    let (rows, count) = statements.rows_and_count::<V>(reader).await?;
                     (rows, Counted::Exact(count))
                 }
             },

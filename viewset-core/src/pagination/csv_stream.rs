@@ -49,7 +49,7 @@ impl<V: Hooks> Export<V> {
         }
         let size = Ord::min(CSV_CHUNK_ROWS as u64, self.end - self.next);
         let select = self.select.clone().offset(self.next).limit(size);
-        let rows = crate::store::all::<V>(&self.request.db, select, size as usize, "page").await?;
+        let rows = crate::store::all::<V>(self.request.reader(), select, size as usize, "page").await?;
         self.next = if (rows.len() as u64) < size { self.end } else { self.next + size };
         let records = match serde_json::to_value(list_items::<V>(rows, &self.request).await?) {
             Ok(Value::Array(records)) => records,

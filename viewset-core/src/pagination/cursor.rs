@@ -82,7 +82,8 @@ impl Paginator for CursorPagination {
                 select = select.filter(after::<V::Entity>(&page.order, &token.values, backwards)?);
             }
             let select = apply_order(select, &page.order, backwards).limit(page.limit + 1);
-            let mut rows: Vec<ModelOf<V>> = crate::store::select_page::<V>(select, page.limit + 1, &request.db).await?;
+            let mut rows: Vec<ModelOf<V>> =
+                crate::store::select_page::<V>(select, page.limit + 1, request.reader()).await?;
             let more = rows.len() as u64 > page.limit;
             rows.truncate(page.limit as usize);
             if backwards {
@@ -150,7 +151,7 @@ async fn boundary_by_key<V: ViewSet>(
     let key = order.last().ok_or_else(|| invalid_cursor("Invalid cursor"))?.column;
     let value = typed(key, &token.values[0])?.ok_or_else(|| invalid_cursor("Invalid cursor"))?;
     let by_key = crate::store::Find::First(V::Entity::find().filter(key.eq(value)));
-    let row = crate::store::find::<V>(crate::store::On::Pool(&request.db), by_key)
+    let row = crate::store::find::<V>(request.reader(), by_key)
         .await?
         .ok_or_else(|| invalid_cursor("The record this cursor points at no longer exists; start again without it"))?;
     Ok(CursorToken { values: row_values::<V>(&row, order), by_key: false, ..token })

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::access::fields::Items;
 use crate::error::ApiError;
-use crate::request::RequestContext;
+use crate::request::{Reader, RequestContext};
 use crate::schema::ReadSchema;
 use crate::viewset::contract::{ModelOf, ViewSet};
 
@@ -46,27 +46,30 @@ pub struct Page<R> {
     pub offset: u64,
 }
 
-/// The ordered rows of a page window, read through the store (role `page`).
+/// The ordered rows of a page window, read through the store (role `page`) on `db`: a connection, or (in a
+/// paginator) the request's [`RequestContext::reader`], so a GET reads its replica when the state has one.
 ///
 /// The statement is rendered when this is called, so the future holds it rather than the query it came from (a
 /// `Select` is about 550 bytes, and an `async fn` keeps its arguments for as long as it runs). Likewise
 /// [`fetch_counted`], [`fetch_with_count`] and the built-in paginators.
 pub fn fetch_rows<'a, V: ViewSet>(
     page: PageQuery<V::Entity>,
-    db: &'a sea_orm::DatabaseConnection,
+    db: impl Into<Reader<'a>>,
 ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
     let limit = page.limit;
-    crate::store::select_page::<V>(page.ordered_window(), limit, db)
+    crate::store::select_page::<V>(page.ordered_window(), limit, db.into())
 }
 
 /// The ordered rows of a page window and the size of the filtered set. The two queries run concurrently (each on
 /// its own pool connection), so a list costs about one round trip; both statements are rendered when this is
-/// called. (A single query with `COUNT(*) OVER ()` reads and buffers every matching row: BENCHMARKS.md.)
+/// called. (A single query with `COUNT(*) OVER ()` reads and buffers every matching row: BENCHMARKS.md.) Read on
+/// `db` as [`fetch_rows`] reads.
 pub fn fetch_counted<'a, V: ViewSet>(
     page: PageQuery<V::Entity>,
-    db: &'a sea_orm::DatabaseConnection,
+    db: impl Into<Reader<'a>>,
 ) -> impl Future<Output = Result<(Vec<ModelOf<V>>, u64), ApiError>> + Send + 'a {
-    crate::store::CountedPage::of::<V>(page, db.get_database_backend()).rows_and_count::<V>(db)
+    let reader = db.into();
+    crate::store::CountedPage::of::<V>(page, reader.backend()).rows_and_count::<V>(reader)
 }
 
 /// Rows as the list representation, without the fields hidden from this caller, with the relations `?expand=`

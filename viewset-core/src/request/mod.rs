@@ -3,6 +3,7 @@
 //! [`crate::embed`].
 
 pub(crate) mod embedders;
+pub(crate) mod replica;
 
 use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
@@ -20,6 +21,7 @@ use crate::query::limits::QueryLimits;
 use crate::query::params::QueryParams;
 use crate::throttle::Throttle;
 use embedders::{Embedders, Expand, SharedEmbedders};
+pub use replica::{REPLICA_RETRY_AFTER, Reader, Replica};
 
 /// State the generated routes need. Put it in your router's state directly, or implement
 /// `FromRef<YourState> for ServiceState`.
@@ -32,8 +34,10 @@ use embedders::{Embedders, Expand, SharedEmbedders};
 /// ```
 #[derive(Clone, Debug)]
 pub struct ServiceState {
-    /// The database connection (pool).
+    /// The database connection (pool): the primary, which every write and every read of a write request uses.
     pub db: DatabaseConnection,
+    /// A read-only connection GET requests read from ([`ServiceState::with_replica`]).
+    pub replica: Option<Replica>,
     /// Lifecycle events for the stream routes.
     pub events: EventBus,
     /// Limits on list query strings ([`ServiceState::with_query_limits`]).
@@ -62,6 +66,7 @@ impl ServiceState {
     pub fn with_events(db: DatabaseConnection, events: EventBus) -> Self {
         ServiceState {
             db,
+            replica: None,
             events,
             query_limits: QueryLimits::DEFAULT,
             throttle: Throttle::default(),
@@ -116,14 +121,52 @@ impl ServiceState {
         self.idempotency_retention = retention;
         self
     }
+
+    /// The same state reading GET requests from `replica`, a read-only connection to a streaming replica of the
+    /// primary ([`crate::store::connect_replica`] connects one with a short acquire timeout). The list, retrieve and
+    /// count of a GET, with its `?expand=` embedding and related filters, and CSV lists, are read there; every
+    /// statement of a write request (its object-permission read, the `If-Match` locked read, `RETURNING`, bulk,
+    /// upsert, idempotency) and the event stream's visibility reads use the primary. A replica that cannot be
+    /// reached falls back to the primary (logged, counted by [`ServiceState::replica_fallbacks`]), never a 503.
+    /// A client may not read its own write on a GET right after it (README, "Read replicas").
+    ///
+    /// # Panics
+    ///
+    /// When `replica` is another kind of database than the primary.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// let primary = viewset_core::connect("sqlite::memory:").await?;
+    /// let replica = viewset_core::store::connect_replica("sqlite::memory:").await?;
+    /// let state = viewset_core::ServiceState::new(primary).with_replica(replica);
+    /// assert!(state.replica.is_some());
+    /// assert_eq!(state.replica_fallbacks(), 0);
+    /// # Ok(()) }
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
+    /// ```
+    pub fn with_replica(mut self, replica: DatabaseConnection) -> Self {
+        let (primary, read_only) = (self.db.get_database_backend(), replica.get_database_backend());
+        assert_eq!(primary, read_only, "a read replica runs the primary's database engine");
+        self.replica = Some(Replica::new(replica));
+        self
+    }
+
+    /// How many reads the primary served because the replica could not be reached ([`Replica::fallbacks`]); 0
+    /// without a replica.
+    pub fn replica_fallbacks(&self) -> u64 {
+        self.replica.as_ref().map_or(0, Replica::fallbacks)
+    }
 }
 
 /// One request as handlers see it: the database, the server-owned principal, method, URI, headers, the
 /// decoded query and the operation being performed.
 #[derive(Clone, Debug)]
 pub struct RequestContext {
-    /// The database connection.
+    /// The database connection: the primary. Reads through the access path pick theirs with
+    /// [`RequestContext::reader`].
     pub db: DatabaseConnection,
+    /// The read-only connection of [`ServiceState::with_replica`], if any.
+    pub replica: Option<Replica>,
     /// The event bus (publish after writes with [`crate::events::publish`]).
     pub events: EventBus,
     /// The caller (anonymous when the application attached none).
@@ -163,6 +206,29 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
+    /// Where this request's reads go, decided here once for every read of the access path, the paginators,
+    /// embedding and CSV lists: the replica first (falling back to the primary when it cannot be reached) for a GET
+    /// or HEAD when the state has one; the primary for every other request, so a write and the reads it makes
+    /// (object permissions, `If-Match`, bulk, upsert, idempotency) never see a lagging copy; and the primary for
+    /// the event stream, whose events announce writes a replica may not have replayed yet.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// let db = viewset_core::connect("sqlite::memory:").await?;
+    /// let mut ctx = viewset_core::RequestContext::new(db.clone(), viewset_core::Operation::List);
+    /// assert!(ctx.reader().replica().is_none(), "no replica configured");
+    /// ctx.replica = viewset_core::ServiceState::new(db.clone()).with_replica(db).replica;
+    /// assert!(ctx.reader().replica().is_some(), "a GET reads the replica");
+    /// ctx.method = axum::http::Method::PATCH;
+    /// assert!(ctx.reader().replica().is_none(), "a write reads the primary");
+    /// # Ok(()) }
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
+    /// ```
+    pub fn reader(&self) -> Reader<'_> {
+        let reads_replica = matches!(self.method, Method::GET | Method::HEAD) && self.operation != Operation::Stream;
+        Reader::new(&self.db, self.replica.as_ref().filter(|_| reads_replica))
+    }
+
     /// Whether clients may filter, search or order by `field` in this request.
     pub fn may_query(&self, field: &str) -> bool {
         !self.restricted_fields.contains(&field)
@@ -199,6 +265,7 @@ impl RequestContext {
     pub fn new(db: DatabaseConnection, operation: Operation) -> Self {
         RequestContext {
             db,
+            replica: None,
             events: EventBus::in_process(),
             principal: Principal::anonymous(),
             method: Method::GET,
@@ -240,6 +307,7 @@ impl RequestContext {
         let operation = if parts.method == Method::GET { Operation::List } else { Operation::Create };
         RequestContext {
             db: service.db,
+            replica: service.replica,
             events: service.events,
             principal,
             method: parts.method.clone(),

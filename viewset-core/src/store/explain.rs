@@ -3,7 +3,7 @@
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement};
 
 use super::observe::RecordedStatement;
-use super::run::{On, row};
+use super::replica::read_row;
 
 /// The database's plan for a recorded statement, one line per plan row, without running it: `EXPLAIN` on
 /// PostgreSQL and MariaDB/MySQL (never `ANALYZE`), `EXPLAIN QUERY PLAN` on SQLite, with the statement's own bound values (nothing
@@ -56,14 +56,14 @@ fn mysql_line(row: &sea_orm::QueryResult) -> String {
 /// The planner's row estimate for `inner` (a filtered select) on PostgreSQL (`EXPLAIN (FORMAT JSON)`, the top
 /// plan's `Plan Rows`); `None` on other databases, or when the plan cannot be read (the caller then counts exactly,
 /// and an unreachable database is reported by that count like by any other query).
-pub(crate) async fn estimate(inner: &Statement, db: &DatabaseConnection) -> Option<u64> {
-    if db.get_database_backend() != DbBackend::Postgres {
+pub(crate) async fn estimate(inner: &Statement, reader: crate::request::Reader<'_>) -> Option<u64> {
+    if reader.backend() != DbBackend::Postgres {
         return None;
     }
     let sql = format!("EXPLAIN (FORMAT JSON) {}", inner.sql);
     let values = inner.values.as_ref().map(|v| v.0.clone()).unwrap_or_default();
     let statement = Statement::from_sql_and_values(DbBackend::Postgres, sql, values);
-    let plan = match row(On::Pool(db), statement, "estimate").await {
+    let plan = match read_row(reader.into(), statement, "estimate").await {
         Ok(Some(row)) => row.try_get::<serde_json::Value>("", "QUERY PLAN").ok(),
         Ok(None) => None,
         Err(e) => {

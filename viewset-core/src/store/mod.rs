@@ -12,6 +12,7 @@
 //! | `page.rs` | a list's page and count statements, the page written after the count's text |
 //! | `statements.rs`, `prototype.rs`, `memo.rs` | statements and column lists built once per type and backend |
 //! | `run.rs`, `direct.rs` | running a statement: sqlx directly on the pool, sea-orm inside a transaction |
+//! | `replica.rs` | reads through a request's [`Reader`](crate::request::Reader): the replica, else the primary |
 //! | `observe.rs` | the statement hook: a `tracing` span per statement, and [`record_statements`] |
 //! | `idempotency.rs` | the records of [`crate::idempotency`]: claim, read, answer, release, prune |
 //! | `mysql.rs` | the session every MariaDB / MySQL connection starts with (strict `sql_mode`, UTC, `utf8mb4`) |
@@ -54,6 +55,7 @@ pub(crate) mod page;
 pub(crate) mod plan;
 pub(crate) mod prototype;
 pub(crate) mod read;
+pub(crate) mod replica;
 pub(crate) mod run;
 pub(crate) mod statements;
 pub(crate) mod write;
@@ -71,7 +73,8 @@ pub(crate) use page::{CountedPage, select_page};
 pub use plan::Plan;
 pub(crate) use prototype::find as prototype;
 pub(crate) use read::{Find, admits_row, all, find};
-pub(crate) use run::{On, boxed};
+pub use replica::{REPLICA_ACQUIRE_TIMEOUT, connect_replica};
+pub(crate) use run::boxed;
 pub use run::{query_all, query_one};
 pub(crate) use statements::lookup_condition;
 pub use write::insert_returning;

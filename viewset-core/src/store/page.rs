@@ -13,10 +13,11 @@ use sea_orm::{
 };
 
 use super::memo::Memo;
-use super::run::{On, row, rows};
+use super::replica::{read_row, read_rows};
 use crate::error::{ApiError, db_err};
 use crate::query::list_query::OrderTerm;
 use crate::query::ordering::apply_order;
+use crate::request::Reader;
 use crate::viewset::config::Direction;
 use crate::viewset::contract::{ModelOf, ViewSet};
 use crate::viewset::paginator::PageQuery;
@@ -58,30 +59,30 @@ impl CountedPage {
     /// The page's rows alone.
     pub(crate) fn rows<'a, V: ViewSet>(
         self,
-        db: &'a sea_orm::DatabaseConnection,
+        reader: Reader<'a>,
     ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
-        page_rows::<V>(self.page, self.limit, db)
+        page_rows::<V>(self.page, self.limit, reader)
     }
 
     /// The page's rows and the size of the filtered set, concurrently (each on its own pool connection).
     pub(crate) fn rows_and_count<'a, V: ViewSet>(
         self,
-        db: &'a sea_orm::DatabaseConnection,
+        reader: Reader<'a>,
     ) -> impl Future<Output = Result<(Vec<ModelOf<V>>, u64), ApiError>> + Send + 'a {
-        futures_util::future::try_join(page_rows::<V>(self.page, self.limit, db), count_of::<V>(self.inner, db))
+        futures_util::future::try_join(page_rows::<V>(self.page, self.limit, reader), count_of::<V>(self.inner, reader))
     }
 }
 
 /// The rows of a page `statement` (role `page`), decoded by the ViewSet ([`ViewSet::decode_rows`]: by position
 /// when the columns are the entity's own, in order). `limit` is the statement's `LIMIT`: room for that many rows
-/// (at most 256) is reserved before they arrive.
+/// (at most 256) is reserved before they arrive. Read through `reader`.
 pub(crate) async fn page_rows<V: ViewSet>(
     statement: Statement,
     limit: u64,
-    db: &sea_orm::DatabaseConnection,
+    reader: Reader<'_>,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let capacity = limit.min(256) as usize;
-    let rows = rows(On::Pool(db), statement, capacity, "page").await.and_then(|rows| V::decode_rows(&rows));
+    let rows = read_rows(reader, statement, capacity, "page").await.and_then(|rows| V::decode_rows(&rows));
     rows.map_err(db_err::<V::Entity>)
 }
 
@@ -90,12 +91,13 @@ pub(crate) async fn page_rows<V: ViewSet>(
 pub(crate) fn select_page<'a, V: ViewSet>(
     select: Select<V::Entity>,
     limit: u64,
-    db: &'a sea_orm::DatabaseConnection,
+    reader: Reader<'a>,
 ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
-    page_rows::<V>(select.build(db.get_database_backend()), limit, db)
+    page_rows::<V>(select.build(reader.backend()), limit, reader)
 }
 
-/// The size of the filtered result set of `select` (any ordering of it is left out).
+/// The size of the filtered result set of `select` (any ordering of it is left out), read on `db` (a connection,
+/// or a request's [`Reader`](crate::RequestContext::reader)).
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;
@@ -118,11 +120,9 @@ pub(crate) fn select_page<'a, V: ViewSet>(
 /// assert_eq!(viewset_core::store::count_rows::<Posts>(select, &db).await?, 1);
 /// # Ok(()) }
 /// ```
-pub async fn count_rows<V: ViewSet>(
-    select: Select<V::Entity>,
-    db: &sea_orm::DatabaseConnection,
-) -> Result<u64, ApiError> {
-    count_of::<V>(unordered(select, db.get_database_backend()), db).await
+pub async fn count_rows<'a, V: ViewSet>(select: Select<V::Entity>, db: impl Into<Reader<'a>>) -> Result<u64, ApiError> {
+    let reader = db.into();
+    count_of::<V>(unordered(select, reader.backend()), reader).await
 }
 
 /// `select` rendered for `backend` without its ordering.
@@ -134,8 +134,8 @@ fn unordered<E: EntityTrait>(select: Select<E>, backend: DbBackend) -> Statement
 
 /// The number of rows `inner` (a built select, its `ORDER BY` ignored by the database) returns: sea-orm's
 /// `PaginatorTrait::count` statement (role `count`).
-async fn count_of<V: ViewSet>(inner: Statement, db: &sea_orm::DatabaseConnection) -> Result<u64, ApiError> {
-    let count = row(On::Pool(db), count_statement(inner), "count").await.map_err(db_err::<V::Entity>)?;
+async fn count_of<V: ViewSet>(inner: Statement, reader: Reader<'_>) -> Result<u64, ApiError> {
+    let count = read_row(reader.into(), count_statement(inner), "count").await.map_err(db_err::<V::Entity>)?;
     let count = count.map(|row| row.try_get::<i64>("", "num_items")).transpose().map_err(db_err::<V::Entity>)?;
     Ok(count.map_or(0, |n| n.max(0) as u64))
 }

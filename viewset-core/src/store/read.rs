@@ -5,8 +5,9 @@ use sea_orm::sea_query::{
 };
 use sea_orm::{DbBackend, EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Statement, Value};
 
-use super::run::{On, one_decoded, row, rows};
+use super::replica::{ReadOn, read_row, read_rows};
 use crate::error::{ApiError, db_err};
+use crate::request::Reader;
 use crate::viewset::contract::{ModelOf, ViewSet};
 
 /// Which record of a ViewSet to read. Consumed as soon as it is made (its statement is rendered before any future is
@@ -20,40 +21,44 @@ pub(crate) enum Find<E: sea_orm::EntityTrait> {
     First(Select<E>),
 }
 
-/// The record `what` names, read on `on` (role `lookup`) and decoded by the ViewSet. The statement is rendered
-/// when this is called: the future holds it, not the query it came from.
+/// The record `what` names, read on `on` (role `lookup`: a request's [`Reader`], or a transaction) and decoded by
+/// the ViewSet. The statement is rendered when this is called: the future holds it, not the query it came from.
 pub(crate) fn find<'a, V: ViewSet>(
-    on: On<'a>,
+    on: impl Into<ReadOn<'a>>,
     what: Find<V::Entity>,
 ) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
+    let on = on.into();
     let backend = on.backend();
     let statement = match what {
         Find::Lookup(value) => super::statements::lookup::<V>(backend, value),
         Find::First(select) => Ok(select.limit(1).build(backend)),
     };
-    async move { one_decoded(on, statement?, V::decode_rows, "lookup").await.map_err(db_err::<V::Entity>) }
+    async move {
+        let Some(row) = read_row(on, statement?, "lookup").await.map_err(db_err::<V::Entity>)? else { return Ok(None) };
+        Ok(V::decode_rows(std::slice::from_ref(&row)).map_err(db_err::<V::Entity>)?.pop())
+    }
 }
 
-/// Every row of `select` (role `role`), decoded by the ViewSet; `capacity` rows are reserved up front. The
-/// statement is rendered when this is called.
+/// Every row of `select` (role `role`) read through `reader`, decoded by the ViewSet; `capacity` rows are reserved
+/// up front. The statement is rendered when this is called.
 pub(crate) fn all<'a, V: ViewSet>(
-    db: &'a sea_orm::DatabaseConnection,
+    reader: Reader<'a>,
     select: Select<V::Entity>,
     capacity: usize,
     role: &'static str,
 ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
-    let statement = select.build(db.get_database_backend());
+    let statement = select.build(reader.backend());
     async move {
-        let found = rows(On::Pool(db), statement, capacity, role).await;
+        let found = read_rows(reader, statement, capacity, role).await;
         found.and_then(|rows| V::decode_rows(&rows)).map_err(db_err::<V::Entity>)
     }
 }
 
 /// Whether `scope` (a scoped select of `V`) admits a row that is no longer stored, given as its columns' values
 /// (the last state of a deleted record): the scope runs over a one-row common table expression named like the
-/// table (role `visibility`).
+/// table (role `visibility`), read through `reader`.
 pub(crate) async fn admits_row<V: ViewSet>(
-    db: &sea_orm::DatabaseConnection,
+    reader: Reader<'_>,
     scope: Select<V::Entity>,
     row_values: Vec<(<V::Entity as EntityTrait>::Column, Value)>,
 ) -> Result<bool, ApiError> {
@@ -66,12 +71,12 @@ pub(crate) async fn admits_row<V: ViewSet>(
     let mut query = scope.into_query();
     query.clear_selects().expr(Expr::val(1)).limit(1);
     let with = query.with(WithClause::new().cte(cte).to_owned());
-    let backend = db.get_database_backend();
+    let backend = reader.backend();
     let (sql, values) = match backend {
         DbBackend::Postgres => with.build(PostgresQueryBuilder),
         DbBackend::MySql => with.build(MysqlQueryBuilder),
         _ => with.build(SqliteQueryBuilder),
     };
     let statement = Statement::from_sql_and_values(backend, sql, values);
-    Ok(row(On::Pool(db), statement, "visibility").await.map_err(db_err::<V::Entity>)?.is_some())
+    Ok(read_row(reader.into(), statement, "visibility").await.map_err(db_err::<V::Entity>)?.is_some())
 }

@@ -53,7 +53,7 @@ pub struct Window {
 ///         viewset_core::pagination::LimitOffsetPagination::window(query, config)
 ///     }
 ///     async fn paginate<V: ViewSet>(page: PageQuery<V::Entity>, request: &RequestContext) -> Result<PageBody, ApiError> {
-///         let rows = viewset_core::pagination::fetch_rows::<V>(page, &request.db).await?;
+///         let rows = viewset_core::pagination::fetch_rows::<V>(page, request.reader()).await?;
 ///         PageBody::new(&serde_json::json!({ "items": viewset_core::pagination::list_items::<V>(rows, request).await? }))
 ///     }
 /// }
