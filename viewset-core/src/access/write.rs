@@ -10,7 +10,7 @@ use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::UpdateSchema;
 use crate::schema::storable::check_storable_body;
-use crate::store::On;
+use crate::store::run::On;
 use crate::viewset::contract::ModelOf;
 use crate::viewset::hooks::Hooks;
 
