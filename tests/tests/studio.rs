@@ -87,7 +87,7 @@ async fn endpoint_shapes(app: TestApp) {
     assert_eq!(s["route_count"], blog::api().routes().len());
     assert_database_status(&s["database_status"], dialect);
     let m = &s["migration_status"];
-    assert_eq!((m["total"].as_u64(), m["applied"].as_u64(), m["pending"].as_u64()), (Some(4), Some(4), Some(0)));
+    assert_eq!((m["total"].as_u64(), m["applied"].as_u64(), m["pending"].as_u64()), (Some(5), Some(5), Some(0)));
     assert_eq!(m["has_conflicts"], false);
     assert_eq!(m["last_applied"], "m20261128_000001_viewset_idempotency");
     let models = s["models"].as_array().unwrap();
@@ -105,7 +105,7 @@ async fn endpoint_shapes(app: TestApp) {
     assert!(is_iso_utc(&health["timestamp"]));
 
     let ms = json(&app, "/studio/migrations/summary").await;
-    assert_eq!((ms["total_migrations"].as_u64(), ms["applied_migrations"].as_u64()), (Some(4), Some(4)));
+    assert_eq!((ms["total_migrations"].as_u64(), ms["applied_migrations"].as_u64()), (Some(5), Some(5)));
     assert_eq!(ms["pending_migrations"], 0);
     assert_eq!(ms["apps"][0]["app_label"], "blog");
     assert_eq!(ms["apps"][0]["head_migrations"], serde_json::json!(["m20261128_000001_viewset_idempotency"]));
@@ -148,7 +148,7 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
 
     let health = json(&app, "/studio/health").await;
     assert_eq!(health["status"], "healthy", "{health}");
-    assert_eq!(json(&app, "/studio/context/summary").await["migration_status"]["applied"], 4);
+    assert_eq!(json(&app, "/studio/context/summary").await["migration_status"]["applied"], 5);
 
     proxy.cut();
     let health = json(&app, "/studio/health").await;
@@ -167,7 +167,7 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
     // migrations summary, which cannot read the table, says so.
     let summary = json(&app, "/studio/context/summary").await;
     assert_eq!(summary["database_status"]["connected"], false);
-    assert_eq!(summary["migration_status"]["applied"], 4);
+    assert_eq!(summary["migration_status"]["applied"], 5);
     let (status, body) = request(&app, "/studio/migrations/summary", Some(TOKEN), None, None).await;
     assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
     assert_eq!(code(&body), "database_unavailable");
@@ -202,13 +202,13 @@ async fn two_apps(app: TestApp) {
 
     // Registering the graph applied nothing.
     let before = json(&app, "/studio/migrations/summary").await;
-    assert_eq!((before["total_migrations"].as_u64(), before["applied_migrations"].as_u64()), (Some(9), Some(4)));
+    assert_eq!((before["total_migrations"].as_u64(), before["applied_migrations"].as_u64()), (Some(10), Some(5)));
 
     // Applying is an explicit call.
     AppliedPart::up(&app.db, None).await.unwrap();
     let s = json(&app, "/studio/migrations/summary").await;
-    assert_eq!(s["total_migrations"], 9);
-    assert_eq!(s["applied_migrations"], 7);
+    assert_eq!(s["total_migrations"], 10);
+    assert_eq!(s["applied_migrations"], 8);
     assert_eq!(s["pending_migrations"], 2);
     let apps = s["apps"].as_array().unwrap();
     let labels: Vec<&str> = apps.iter().map(|a| a["app_label"].as_str().unwrap()).collect();
