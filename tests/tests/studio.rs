@@ -79,7 +79,7 @@ async fn endpoint_shapes(app: TestApp) {
         ("model_count", 2),
         ("viewset_count", 2),
         ("ai_tool_count", blog::api().tools().len()),
-        ("migration_count", 4),
+        ("migration_count", 5),
         ("pending_migrations", 0),
     ] {
         assert_eq!(s[key], expected, "{key}: {s}");
@@ -183,7 +183,7 @@ async fn health_degrades_when_the_database_goes_away_and_recovers() {
     }
     assert_eq!(status["status"], "healthy", "back without restart: {status}");
     assert_eq!(status["database"]["connected"], true);
-    assert_eq!(json(&app, "/studio/migrations/summary").await["applied_migrations"], 4);
+    assert_eq!(json(&app, "/studio/migrations/summary").await["applied_migrations"], 5);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -238,7 +238,7 @@ async fn two_apps(app: TestApp) {
 
     let summary = json(&app, "/studio/context/summary").await;
     assert_eq!(summary["app_count"], 3);
-    assert_eq!(summary["migration_count"], 9);
+    assert_eq!(summary["migration_count"], 10);
     assert_eq!(summary["pending_migrations"], 2);
     assert_eq!(summary["migration_status"]["has_conflicts"], true);
 }

@@ -214,6 +214,6 @@ async fn chromium_applies_pending_migrations() {
     screenshot(&client, "3c-migration-manager-applied").await;
     let summary = app.client().get(format!("{}/studio/migrations/summary", app.base)).header("x-studio-token", TOKEN);
     let summary: serde_json::Value = summary.send().await.unwrap().json().await.unwrap();
-    assert_eq!(summary["applied_migrations"], 7);
+    assert_eq!(summary["applied_migrations"], 8);
     client.close().await.unwrap();
 }
