@@ -166,9 +166,9 @@ pub fn fts5_query(raw: &str, columns: &[&str]) -> Option<String> {
 ///
 /// ```
 /// use viewset_core::query::boolean_mode_query;
-/// assert_eq!(boolean_mode_query(r#"the rust "web api" -java or go"#).as_deref(),
-///     Some(r#"(+"rust" +"web api" -"java") (+"go")"#));
-/// assert_eq!(boolean_mode_query("the or a"), None);
+/// assert_eq!(boolean_mode_query(r#"the rust "web api" -java or python"#).as_deref(),
+///     Some(r#"(+"rust" +"web api" -"java") (+"python")"#));
+/// assert_eq!(boolean_mode_query("the or go"), None); // a stopword, a word shorter than 3 characters
 /// ```
 pub fn boolean_mode_query(raw: &str) -> Option<String> {
     let quote = |sign: char, term: &Term| {
