@@ -80,13 +80,4 @@ def filter_failure(ctx, failure, case, response):
             d.get("type") == "duplicate_key" and (d.get("loc") or [None])[0] == "body" for d in details
         ):
             return False
-    # Full-text search on MariaDB (issue 43, not built yet): the document is the same on every backend and lists `?q=`,
-    # which MariaDB answers with a 422 `fulltext_unavailable` at ["query", "q"] (README "MariaDB / MySQL"). Only a 422
-    # whose every error is that one is let through.
-    if response.status_code == 422 and "q" in (case.query or {}) and isinstance(body, dict):
-        details = body.get("detail")
-        if isinstance(details, list) and details and all(
-            d.get("loc") == ["query", "q"] and d.get("type") == "fulltext_unavailable" for d in details
-        ):
-            return False
     return True

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# sqlmap against every query parameter of the blog's list endpoints (as the OpenAPI document lists them), on SQLite
-# and PostgreSQL, as anonymous and as the demo identities. Exits non-zero when sqlmap reports any parameter
+# sqlmap against every query parameter of the blog's list endpoints (as the OpenAPI document lists them), on SQLite,
+# PostgreSQL and MariaDB, as anonymous and as the demo identities. Exits non-zero when sqlmap reports any parameter
 # injectable, when a run does not finish with sqlmap's "not injectable" verdict, or when any answer to its requests
 # was a 5xx or not JSON.
 #
 # Usage: bash .ci/sqlmap.sh   (from anywhere; builds the blog if needed)
 # Environment (defaults are the full sweep, RELIABILITY.md has its figures):
 #   SQLMAP_LEVEL (5) and SQLMAP_RISK (3)      sqlmap's --level and --risk
-#   SQLMAP_BACKENDS ("sqlite postgres")       SQLMAP_IDENTITIES ("anonymous alice-token": alice is staff and
+#   SQLMAP_BACKENDS ("sqlite postgres mysql") SQLMAP_IDENTITIES ("anonymous alice-token": alice is staff and
 #                                             sees every field; an endpoint a caller may not list is skipped)
 #   SQLMAP_PARAMS (a regex on "path parameter", default every parameter)
 #   VIEWSET_TEST_PG_URL (postgres://postgres:postgres@127.0.0.1:5432)
+#   VIEWSET_TEST_MYSQL_URL (mysql://root@127.0.0.1:3306; the database is created with the `mariadb` client)
 # Reports go to SQLMAP_REPORTS (default $CARGO_TARGET_DIR/sqlmap/ or target/sqlmap/): per run sqlmap's output (.txt) and every request it
 # sent with the answer (.traffic); summary.tsv has one line per run. The payloads of tests/fixtures/ come from
 # them: python3 .ci/sqlmap_tool.py payloads target/sqlmap/*.traffic > tests/fixtures/sqlmap_payloads.txt
@@ -20,9 +21,12 @@ source .ci/server.sh # free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
+mysql_url=${VIEWSET_TEST_MYSQL_URL:-mysql://root@127.0.0.1:3306}
+mysql_host=${mysql_url##*@}
+mysql_client() { mariadb -h "${mysql_host%:*}" -P "${mysql_host##*:}" -u root "$@"; }
 level=${SQLMAP_LEVEL:-5}
 risk=${SQLMAP_RISK:-3}
-backends=${SQLMAP_BACKENDS:-sqlite postgres}
+backends=${SQLMAP_BACKENDS:-sqlite postgres mysql}
 identities=${SQLMAP_IDENTITIES:-anonymous alice-token}
 params=${SQLMAP_PARAMS:-.}
 export PGOPTIONS="-c client_min_messages=warning"
@@ -50,6 +54,11 @@ for backend in $backends; do
   if [[ $backend == sqlite ]]; then
     db_url="sqlite://$workdir/blog.db?mode=rwc"
     dbms=SQLite
+  elif [[ $backend == mysql ]]; then
+    db_name="viewset_sqlmap_$$"
+    mysql_client -e "DROP DATABASE IF EXISTS $db_name; CREATE DATABASE $db_name CHARACTER SET utf8mb4"
+    db_url="$mysql_url/$db_name"
+    dbms=MySQL
   else
     db_name="viewset_sqlmap_$$"
     psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
@@ -105,6 +114,7 @@ for backend in $backends; do
   done
   stop_server
   if [[ $backend == postgres ]]; then psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"; fi
+  if [[ $backend == mysql ]]; then mysql_client -e "DROP DATABASE IF EXISTS $db_name"; fi
   rm -rf "$workdir"
 done
 

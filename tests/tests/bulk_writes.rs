@@ -1,5 +1,5 @@
-//! Bulk create (`#[viewset(bulk)]`: `POST <prefix>/` with a JSON array) over HTTP, on SQLite and PostgreSQL: all
-//! rows or none, one multi-row `INSERT … RETURNING` per chunk (every statement recorded), the records in request
+//! Bulk create (`#[viewset(bulk)]`: `POST <prefix>/` with a JSON array) over HTTP, on SQLite, PostgreSQL and
+//! MariaDB: all rows or none, one multi-row `INSERT … RETURNING` per chunk (every statement recorded), the records in request
 //! order, the errors of every row in one 422 located at `["body", "<index>", <field>]`, the same admission as a
 //! single create, `max_bulk`, `Prefer: return=minimal`, `Idempotency-Key`, one event per row. Bulk delete and the
 //! tenants example: `bulk_deletes.rs`.
@@ -70,8 +70,7 @@ fn inserts(statements: &Statements) -> Vec<String> {
 }
 
 on_every_database!(bulk_blog => invalid_rows_write_nothing, who_may_write, minimal_idempotent_and_evented);
-// Counts `INSERT … RETURNING` statements: MariaDB has no `RETURNING` path yet and inserts a bulk create row by row.
-on_every_database!(not_mysql("one INSERT … RETURNING per chunk: MariaDB inserts row by row"), bulk_blog => one_insert_per_chunk);
+on_every_database!(bulk_blog => one_insert_per_chunk);
 
 async fn one_insert_per_chunk((app, statements): (TestApp, Statements)) {
     inserts(&statements);

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo install --path viewset-cli                   # once: puts `viewset` on PATH
-//! viewset new shop                                    # SQLite; --postgres for PostgreSQL; --resource products
+//! viewset new shop                                    # SQLite; --postgres, --mysql; --resource products
 //! cd shop && viewset generate resource products name:string price:f64 category_id:references:items?
 //! API_TOKEN=change-me cargo run                       # GET http://127.0.0.1:3000/api/products/
 //! ```
@@ -36,8 +36,12 @@ enum Command {
         #[arg(long, default_value = project::DEFAULT_RESOURCE)]
         resource: String,
         /// PostgreSQL instead of the embedded SQLite file (the database is created at the first start if missing).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "mysql")]
         postgres: bool,
+        /// MariaDB / MySQL instead of the embedded SQLite file (the database is created, `utf8mb4`, at the first
+        /// start if missing).
+        #[arg(long)]
+        mysql: bool,
         /// Where to create the project's directory.
         #[arg(long, default_value = ".")]
         dir: PathBuf,
@@ -91,13 +95,13 @@ enum Generate {
 fn new(
     name: &str,
     resource: &str,
-    postgres: bool,
+    database: project::Database,
     dir: &std::path::Path,
     viewset: Option<PathBuf>,
 ) -> Result<String, String> {
     let viewset = viewset.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
     let date = viewset_codegen::today_utc();
-    let path = project::Project::new(name, resource, postgres, &viewset, &date)?.write(dir)?;
+    let path = project::Project::new(name, resource, database, &viewset, &date)?.write(dir)?;
     let path = path.display();
     Ok(format!(
         "created {path}\nnext: cd {path} && API_TOKEN=change-me cargo run\nthen: curl http://127.0.0.1:3000/api/{resource}/"
@@ -128,7 +132,14 @@ fn pascal(snake: &str) -> String {
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
-        Command::New { name, resource, postgres, dir, viewset } => new(&name, &resource, postgres, &dir, viewset),
+        Command::New { name, resource, postgres, mysql, dir, viewset } => {
+            let database = match (postgres, mysql) {
+                (true, _) => project::Database::Postgres,
+                (_, true) => project::Database::Mysql,
+                _ => project::Database::Sqlite,
+            };
+            new(&name, &resource, database, &dir, viewset)
+        }
         Command::Generate { what, dry_run, project } => generate(what, dry_run, &project),
     };
     match result {

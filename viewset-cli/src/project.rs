@@ -16,6 +16,18 @@ const FILES: [(&str, &str); 8] = [
 
 const CONNECT_SQLITE: &str = include_str!("../templates/connect_sqlite.rs.tmpl");
 const CONNECT_POSTGRES: &str = include_str!("../templates/connect_postgres.rs.tmpl");
+const CONNECT_MYSQL: &str = include_str!("../templates/connect_mysql.rs.tmpl");
+
+/// The database a new project is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Database {
+    /// An embedded SQLite file (the default).
+    Sqlite,
+    /// PostgreSQL (`--postgres`).
+    Postgres,
+    /// MariaDB / MySQL (`--mysql`).
+    Mysql,
+}
 
 const GITIGNORE: &str = "/target\n*.db\n*.db-*\n";
 
@@ -32,7 +44,7 @@ pub struct Project {
 impl Project {
     /// Checks `name`, `resource` and the viewset checkout, and prepares the placeholders; the first migration is
     /// dated `date` (`YYYYMMDD`).
-    pub fn new(name: &str, resource: &str, postgres: bool, viewset: &Path, date: &str) -> Result<Project, String> {
+    pub fn new(name: &str, resource: &str, database: Database, viewset: &Path, date: &str) -> Result<Project, String> {
         crate::names::check_project(name)?;
         crate::names::check_resource(resource)?;
         let core = viewset.join("viewset-core");
@@ -44,19 +56,20 @@ impl Project {
             .split('_')
             .map(|part| part[..part.len().min(1)].to_ascii_uppercase() + &part[part.len().min(1)..])
             .collect();
-        let (backend, sqlx, url, connect) = if postgres {
-            (
-                "postgres",
-                "sqlx-postgres",
-                format!("postgres://postgres:postgres@127.0.0.1:5432/{lib}"),
-                CONNECT_POSTGRES,
-            )
-        } else {
-            ("sqlite", "sqlx-sqlite", format!("sqlite://{lib}.db?mode=rwc"), CONNECT_SQLITE)
+        let (backend, sqlx, server, connect) = match database {
+            Database::Postgres => {
+                ("postgres", "sqlx-postgres", "postgres://postgres:postgres@127.0.0.1:5432", CONNECT_POSTGRES)
+            }
+            Database::Mysql => ("mysql", "sqlx-mysql", "mysql://root@127.0.0.1:3306", CONNECT_MYSQL),
+            Database::Sqlite => ("sqlite", "sqlx-sqlite", "", CONNECT_SQLITE),
+        };
+        let url = match database {
+            Database::Sqlite => format!("sqlite://{lib}.db?mode=rwc"),
+            _ => format!("{server}/{lib}"),
         };
         let values = vec![
             ("connect", connect.trim_end().to_string()),
-            ("test_url", format!("postgres://postgres:postgres@127.0.0.1:5432/{lib}_test")),
+            ("test_url", format!("{server}/{lib}_test")),
             ("first_migration", viewset_codegen::migration_name(date, 1, &format!("create_{resource}"))),
             ("crate", name.to_string()),
             ("lib", lib),
@@ -102,23 +115,25 @@ impl Project {
 mod tests {
     use super::*;
 
-    fn project(name: &str, postgres: bool) -> Result<Project, String> {
+    fn project(name: &str, database: Database) -> Result<Project, String> {
         let viewset = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        Project::new(name, "my_books", postgres, &viewset, "20261127")
+        Project::new(name, "my_books", database, &viewset, "20261127")
     }
 
     #[test]
     fn names_are_checked() {
         for bad in ["Books", "1books", "", "my books", "books!", "-x", "type", "test"] {
-            assert!(project(bad, false).unwrap_err().contains("cannot name a project"), "{bad}");
+            assert!(project(bad, Database::Sqlite).unwrap_err().contains("cannot name a project"), "{bad}");
         }
-        assert!(project("books", false).is_ok());
+        assert!(project("books", Database::Sqlite).is_ok());
     }
 
     #[test]
     fn every_placeholder_is_filled() {
-        for postgres in [false, true] {
-            for (path, text) in project("my-books", postgres).unwrap().files() {
+        for (database, backend) in
+            [(Database::Sqlite, "sqlite"), (Database::Postgres, "postgres"), (Database::Mysql, "mysql")]
+        {
+            for (path, text) in project("my-books", database).unwrap().files() {
                 assert!(!text.contains("{{") && !path.contains("{{"), "{path}: {text}");
                 if path == "src/migration.rs" {
                     assert!(text.contains("mod m20261127_000001_create_my_books;"), "{text}");
@@ -129,12 +144,16 @@ mod tests {
                     );
                 }
                 if path == "Cargo.toml" {
-                    let feature = if postgres {
-                        r#"features = ["postgres", "docs"]"#
-                    } else {
-                        r#"features = ["sqlite", "docs"]"#
-                    };
-                    assert!(text.contains(feature), "{text}");
+                    let feature = format!(r#"features = ["{backend}", "docs"]"#);
+                    assert!(text.contains(&feature) && text.contains(&format!("sqlx-{backend}")), "{text}");
+                }
+                if database == Database::Mysql {
+                    if path == "src/main.rs" {
+                        assert!(text.contains(r#""mysql://root@127.0.0.1:3306/my_books""#), "{text}");
+                    }
+                    if path == "src/lib.rs" {
+                        assert!(text.contains(r#""mysql://root@127.0.0.1:3306/my_books_test""#), "{text}");
+                    }
                 }
             }
         }
@@ -142,7 +161,8 @@ mod tests {
 
     #[test]
     fn a_missing_checkout_is_named() {
-        let error = Project::new("books", "items", false, Path::new("/nonexistent"), "20261127").err().unwrap();
+        let error =
+            Project::new("books", "items", Database::Sqlite, Path::new("/nonexistent"), "20261127").err().unwrap();
         assert!(error.contains("--viewset"), "{error}");
     }
 }

@@ -2,7 +2,7 @@
 //! built and served (its database created with the first migration), then grown with the README's `viewset
 //! generate` lines (a resource with every field type, a nullable one and a reference; a field on the first
 //! resource; a hand-written migration; a dry run), built again, tested with its own `cargo test`, and served on the
-//! same database, whose new migrations apply; on SQLite and on PostgreSQL (which creates its missing databases).
+//! same database, whose new migrations apply; on SQLite, PostgreSQL and MariaDB (which create their missing databases).
 //! Refused names and refused input are checked without building. The projects build in `target/starter` with the
 //! workspace's `Cargo.lock`. Needs `cargo` and `curl`.
 
@@ -89,7 +89,8 @@ fn exercise_grown(server: &Server) {
             assert_eq!(&created[key], value, "{key}: {created}");
         }
     }
-    // A decimal is a string: `12.34` on SQLite, `12.3400` (the column's scale) on PostgreSQL; a UUID lower-case.
+    // A decimal is a string: `12.34` on SQLite, `12.3400` (the column's scale) on PostgreSQL and MariaDB; a UUID
+    // lower-case.
     assert_eq!(created["cost"].as_str().map(|c| c.trim_end_matches('0')), Some("12.34"), "{created}");
     assert_eq!(created["code"], code, "{created}");
     assert!(created["updated_at"].as_str().unwrap().starts_with("2026-11-27T10:00:00"), "{created}");
@@ -184,6 +185,63 @@ fn a_postgres_project_creates_its_databases_grows_and_serves() {
     // The tests empty TEST_DATABASE_URL (created when missing), never the development database.
     cargo(&project, &["test", "--quiet"], &[("TEST_DATABASE_URL", &test_url), ("DATABASE_URL", &development_url)]);
     let server = Server::start(&project, "pgshop", &env, &dir.0.join("second.log"));
+    exercise_grown(&server);
+}
+
+/// Drops the scratch MariaDB databases when the test ends (best effort, with the `mariadb` client).
+struct MysqlDatabases(String, Vec<String>);
+
+impl MysqlDatabases {
+    fn drop_all(&self) {
+        let (host, port) = server_address(&self.0);
+        for name in &self.1 {
+            let sql = format!("DROP DATABASE IF EXISTS `{name}`");
+            let args = ["-h", host.as_str(), "-P", port.as_str(), "-u", "root", "-e", sql.as_str()];
+            let _ = std::process::Command::new("mariadb").args(args).output();
+        }
+    }
+}
+
+impl Drop for MysqlDatabases {
+    fn drop(&mut self) {
+        self.drop_all();
+    }
+}
+
+/// The host and port of `mysql://user@host:port`.
+fn server_address(url: &str) -> (String, String) {
+    let authority = url.rsplit('@').next().unwrap_or(url).trim_start_matches("mysql://");
+    let (host, port) = authority.split_once(':').unwrap_or((authority, "3306"));
+    (host.to_string(), port.trim_end_matches('/').to_string())
+}
+
+#[test]
+fn a_mysql_project_creates_its_databases_grows_and_serves() {
+    let Some(server_url) = mysql_url() else { return };
+    let dir = Scratch::new("mysql");
+    let (development, test) =
+        (format!("viewset_cli_{}", std::process::id()), format!("viewset_cli_{}_t", std::process::id()));
+    let databases = MysqlDatabases(server_url.clone(), vec![development.clone(), test.clone()]);
+    databases.drop_all(); // left by an earlier run with the same process id
+    let project = new_project("myshop", &["--mysql"], &dir.0);
+    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains(r#"features = ["mysql", "docs"]"#) && manifest.contains("sqlx-mysql"), "{manifest}");
+    let both = viewset_refused(&dir.0, &["new", "other", "--mysql", "--postgres"]);
+    assert!(both.contains("cannot be used with"), "{both}");
+
+    let development_url = format!("{server_url}/{development}");
+    let test_url = format!("{server_url}/{test}");
+    cargo(&project, &["build", "--quiet"], &[]);
+    let env = [("DATABASE_URL", development_url.as_str())];
+    first_start(&project, "myshop", &env, &dir.0.join("first.log"));
+    let log = std::fs::read_to_string(dir.0.join("first.log")).unwrap();
+    assert!(log.contains(&format!("created the database `{development}`")), "{log}");
+
+    grow_as_the_readme_says(&project);
+    cargo(&project, &["build", "--quiet", "--all-targets"], &[]);
+    // The tests empty TEST_DATABASE_URL (created when missing), never the development database.
+    cargo(&project, &["test", "--quiet"], &[("TEST_DATABASE_URL", &test_url), ("DATABASE_URL", &development_url)]);
+    let server = Server::start(&project, "myshop", &env, &dir.0.join("second.log"));
     exercise_grown(&server);
 }
 

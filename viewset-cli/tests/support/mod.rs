@@ -170,3 +170,21 @@ pub fn postgres_url() -> Option<String> {
     }
     url.map(|u| u.trim_end_matches('/').to_string())
 }
+
+/// `VIEWSET_TEST_MYSQL_URL` (`mysql://root@127.0.0.1:3306`); `VIEWSET_REQUIRE_MYSQL=1` (as in CI) makes a test that
+/// needs it fail instead of skipping.
+pub fn mysql_url() -> Option<String> {
+    let url = std::env::var("VIEWSET_TEST_MYSQL_URL").ok().filter(|u| !u.is_empty());
+    if url.is_none() {
+        let required = std::env::var("VIEWSET_REQUIRE_MYSQL").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "VIEWSET_REQUIRE_MYSQL=1, but VIEWSET_TEST_MYSQL_URL is not set: this test would have been skipped"
+        );
+        eprintln!(
+            "skipped: VIEWSET_TEST_MYSQL_URL is not set, so this test did not run (VIEWSET_REQUIRE_MYSQL=1 fails \
+             instead)"
+        );
+    }
+    url.map(|u| u.trim_end_matches('/').to_string())
+}

@@ -78,7 +78,8 @@ pub(super) fn unique_field(msg: &str, table: &str) -> Option<String> {
 /// A value MariaDB / MySQL refused for its column under the strict `sql_mode` every connection runs with, as a
 /// 422 `validation_error` naming the column: 1406 data too long, 1264 out of range, 1292 and 1366 not a valid value
 /// of the column's type (a date outside `TIMESTAMP`'s range, text that is not valid in the column's charset), 1048 a
-/// `NULL` for a `NOT NULL` column, 1690 an arithmetic result out of range, 3819 / 4025 a `CHECK` constraint.
+/// `NULL` for a `NOT NULL` column, 1690 an arithmetic result out of range, 3819 / 4025 a `CHECK` constraint; 1191
+/// (no `FULLTEXT` index for a `MATCH`) a 422 `fulltext_unavailable` at `["query", "q"]`.
 /// `None` for every other error (and on other databases).
 pub(super) fn refused_value(err: &DbErr) -> Option<ApiError> {
     #[cfg(feature = "mysql")]
@@ -95,6 +96,11 @@ pub(super) fn refused_value(err: &DbErr) -> Option<ApiError> {
 /// [`refused_value`] from MariaDB's error number and message.
 #[cfg_attr(not(feature = "mysql"), allow(dead_code))]
 pub(super) fn refused_by_number(number: u16, message: &str) -> Option<ApiError> {
+    if number == 1191 {
+        // `MATCH (…)` with no `FULLTEXT` index on exactly those columns: the application has not created it.
+        let msg = "full-text search needs a FULLTEXT index on exactly the searched fields, which this table lacks";
+        return Some(ApiError::input(["query", crate::query::FULLTEXT_PARAM], msg, "fulltext_unavailable"));
+    }
     let what = match number {
         1406 => "This value is too long for the column.",
         1264 | 1690 => "This value is out of range for the column.",

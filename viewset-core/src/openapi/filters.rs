@@ -146,8 +146,8 @@ fn pagination_parameters<V: Hooks>() -> Vec<Parameter> {
                             .default(Some(default.into()))
                             .into(),
                         format!(
-                            "How `count` is found: `exact`, `estimated` (the planner's estimate on PostgreSQL when it \
-                             is large, else exact) or `none` (no count query: `count` is null); default `{default}` \
+                            "How `count` is found: `exact`, `estimated` (the planner's estimate on PostgreSQL and \
+                             MariaDB when it is large, else exact) or `none` (no count query: `count` is null); default `{default}` \
                              for this endpoint. Given (or when the default is not `exact`), the envelope carries \
                              `count_mode`."
                         ),

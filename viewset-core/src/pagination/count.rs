@@ -1,6 +1,7 @@
 //! `?count=exact|estimated|none` on the counting paginators: how the size of the filtered set is found. `exact`
-//! (the default) counts; `none` skips the count query; `estimated` asks PostgreSQL's planner (`EXPLAIN`) and
-//! counts exactly when the estimate is small ([`EXACT_BELOW`]) or the database has no planner estimate (SQLite).
+//! (the default) counts; `none` skips the count query; `estimated` asks PostgreSQL's or MariaDB's planner
+//! (`EXPLAIN`) and counts exactly when the estimate is small ([`EXACT_BELOW`]) or the database has no planner
+//! estimate (SQLite, MySQL).
 //! When the request gives no `?count=`, the ViewSet's `#[viewset(count_mode = "...")]` ([`Config::count_mode`],
 //! default exact) decides. The envelope says which count it carries in `count_mode` whenever that is not the spec's
 //! plain exact count: when `?count=` was given, or when the ViewSet's default mode is not `exact`.

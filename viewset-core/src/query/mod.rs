@@ -27,7 +27,7 @@ pub mod value;
 
 pub use crate::viewset::options::{FullText, RelatedField};
 pub use filter::{DjangoFilterBackend, FilterBackend, ServiceFilterBackend, apply_exact_filters};
-pub use fulltext::{FULLTEXT_PARAM, FullTextSearchFilter, fts5_query};
+pub use fulltext::{FULLTEXT_PARAM, FullTextSearchFilter, boolean_mode_query, fts5_query};
 pub use groups::FilterGroup;
 pub use limits::QueryLimits;
 pub use list_query::{Computed, ListQuery, OrderTerm, OrderingState};

@@ -11,7 +11,7 @@ use sea_orm::{
 };
 
 use super::run::{On, execute, rows};
-use super::write::every_column;
+use super::write::{every_column, returning_on_mariadb};
 use crate::error::{ApiError, db_err};
 use crate::viewset::contract::{ModelOf, ViewSet};
 
@@ -20,7 +20,8 @@ type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 /// The most parameters SQLite binds in one statement (`SQLITE_MAX_VARIABLE_NUMBER`, 32,766 since SQLite 3.32).
 pub const SQLITE_MAX_PARAMETERS: usize = 32_766;
 
-/// The most parameters PostgreSQL binds in one statement (the wire protocol counts them in 16 bits).
+/// The most parameters PostgreSQL binds in one statement (the wire protocol counts them in 16 bits); MariaDB's
+/// prepared statements have the same bound.
 pub const POSTGRES_MAX_PARAMETERS: usize = 65_535;
 
 /// How many rows of `columns` bound values one statement on `backend` takes (at least one).
@@ -44,8 +45,8 @@ pub fn rows_per_statement(backend: DbBackend, columns: usize) -> usize {
 /// `INSERT … RETURNING` per chunk of rows setting the same columns (a column one row leaves to its database
 /// default is not written as `NULL` for another), `after_save` of each. The returned rows are matched to the
 /// `VALUES` by position: PostgreSQL and SQLite return a multi-row `VALUES` insert's rows in that order (neither
-/// documents it as a promise; `tests/bulk_writes.rs` checks request order on both). A database without `RETURNING`
-/// (MariaDB / MySQL) inserts row by row, each read back by key.
+/// documents it as a promise; `tests/bulk_writes.rs` checks request order on both), and so does MariaDB (≥ 10.5,
+/// which writes `INSERT … RETURNING`). A database without it (MySQL) inserts row by row, each read back by key.
 pub(crate) async fn insert_many<V: ViewSet>(
     txn: &DatabaseTransaction,
     rows_to_insert: Vec<Active<V>>,
@@ -70,7 +71,8 @@ pub(crate) async fn insert_many<V: ViewSet>(
             let actives = chunk.iter().map(|&i| saved[i].clone());
             let mut query = V::Entity::insert_many(actives).into_query();
             query.returning(every_column::<V::Entity>(on.backend()));
-            let found = rows(on, on.backend().build(&query), chunk.len(), "insert").await;
+            let statement = returning_on_mariadb::<V::Entity>(on.backend().build(&query));
+            let found = rows(on, statement, chunk.len(), "insert").await;
             let found = found.and_then(|found| V::decode_rows(&found)).map_err(db_err::<V::Entity>)?;
             if found.len() != chunk.len() {
                 return Err(ApiError::Database(DbErr::RecordNotInserted));

@@ -15,7 +15,7 @@
 //! | `replica.rs` | reads through a request's [`Reader`](crate::request::Reader): the replica, else the primary |
 //! | `observe.rs` | the statement hook: a `tracing` span per statement, and [`record_statements`] |
 //! | `idempotency.rs` | the records of [`crate::idempotency`]: claim, read, answer, release, prune |
-//! | `mysql.rs` | the session every MariaDB / MySQL connection starts with (strict `sql_mode`, UTC, `utf8mb4`) |
+//! | `mysql.rs` | the session every MariaDB / MySQL connection starts with (strict `sql_mode`, UTC, `utf8mb4`); the server's version (MariaDB inserts with `RETURNING`) |
 //! | `explain.rs` | the database's plan of a statement ([`explain`]) and the planner's row estimate |
 //!
 //! Every statement the generated routes run passes through one hook (`observe.rs`), whichever way it is sent: a

@@ -47,7 +47,8 @@ pub struct Plan {
     /// the default scope, no permission that checks objects, no `save_hooks`, the lookup field is the single-column
     /// primary key, and the backend writes `RETURNING`. Otherwise the record is read, checked, then written.
     pub update_in_one_statement: bool,
-    /// A write reads its row back through `RETURNING` (PostgreSQL, SQLite ≥ 3.35); otherwise it is read again by key.
+    /// A create reads its row back through `INSERT … RETURNING` (PostgreSQL, SQLite ≥ 3.35, MariaDB ≥ 10.5 when
+    /// every connection reached MariaDB: [`inserts_returning`]); otherwise (MySQL) it is read again by key.
     pub insert_returning: bool,
     /// The CSV list is streamed in chunks of rows (its `list` is the default and its window is by limit/offset or
     /// page); otherwise the JSON page is converted.
@@ -55,12 +56,12 @@ pub struct Plan {
 }
 
 /// The plan of each ViewSet and backend, worked out on first use.
-static PLANS: Memo<(TypeId, Discriminant<DbBackend>), Plan> = Memo::new();
+static PLANS: Memo<(TypeId, Discriminant<DbBackend>, bool), Plan> = Memo::new();
 
 impl Plan {
     /// The plan of `V` on `backend` (worked out once, then read from a process-wide cache).
     pub fn of<V: ViewSet>(backend: DbBackend) -> Plan {
-        let key = (TypeId::of::<V>(), std::mem::discriminant(&backend));
+        let key = (TypeId::of::<V>(), std::mem::discriminant(&backend), inserts_returning(backend));
         if let Some(plan) = PLANS.read().get(&key) {
             return *plan;
         }
@@ -80,10 +81,21 @@ impl Plan {
                 && returning
                 && lookup_is_key::<V>()
                 && !checks_objects::<V>(),
-            insert_returning: returning,
+            insert_returning: inserts_returning(backend),
             streams_csv: default_scope && !V::Pagination::PARAMETERS.contains(&"cursor"),
         }
     }
+}
+
+/// Whether `backend` writes `INSERT … RETURNING`: PostgreSQL and SQLite (as sea-orm says), MariaDB (≥ 10.5) when
+/// every MariaDB / MySQL connection of the process reached MariaDB (read at connect, `store/mysql.rs`). sea-orm's
+/// own `support_returning` stays false there, as MariaDB has no `UPDATE … RETURNING`.
+pub(crate) fn inserts_returning(backend: DbBackend) -> bool {
+    #[cfg(feature = "mysql")]
+    if backend == DbBackend::MySql {
+        return super::mysql::mariadb_only();
+    }
+    backend.support_returning()
 }
 
 /// Whether a permission of `V` looks at records ([`Permission::checks_objects`]).

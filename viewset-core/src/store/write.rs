@@ -19,8 +19,9 @@ use crate::viewset::contract::{ModelOf, ViewSet};
 type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 
 /// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
-/// `after_save` — with the statement built once per set of columns and run through the store. A database without
-/// `RETURNING` (MariaDB / MySQL) inserts, then reads the row by its key ([`insert_then_read`]).
+/// `after_save` — with the statement built once per set of columns and run through the store (MariaDB too, whose
+/// `INSERT … RETURNING` [`crate::store::Plan`] knows of). A database without it (MySQL) inserts, then reads the row
+/// by its key ([`insert_then_read`]).
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;
@@ -55,7 +56,7 @@ where
     A: ActiveModelTrait + ActiveModelBehavior + Send,
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
-    if !on.support_returning() {
+    if !super::plan::inserts_returning(on.backend()) {
         return insert_then_read(on, active, decode).await;
     }
     let active = match on {
@@ -66,7 +67,7 @@ where
     let statement = super::statements::insert(backend, &active, |_| {
         let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
         query.returning(every_column::<A::Entity>(backend));
-        Ok::<_, DbErr>(backend.build(&query))
+        Ok::<_, DbErr>(returning_on_mariadb::<A::Entity>(backend.build(&query)))
     })?;
     let stored = one_decoded(on, statement, decode, "insert").await?;
     let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
@@ -76,7 +77,7 @@ where
     }
 }
 
-/// Inserts `active` where the database has no `INSERT … RETURNING` (MariaDB / MySQL), as `ActiveModelTrait::insert`
+/// Inserts `active` where the database has no `INSERT … RETURNING` (MySQL, MariaDB before 10.5), as `ActiveModelTrait::insert`
 /// does there — `before_save`, the `INSERT`, a read of the row by its key (the key `active` sets, else
 /// `LAST_INSERT_ID()`), `after_save` — with both statements run through the store, so their values are bound as the
 /// backend reads them ([`super::run::portable`]).
@@ -240,6 +241,18 @@ fn primary_key<A: ActiveModelTrait>(active: &A) -> Result<ValueTuple, DbErr> {
 /// The select of the record whose primary key is `key`.
 fn by_key<E: EntityTrait>(key: ValueTuple) -> Select<E> {
     E::find_by_id(<<E as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType::from_value_tuple(key))
+}
+
+/// The `INSERT` `statement`, built with `RETURNING` [`every_column`], as MariaDB receives it: sea-query's MySQL
+/// builder writes no `RETURNING` (MySQL has none), so it is appended here, every column of `E` in the entity's order
+/// (as the rows decode by position). Other backends' statements as they are.
+pub(super) fn returning_on_mariadb<E: EntityTrait>(mut statement: Statement) -> Statement {
+    if statement.db_backend == sea_orm::DbBackend::MySql {
+        let columns: Vec<String> =
+            E::Column::iter().map(|c| format!("`{}`", sea_orm::IdenStatic::as_str(&c).replace('`', "``"))).collect();
+        statement.sql = format!("{} RETURNING {}", statement.sql, columns.join(", "));
+    }
+    statement
 }
 
 /// `RETURNING` every column of `E`, each as sea-orm's own `exec_with_returning` selects it (so the row decodes as the

@@ -78,8 +78,9 @@ const PG_FOREIGN_KEYS: &str = "SELECT a.attname::text AS col, c.confrelid::regcl
 
 const MY_EXISTS: &str =
     "SELECT 1 AS found FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table";
+// A `FULLTEXT` index serves `MATCH … AGAINST` only, never a filter or an ordering on its first column.
 const MY_LEADING: &str = "SELECT CAST(COLUMN_NAME AS CHAR) AS col FROM information_schema.STATISTICS \
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table AND SEQ_IN_INDEX = 1";
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table AND SEQ_IN_INDEX = 1 AND INDEX_TYPE <> 'FULLTEXT'";
 const MY_FOREIGN_KEYS: &str = "SELECT CAST(COLUMN_NAME AS CHAR) AS col, CAST(REFERENCED_TABLE_NAME AS CHAR) AS target \
      FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table \
      AND REFERENCED_TABLE_NAME IS NOT NULL AND ORDINAL_POSITION = 1";
