@@ -210,7 +210,7 @@ impl<V: Hooks> Subscriber<V> {
             let Some(events) = replay_after(&self.bus, cursor).await else { return Err("resume_unavailable") };
             // From here on, nothing up to `seq` is sent again (the live events this process has not read yet).
             *last = (*last).max(cursor);
-            let more = events.len() >= REPLAY_PAGE;
+            let more = may_have_more(events.len());
             for event in events {
                 cursor = event.seq;
                 *last = cursor;
@@ -310,11 +310,17 @@ async fn replay_after(bus: &EventBus, seq: u64) -> Option<Vec<Sequenced>> {
     bus.since(seq)
 }
 
-/// Events handed at once by [`replay_after`]: a full page means there may be more.
+/// Whether [`replay_after`] may have more after `handed` events (an outbox's table is read a page at a time).
 #[cfg(feature = "postgres")]
-const REPLAY_PAGE: usize = super::outbox::PAGE;
+fn may_have_more(handed: usize) -> bool {
+    handed >= super::outbox::PAGE
+}
+
+/// A buffer is handed whole.
 #[cfg(not(feature = "postgres"))]
-const REPLAY_PAGE: usize = usize::MAX;
+fn may_have_more(_: usize) -> bool {
+    false
+}
 
 fn table<V: Hooks>() -> &'static str {
     sea_orm::EntityName::table_name(&<V::Entity as Default>::default())
