@@ -10,4 +10,5 @@ pub mod harness;
 pub mod identities;
 pub mod shell;
 pub mod sql_spans;
+pub mod sse;
 pub mod studio_fixtures;
