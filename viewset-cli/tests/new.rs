@@ -165,18 +165,23 @@ fn a_postgres_project_creates_its_databases_grows_and_serves() {
         (format!("viewset_cli_{}", std::process::id()), format!("viewset_cli_{}_t", std::process::id()));
     let databases = Databases(server_url.clone(), vec![development.clone(), test.clone()]);
     databases.drop_all(); // left by an earlier run with the same process id
-    let project = new_project("pgshop", &["--postgres"], &dir.0);
+    grows_and_serves("pgshop", "postgres", &server_url, &dir, (&development, &test));
+}
+
+/// `viewset new <name> --<backend>` on the server at `server_url`: the manifest names the backend's features; the
+/// first start creates the development database; the project grows as the README says, its tests run on the test
+/// database (created when missing), and the grown project serves.
+fn grows_and_serves(name: &str, backend: &str, server_url: &str, dir: &Scratch, (development, test): (&str, &str)) {
+    let project = new_project(name, &[&format!("--{backend}")], &dir.0);
     let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
-    assert!(
-        manifest.contains(r#"features = ["postgres", "docs"]"#) && manifest.contains("sqlx-postgres"),
-        "{manifest}"
-    );
+    let features = format!(r#"features = ["{backend}", "docs"]"#);
+    assert!(manifest.contains(&features) && manifest.contains(&format!("sqlx-{backend}")), "{manifest}");
 
     let development_url = format!("{server_url}/{development}");
     let test_url = format!("{server_url}/{test}");
     cargo(&project, &["build", "--quiet"], &[]);
     let env = [("DATABASE_URL", development_url.as_str())];
-    first_start(&project, "pgshop", &env, &dir.0.join("first.log"));
+    first_start(&project, name, &env, &dir.0.join("first.log"));
     let log = std::fs::read_to_string(dir.0.join("first.log")).unwrap();
     assert!(log.contains(&format!("created the database `{development}`")), "{log}");
 
@@ -184,7 +189,7 @@ fn a_postgres_project_creates_its_databases_grows_and_serves() {
     cargo(&project, &["build", "--quiet", "--all-targets"], &[]);
     // The tests empty TEST_DATABASE_URL (created when missing), never the development database.
     cargo(&project, &["test", "--quiet"], &[("TEST_DATABASE_URL", &test_url), ("DATABASE_URL", &development_url)]);
-    let server = Server::start(&project, "pgshop", &env, &dir.0.join("second.log"));
+    let server = Server::start(&project, name, &env, &dir.0.join("second.log"));
     exercise_grown(&server);
 }
 
@@ -223,26 +228,9 @@ fn a_mysql_project_creates_its_databases_grows_and_serves() {
         (format!("viewset_cli_{}", std::process::id()), format!("viewset_cli_{}_t", std::process::id()));
     let databases = MysqlDatabases(server_url.clone(), vec![development.clone(), test.clone()]);
     databases.drop_all(); // left by an earlier run with the same process id
-    let project = new_project("myshop", &["--mysql"], &dir.0);
-    let manifest = std::fs::read_to_string(project.join("Cargo.toml")).unwrap();
-    assert!(manifest.contains(r#"features = ["mysql", "docs"]"#) && manifest.contains("sqlx-mysql"), "{manifest}");
     let both = viewset_refused(&dir.0, &["new", "other", "--mysql", "--postgres"]);
     assert!(both.contains("cannot be used with"), "{both}");
-
-    let development_url = format!("{server_url}/{development}");
-    let test_url = format!("{server_url}/{test}");
-    cargo(&project, &["build", "--quiet"], &[]);
-    let env = [("DATABASE_URL", development_url.as_str())];
-    first_start(&project, "myshop", &env, &dir.0.join("first.log"));
-    let log = std::fs::read_to_string(dir.0.join("first.log")).unwrap();
-    assert!(log.contains(&format!("created the database `{development}`")), "{log}");
-
-    grow_as_the_readme_says(&project);
-    cargo(&project, &["build", "--quiet", "--all-targets"], &[]);
-    // The tests empty TEST_DATABASE_URL (created when missing), never the development database.
-    cargo(&project, &["test", "--quiet"], &[("TEST_DATABASE_URL", &test_url), ("DATABASE_URL", &development_url)]);
-    let server = Server::start(&project, "myshop", &env, &dir.0.join("second.log"));
-    exercise_grown(&server);
+    grows_and_serves("myshop", "mysql", &server_url, &dir, (&development, &test));
 }
 
 #[test]

@@ -155,36 +155,24 @@ pub fn readme_generate_lines() -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Whether `VIEWSET_REQUIRE_PG=1` (as in CI): a test that needs PostgreSQL then fails instead of skipping.
+/// `VIEWSET_TEST_PG_URL`; `VIEWSET_REQUIRE_PG=1` (as in CI) makes a test that needs it fail instead of skipping.
 pub fn postgres_url() -> Option<String> {
-    let url = std::env::var("VIEWSET_TEST_PG_URL").ok().filter(|u| !u.is_empty());
-    if url.is_none() {
-        let required = std::env::var("VIEWSET_REQUIRE_PG").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "VIEWSET_REQUIRE_PG=1, but VIEWSET_TEST_PG_URL is not set: this test would have been skipped"
-        );
-        eprintln!(
-            "skipped: VIEWSET_TEST_PG_URL is not set, so this test did not run (VIEWSET_REQUIRE_PG=1 fails instead)"
-        );
-    }
-    url.map(|u| u.trim_end_matches('/').to_string())
+    server_url("VIEWSET_TEST_PG_URL", "VIEWSET_REQUIRE_PG")
 }
 
 /// `VIEWSET_TEST_MYSQL_URL` (`mysql://root@127.0.0.1:3306`); `VIEWSET_REQUIRE_MYSQL=1` (as in CI) makes a test that
 /// needs it fail instead of skipping.
 pub fn mysql_url() -> Option<String> {
-    let url = std::env::var("VIEWSET_TEST_MYSQL_URL").ok().filter(|u| !u.is_empty());
+    server_url("VIEWSET_TEST_MYSQL_URL", "VIEWSET_REQUIRE_MYSQL")
+}
+
+/// The server URL in `var` (without a trailing `/`); without one, a panic when `require` is `1`, else a skip notice.
+fn server_url(var: &str, require: &str) -> Option<String> {
+    let url = std::env::var(var).ok().filter(|u| !u.is_empty());
     if url.is_none() {
-        let required = std::env::var("VIEWSET_REQUIRE_MYSQL").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "VIEWSET_REQUIRE_MYSQL=1, but VIEWSET_TEST_MYSQL_URL is not set: this test would have been skipped"
-        );
-        eprintln!(
-            "skipped: VIEWSET_TEST_MYSQL_URL is not set, so this test did not run (VIEWSET_REQUIRE_MYSQL=1 fails \
-             instead)"
-        );
+        let required = std::env::var(require).is_ok_and(|v| v == "1");
+        assert!(!required, "{require}=1, but {var} is not set: this test would have been skipped");
+        eprintln!("skipped: {var} is not set, so this test did not run ({require}=1 fails instead)");
     }
     url.map(|u| u.trim_end_matches('/').to_string())
 }
