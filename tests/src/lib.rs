@@ -8,6 +8,7 @@ pub mod every_database;
 pub mod fixtures;
 pub mod harness;
 pub mod identities;
+pub mod nats;
 pub mod shell;
 pub mod sql_spans;
 pub mod sse;

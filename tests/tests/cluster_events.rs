@@ -1,7 +1,9 @@
-//! Durable, cluster-wide events (issue 41): three instances of the blog (own pools, own outbox readers) on one
-//! PostgreSQL database, each with `EventBus::outbox`. A subscriber moved between instances with its
+//! Durable, cluster-wide events (issue 41): three instances of the blog (own pools, own readers) on one database,
+//! each with `EventBus::outbox` (PostgreSQL) or `EventBus::nats` (a JetStream stream of the test's own on the
+//! shared NATS server; on PostgreSQL and on MariaDB). A subscriber moved between instances with its
 //! `Last-Event-ID` receives every event once, in one order, without `reset`; a rolled-back write has no event; a
-//! committed event nobody woke for is still delivered; pruned or foreign ids get `reset`.
+//! committed event nobody published is still delivered; pruned or foreign ids get `reset`. The engines' outages:
+//! PostgreSQL under the outbox, NATS (a private server) under JetStream.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -11,14 +13,44 @@ use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
 use viewset_core::ServiceState;
 use viewset_core::events::{EventBus, Retention};
 use viewset_tests::cluster::PrivateCluster;
-use viewset_tests::every_database::{require_postgres, skip_unless_required};
+use viewset_tests::every_database::{require_mysql, require_postgres, skip_unless_required};
 use viewset_tests::harness::{Backend, Frame, SseClient, TestApp, TestDb, WAIT};
 use viewset_tests::identities::blog::BOB;
+use viewset_tests::nats::{PrivateNats, require_nats, stream_name};
 
-/// An instance of the blog on `db`'s database with its own pool and outbox reader; the first owns the database.
-async fn instance(url: &str, owner: Option<TestDb>, retention: Retention) -> TestApp {
+/// How the instances share events.
+#[derive(Clone)]
+enum Via {
+    /// The PostgreSQL outbox.
+    Outbox,
+    /// The JetStream stream `stream` of the NATS server at `url`.
+    Nats { url: String, stream: String },
+}
+
+impl Via {
+    /// A new stream on the shared NATS server; `None` without one.
+    fn nats(purpose: &str) -> Option<Via> {
+        Some(Via::Nats { url: require_nats()?, stream: stream_name(purpose) })
+    }
+
+    /// The rows left in the outbox table after `commits` committed writes: all of them (the outbox keeps them),
+    /// or none (NATS acknowledged them, and the writes deleted them).
+    fn rows_after(&self, commits: i64) -> i64 {
+        if let Via::Outbox = self { commits } else { 0 }
+    }
+}
+
+/// An instance of the blog on `db`'s database with its own pool and reader; the first owns the database.
+async fn instance(url: &str, owner: Option<TestDb>, retention: Retention, via: &Via) -> TestApp {
     let db = blog::connect_and_migrate(url).await.expect("connect");
-    let bus = EventBus::outbox_with(db.get_postgres_connection_pool().clone(), retention).await.expect("outbox");
+    let bus = match via {
+        Via::Outbox => EventBus::outbox_with(db.get_postgres_connection_pool().clone(), retention).await,
+        Via::Nats { url, stream } => {
+            let client = viewset_core::events::async_nats::connect(url.as_str()).await.expect("NATS");
+            Ok(EventBus::nats_with(db.clone(), client, stream, retention).await.expect("the NATS bus"))
+        }
+    };
+    let bus = bus.expect("the outbox");
     assert!(bus.is_durable());
     let database = match owner {
         Some(database) => database,
@@ -27,13 +59,17 @@ async fn instance(url: &str, owner: Option<TestDb>, retention: Retention) -> Tes
     TestApp::serve(blog::app_with_state(ServiceState::with_events(db.clone(), bus)), db, database).await
 }
 
-/// Three instances on one fresh, seeded PostgreSQL database, and its URL; `None` without PostgreSQL.
-async fn cluster(retention: Retention) -> Option<([TestApp; 3], String)> {
-    require_postgres()?;
-    let (database, _) = TestDb::seeded_blog(Backend::Postgres).await;
+/// Three instances on one fresh, seeded database of `backend`, and its URL; `None` without the servers.
+async fn cluster(retention: Retention, via: &Via, backend: Backend) -> Option<([TestApp; 3], String)> {
+    match backend {
+        Backend::Mysql => require_mysql()?,
+        _ => require_postgres()?,
+    };
+    let (database, _) = TestDb::seeded_blog(backend).await;
     let url = database.url.clone();
-    let first = instance(&url, Some(database), retention).await;
-    Some(([first, instance(&url, None, retention).await, instance(&url, None, retention).await], url))
+    let first = instance(&url, Some(database), retention, via).await;
+    let (second, third) = (instance(&url, None, retention, via).await, instance(&url, None, retention, via).await);
+    Some(([first, second, third], url))
 }
 
 /// The cluster-wide number of an event frame.
@@ -55,7 +91,17 @@ const WRITES: usize = 1000;
 /// `reset` is ever sent.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_subscriber_moved_between_instances_receives_every_event_once() {
-    let Some((apps, _)) = cluster(Retention::default()).await else { return };
+    moved_between_instances(Via::Outbox).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_subscriber_moved_between_instances_receives_every_event_once_over_nats() {
+    let Some(via) = Via::nats("moved") else { return };
+    moved_between_instances(via).await;
+}
+
+async fn moved_between_instances(via: Via) {
+    let Some((apps, _)) = cluster(Retention::default(), &via, Backend::Postgres).await else { return };
     let apps = std::sync::Arc::new(apps);
     let mut stream = SseClient::connect(&apps[0], "/api/posts/stream", None, None).await;
     assert_eq!(stream.next(WAIT).await.expect("ready").event, "ready");
@@ -96,14 +142,30 @@ async fn a_subscriber_moved_between_instances_receives_every_event_once() {
     assert_eq!(moves, 5);
     let created = writer.await.expect("the writer");
     assert_eq!(seen, created, "exactly the created records");
-    assert_eq!(outbox_rows(&apps[0].db).await, WRITES as i64);
+    assert_eq!(outbox_rows(&apps[0].db).await, via.rows_after(WRITES as i64));
 }
 
 /// A write that fails inside its transaction (a PATCH naming an author that does not exist) records no event: the
 /// next committed write's event follows the previous one directly, and the outbox holds one row per commit.
 #[tokio::test]
 async fn a_rolled_back_write_has_no_event() {
-    let Some((apps, _)) = cluster(Retention::default()).await else { return };
+    rolled_back(Via::Outbox, Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn a_rolled_back_write_has_no_event_over_nats() {
+    let Some(via) = Via::nats("rolled_back") else { return };
+    rolled_back(via, Backend::Postgres).await;
+}
+
+#[tokio::test]
+async fn a_rolled_back_write_has_no_event_over_nats_on_mariadb() {
+    let Some(via) = Via::nats("rolled_back_mariadb") else { return };
+    rolled_back(via, Backend::Mysql).await;
+}
+
+async fn rolled_back(via: Via, backend: Backend) {
+    let Some((apps, _)) = cluster(Retention::default(), &via, backend).await else { return };
     let mut stream = SseClient::connect(&apps[1], "/api/posts/stream", None, None).await;
     stream.next(WAIT).await.expect("ready");
     let (status, _) = apps[0].send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 5}"#)).await;
@@ -124,19 +186,29 @@ async fn a_rolled_back_write_has_no_event() {
     assert_eq!(status, StatusCode::OK);
     let next = stream.next(WAIT).await.expect("the next event");
     assert_eq!((number(&next), next.data["pk"].as_i64()), (first + 1, Some(2)), "nothing between: {next:?}");
-    assert_eq!(outbox_rows(&apps[0].db).await, 2);
+    assert_eq!(outbox_rows(&apps[0].db).await, via.rows_after(2));
 }
 
-/// An event row committed by a process that died before it woke anyone (written here directly, as its
-/// transaction left it) reaches the subscribers of every other instance: they poll the table.
+/// An event row committed by a process that died before it woke anyone or published it (written here directly, as
+/// its transaction left it) reaches the subscribers of every other instance: they poll the table, or relay it.
 #[tokio::test]
 async fn an_event_committed_by_a_process_that_died_is_delivered() {
-    let Some((apps, _)) = cluster(Retention::default()).await else { return };
+    died(Via::Outbox).await;
+}
+
+#[tokio::test]
+async fn an_event_committed_by_a_process_that_died_is_delivered_over_nats() {
+    let Some(via) = Via::nats("died") else { return };
+    died(via).await;
+}
+
+async fn died(via: Via) {
+    let Some((apps, _)) = cluster(Retention::default(), &via, Backend::Postgres).await else { return };
     let mut stream = SseClient::connect(&apps[2], "/api/posts/stream", None, None).await;
     stream.next(WAIT).await.expect("ready");
     let orphan = r#"INSERT INTO viewset_events (payload) VALUES ('{"table":"posts","action":"updated","pk":3}')"#;
     apps[0].db.execute_unprepared(orphan).await.expect("a committed event row");
-    let frame = stream.next(WAIT).await.expect("delivered by polling");
+    let frame = stream.next(WAIT).await.expect("delivered by polling or the relay");
     assert_eq!((frame.event.as_str(), frame.data["pk"].as_i64()), ("updated", Some(3)));
     assert_eq!(frame.data["record"]["id"], 3, "loaded through the subscriber's view");
 }
@@ -146,8 +218,18 @@ async fn an_event_committed_by_a_process_that_died_is_delivered() {
 /// hold it either: one that does resumes from it).
 #[tokio::test]
 async fn unknown_last_event_ids_get_a_reset() {
+    unknown_ids(Via::Outbox).await;
+}
+
+#[tokio::test]
+async fn unknown_last_event_ids_get_a_reset_over_nats() {
+    let Some(via) = Via::nats("unknown_ids") else { return };
+    unknown_ids(via).await;
+}
+
+async fn unknown_ids(via: Via) {
     let quick = Retention { events: 3, prune_every: Duration::from_millis(100), ..Retention::default() };
-    let Some((apps, url)) = cluster(quick).await else { return };
+    let Some((apps, url)) = cluster(quick, &via, Backend::Postgres).await else { return };
     for views in 1..=8 {
         let (status, _) =
             apps[0].send(Method::PATCH, "/api/posts/1", BOB, Some(&format!(r#"{{"views": {views}}}"#))).await;
@@ -160,7 +242,7 @@ async fn unknown_last_event_ids_get_a_reset() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // An instance started now holds no event in its buffer: it resumes from the table only.
-    let late = instance(&url, None, quick).await;
+    let late = instance(&url, None, quick, &via).await;
     for (last_event_id, reason) in [
         ("garbage", "malformed_last_event_id"),
         ("-3", "malformed_last_event_id"),
@@ -197,8 +279,8 @@ async fn the_outbox_readers_go_on_after_a_database_outage() {
         let db = blog::connect_and_migrate(&url).await.expect("migrate the blog");
         blog::seed::seed_if_empty(&db).await.expect("seed");
     }
-    let writer = instance(&url, Some(database), Retention::default()).await;
-    let reader = instance(&url, None, Retention::default()).await;
+    let writer = instance(&url, Some(database), Retention::default(), &Via::Outbox).await;
+    let reader = instance(&url, None, Retention::default(), &Via::Outbox).await;
     let mut stream = SseClient::connect(&reader, "/api/posts/stream", None, None).await;
     stream.next(WAIT).await.expect("ready");
     let (status, _) = writer.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 1}"#)).await;
@@ -223,4 +305,45 @@ async fn the_outbox_readers_go_on_after_a_database_outage() {
     let after = stream.next(Duration::from_secs(10)).await.expect("the event after the restart");
     assert_eq!((after.event.as_str(), number(&after)), ("updated", before + 1), "no reset, no gap: {after:?}");
     assert_eq!(after.data["record"]["views"], 3);
+}
+
+/// NATS killed (`SIGKILL`) and started again under two instances: a write meanwhile commits and answers at once
+/// (its event stays in the outbox table), reads go on, the open stream stays open without `reset`, and once NATS is
+/// back the relay publishes the event: it arrives with the next id, and the next write's after it.
+#[tokio::test]
+async fn the_nats_bus_keeps_every_committed_event_through_a_nats_outage() {
+    if require_postgres().is_none() {
+        return;
+    }
+    let mut nats = match PrivateNats::start("outage").await {
+        Ok(nats) => nats,
+        Err(e) => return skip_unless_required("VIEWSET_REQUIRE_NATS", &format!("no private NATS server: {e}")),
+    };
+    let via = Via::Nats { url: nats.url(), stream: stream_name("outage") };
+    let Some(([writer, reader, _], _)) = cluster(Retention::default(), &via, Backend::Postgres).await else { return };
+    let mut stream = SseClient::connect(&reader, "/api/posts/stream", None, None).await;
+    stream.next(WAIT).await.expect("ready");
+    let (status, _) = writer.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 1}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let before = number(&stream.next(WAIT).await.expect("an event before the outage"));
+
+    nats.kill();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = tokio::time::Instant::now();
+    let (status, body) = writer.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 2}"#)).await;
+    assert_eq!(status, StatusCode::OK, "the write commits without NATS: {body}");
+    assert!(started.elapsed() < Duration::from_secs(5), "and answers without waiting long: {:?}", started.elapsed());
+    assert_eq!(outbox_rows(&writer.db).await, 1, "its event waits in the outbox table");
+    let (status, _) = reader.send(Method::GET, "/api/posts/1", BOB, None).await;
+    assert_eq!(status, StatusCode::OK, "reads go on");
+    nats.resume().await.expect("NATS again");
+
+    let relayed = stream.next(Duration::from_secs(30)).await.expect("the event written during the outage");
+    assert_eq!((relayed.event.as_str(), number(&relayed)), ("updated", before + 1), "no reset, no gap: {relayed:?}");
+    assert_eq!(relayed.data["record"]["views"], 2);
+    let (status, _) = writer.send(Method::PATCH, "/api/posts/1", BOB, Some(r#"{"views": 3}"#)).await;
+    assert_eq!(status, StatusCode::OK);
+    let next = stream.next(Duration::from_secs(10)).await.expect("the next event");
+    assert_eq!((number(&next), next.data["record"]["views"].as_i64()), (before + 2, Some(3)));
+    assert_eq!(outbox_rows(&writer.db).await, 0, "relayed, then deleted");
 }

@@ -1,5 +1,5 @@
-//! Three blog processes (`blog_instance`, `SERVICE_EVENT_BUS=postgres`) on one PostgreSQL database behind HAProxy
-//! (Debian's package), as a deployment runs them (issue 41). 1,000 creates through the balancer while the
+//! Three blog processes (`blog_instance`, `SERVICE_EVENT_BUS=postgres`, or `nats://…` with a stream of the test's
+//! own) on one PostgreSQL database behind HAProxy (Debian's package), as a deployment runs them (issue 41). 1,000 creates through the balancer while the
 //! subscriber, also connected through it, is moved five times, resuming with its `Last-Event-ID`; once by
 //! `SIGKILL`ing its instance right after a write committed there. It receives every event exactly once, ids one
 //! after another, and never a `reset`.
@@ -14,6 +14,7 @@ use tokio::sync::RwLock;
 use viewset_tests::every_database::{require_postgres, skip_unless_required};
 use viewset_tests::harness::{Backend, SseClient, TestDb, WAIT};
 use viewset_tests::identities::blog::BOB;
+use viewset_tests::nats::{require_nats, stream_name};
 
 const WRITES: usize = 1000;
 
@@ -42,12 +43,13 @@ async fn answering(client: &reqwest::Client, url: &str) {
     panic!("{url} never answered");
 }
 
-/// One blog instance on `port` over `url`.
-fn instance(url: &str, port: u16) -> Process {
+/// One blog instance on `port` over `url`, its event bus `bus` (a `SERVICE_EVENT_BUS`), on the stream `stream`.
+fn instance(url: &str, port: u16, (bus, stream): (&str, &str)) -> Process {
     let child = Command::new(env!("CARGO_BIN_EXE_blog_instance"))
         .env("DATABASE_URL", url)
         .env("SERVICE_BIND", format!("127.0.0.1:{port}"))
-        .env("SERVICE_EVENT_BUS", "postgres")
+        .env("SERVICE_EVENT_BUS", bus)
+        .env("SERVICE_EVENT_STREAM", stream)
         .env("SERVICE_SECRET_KEY", "a shared key for every instance of this test")
         .stdout(Stdio::null())
         .spawn()
@@ -74,6 +76,16 @@ fn balancer(port: u16, backends: &[u16], dir: &std::path::Path) -> Process {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_subscriber_behind_a_balancer_survives_moves_and_a_killed_instance() {
+    behind_a_balancer(("postgres", "")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_subscriber_behind_a_balancer_survives_moves_and_a_killed_instance_over_nats() {
+    let Some(url) = require_nats() else { return };
+    behind_a_balancer((&url, &stream_name("balancer"))).await;
+}
+
+async fn behind_a_balancer(bus: (&str, &str)) {
     if require_postgres().is_none() {
         return;
     }
@@ -84,12 +96,13 @@ async fn a_subscriber_behind_a_balancer_survives_moves_and_a_killed_instance() {
     let db = blog::connect_and_migrate(&database.url).await.expect("migrate");
     blog::seed::seed_if_empty(&db).await.expect("seed");
     let ports = [free_port(), free_port(), free_port()];
-    let mut instances: Vec<Option<Process>> = ports.iter().map(|&port| Some(instance(&database.url, port))).collect();
+    let mut instances: Vec<Option<Process>> =
+        ports.iter().map(|&port| Some(instance(&database.url, port, bus))).collect();
     let client = reqwest::Client::new();
     for port in ports {
         answering(&client, &format!("http://127.0.0.1:{port}/api/posts/?limit=1")).await;
     }
-    let dir = std::env::temp_dir().join(format!("viewset_balancer_{}", std::process::id()));
+    let dir = std::env::temp_dir().join(stream_name("balancer"));
     std::fs::create_dir_all(&dir).expect("a directory for the configuration");
     let lb = format!("http://127.0.0.1:{}", free_port());
     let _balancer = balancer(lb.rsplit(':').next().unwrap().parse().unwrap(), &ports, &dir);

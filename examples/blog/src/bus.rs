@@ -1,12 +1,15 @@
 //! The blog's event bus, chosen by `SERVICE_EVENT_BUS`: `memory` (this process only; the default on SQLite and
-//! MariaDB) or `postgres` (the durable outbox in the database, shared by every instance; the default on
-//! PostgreSQL). `nats://host:port` (NATS JetStream) is not supported yet and is refused at start-up.
+//! MariaDB), `postgres` (the durable outbox in the database, shared by every instance; the default on
+//! PostgreSQL), or `nats://host:port` (NATS JetStream, relayed from the outbox table; any database): the stream is
+//! `SERVICE_EVENT_STREAM` (default `blog`), created if missing.
 
 use sea_orm::{DatabaseConnection, DbBackend, DbErr};
 use viewset_core::events::EventBus;
 
 /// The environment variable that chooses the bus.
 pub const VAR: &str = "SERVICE_EVENT_BUS";
+/// The environment variable that names the JetStream stream of a `nats://` bus.
+pub const STREAM_VAR: &str = "SERVICE_EVENT_STREAM";
 
 /// The bus `SERVICE_EVENT_BUS` asks for on `db` (see the module).
 pub async fn from_env(db: &DatabaseConnection) -> Result<EventBus, DbErr> {
@@ -31,10 +34,12 @@ pub async fn choose(setting: Option<&str>, db: &DatabaseConnection) -> Result<Ev
         None | Some("") | Some("memory") => Ok(EventBus::in_process()),
         Some("postgres") if postgres => outbox(db).await,
         Some("postgres") => Err(DbErr::Custom(format!("{VAR}=postgres needs a PostgreSQL DATABASE_URL"))),
-        Some(nats) if nats.starts_with("nats://") => {
-            Err(DbErr::Custom(format!("{VAR}={nats}: NATS JetStream is not supported yet; use memory or postgres")))
+        Some(url) if url.starts_with("nats://") => {
+            let stream = std::env::var(STREAM_VAR).unwrap_or_else(|_| "blog".to_owned());
+            let bus = EventBus::nats(db.clone(), url, &stream).await;
+            bus.map_err(|e| DbErr::Custom(format!("{VAR}={url}: NATS JetStream stream {stream:?}: {e}")))
         }
-        Some(other) => Err(DbErr::Custom(format!("{VAR}={other:?} is none of: memory, postgres"))),
+        Some(other) => Err(DbErr::Custom(format!("{VAR}={other:?} is none of: memory, postgres, nats://host:port"))),
     }
 }
 

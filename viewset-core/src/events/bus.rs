@@ -1,8 +1,9 @@
-//! The per-process event bus: a broadcast channel, a bounded replay buffer, and optionally PostgreSQL between
-//! processes: `LISTEN/NOTIFY` ([`EventBus::postgres`]), or the durable outbox (`outbox.rs`, [`EventBus::outbox`]).
+//! The per-process event bus: a broadcast channel, a bounded replay buffer, and optionally a carrier between
+//! processes: PostgreSQL's `LISTEN/NOTIFY` ([`EventBus::postgres`], `notify.rs`), the durable outbox (`outbox.rs`,
+//! [`EventBus::outbox`]), or NATS JetStream relayed from the outbox table (`nats.rs`, [`EventBus::nats`]).
 
-// Without the `postgres` feature the carriers between processes, and what only they use, cannot be built.
-#![cfg_attr(not(feature = "postgres"), allow(dead_code))]
+// Without the `postgres` and `nats` features the carriers between processes, and what only they use, cannot be built.
+#![cfg_attr(not(any(feature = "postgres", feature = "nats")), allow(dead_code))]
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,16 +14,12 @@ use tokio::sync::{broadcast, watch};
 use super::event::ChangeEvent;
 use super::shared_views::SharedViews;
 
-/// The `NOTIFY` channel.
-#[cfg(feature = "postgres")]
-const CHANNEL: &str = "viewset_events";
 /// Events kept for `Last-Event-ID` resume.
 const REPLAY: usize = 1024;
 /// Events a subscriber may fall behind before it is told it lagged.
 const BACKLOG: usize = 512;
-/// `NOTIFY` payloads must stay under 8000 bytes.
-#[cfg(feature = "postgres")]
-const MAX_NOTIFY: usize = 7900;
+/// Events read from a durable carrier per round trip, and at most handed to a resuming subscriber at once.
+pub(crate) const PAGE: usize = 1000;
 
 /// An event with its sequence number in this process.
 #[derive(Debug, Clone)]
@@ -48,21 +45,19 @@ struct Inner {
 }
 
 /// How events travel between processes.
-enum Carrier {
+pub(crate) enum Carrier {
     /// They do not: this process only.
     InProcess,
-    /// `NOTIFY` after the commit; lost when no listener hears it.
-    Notify(Pool),
+    /// `NOTIFY` after the commit; lost when no listener hears it (`notify.rs`).
+    #[cfg(feature = "postgres")]
+    Notify(sqlx::PgPool),
     /// Rows of `viewset_events` written with the change, numbered for the whole cluster (`outbox.rs`).
-    Outbox(Pool),
+    #[cfg(feature = "postgres")]
+    Outbox(sqlx::PgPool),
+    /// Rows of `viewset_events` written with the change, relayed to a JetStream stream, numbered by it (`nats.rs`).
+    #[cfg(feature = "nats")]
+    Nats(Box<super::nats::Link>),
 }
-
-/// The pool that carries events between processes (feature `postgres`).
-#[cfg(feature = "postgres")]
-type Pool = sqlx::PgPool;
-/// Without the `postgres` feature no bus can have a pool.
-#[cfg(not(feature = "postgres"))]
-type Pool = std::convert::Infallible;
 
 /// An [`EventBus`] that does not keep it alive.
 pub(crate) struct WeakBus(std::sync::Weak<Inner>);
@@ -103,7 +98,7 @@ impl EventBus {
         EventBus::with_carrier(Carrier::InProcess)
     }
 
-    fn with_carrier(carrier: Carrier) -> Self {
+    pub(crate) fn with_carrier(carrier: Carrier) -> Self {
         let (sender, _) = broadcast::channel(BACKLOG);
         EventBus(Arc::new(Inner {
             instance: instance_id(),
@@ -117,63 +112,12 @@ impl EventBus {
         }))
     }
 
-    /// Delivery between every process on this PostgreSQL database: publishing sends `NOTIFY`, and one task per
-    /// process listens and delivers to local subscribers. When the listening connection drops, events notified
-    /// meanwhile are lost: the task reconnects, then tells every subscriber of this process `event: reset` with
-    /// `"reason": "reconnected"` (refetch), and `Last-Event-ID`s from before the gap can no longer resume.
-    /// Needs the `postgres` feature.
-    #[cfg(feature = "postgres")]
-    pub async fn postgres(pool: sqlx::PgPool) -> Result<Self, sqlx::Error> {
-        let mut listener = sqlx::postgres::PgListener::connect_with(&pool).await?;
-        // Reconnect here rather than inside `try_recv`, to know when the connection is back.
-        listener.eager_reconnect(false);
-        listener.listen(CHANNEL).await?;
-        let bus = EventBus::with_carrier(Carrier::Notify(pool));
-        let weak = bus.downgrade();
-        tokio::spawn(async move {
-            loop {
-                let notification = match listener.try_recv().await {
-                    Ok(Some(n)) => n,
-                    Ok(None) => {
-                        tracing::warn!("event listener lost its connection; reconnecting");
-                        if !reconnect(&mut listener).await {
-                            return;
-                        }
-                        let Some(bus) = weak.upgrade() else { return };
-                        bus.reconnected();
-                        continue;
-                    }
-                    Err(sqlx::Error::PoolClosed) => return,
-                    Err(err) => {
-                        // The next `try_recv` reports a dropped connection as `Ok(None)`.
-                        tracing::warn!(error = %err, "event listener error; retrying");
-                        tokio::time::sleep(RETRY).await;
-                        continue;
-                    }
-                };
-                let Some(bus) = weak.upgrade() else { return };
-                match serde_json::from_str::<ChangeEvent>(notification.payload()) {
-                    Ok(event) => bus.deliver(event),
-                    Err(err) => tracing::warn!(error = %err, "ignoring a malformed event notification"),
-                }
-            }
-        });
-        Ok(bus)
-    }
-
-    /// A bus carried by the outbox (`outbox.rs` starts its reader).
-    #[cfg(feature = "postgres")]
-    pub(crate) fn over_outbox(pool: Pool) -> Self {
-        EventBus::with_carrier(Carrier::Outbox(pool))
-    }
-
     /// A handle that does not keep the bus alive: its background tasks end when the last clone is dropped.
     pub(crate) fn downgrade(&self) -> WeakBus {
         WeakBus(Arc::downgrade(&self.0))
     }
 
     /// Marks a gap after the events delivered so far and tells every subscriber (`reset`, `reconnected`).
-    #[cfg(feature = "postgres")]
     pub(crate) fn reconnected(&self) {
         // Only the listening task delivers on a PostgreSQL bus, so no event is numbered meanwhile.
         self.0.gap.send_replace(self.0.next.load(Ordering::SeqCst));
@@ -195,15 +139,48 @@ impl EventBus {
     pub fn publish(&self, event: ChangeEvent) {
         match &self.0.carrier {
             Carrier::InProcess => self.deliver(event),
-            Carrier::Notify(pool) => notify(pool, event),
-            Carrier::Outbox(pool) => record_alone(self, pool, event),
+            #[cfg(feature = "postgres")]
+            Carrier::Notify(pool) => super::notify::notify(pool, event),
+            #[cfg(feature = "postgres")]
+            Carrier::Outbox(pool) => super::notify::record_alone(self, pool, event),
+            #[cfg(feature = "nats")]
+            Carrier::Nats(link) => link.record_alone(event),
         }
     }
 
-    /// Whether events are written with the change in its transaction (an outbox): the generated writes then run
-    /// in a transaction and write their events with it.
+    /// Whether events are written with the change in its transaction (an outbox, or NATS relayed from one): the
+    /// generated writes then run in a transaction and write their events with it.
     pub fn is_durable(&self) -> bool {
-        matches!(self.0.carrier, Carrier::Outbox(_))
+        match self.0.carrier {
+            Carrier::InProcess => false,
+            #[cfg(feature = "postgres")]
+            Carrier::Notify(_) => false,
+            #[cfg(feature = "postgres")]
+            Carrier::Outbox(_) => true,
+            #[cfg(feature = "nats")]
+            Carrier::Nats(_) => true,
+        }
+    }
+
+    /// Whether the generated writes should return the ids of the events they record (a relay publishes them).
+    pub(crate) fn relays(&self) -> bool {
+        #[cfg(feature = "nats")]
+        if let Carrier::Nats(_) = self.0.carrier {
+            return true;
+        }
+        false
+    }
+
+    /// After a durable write committed the events `recorded` (their row ids, when [`EventBus::relays`]): wakes
+    /// this process's outbox reader, or publishes them to NATS and waits for the acknowledgement (when NATS cannot
+    /// take them they stay in the table and the relay sends them once it is back; the write stands).
+    pub(crate) async fn committed(&self, recorded: Vec<super::migration::Recorded>) {
+        #[cfg(feature = "nats")]
+        if let Carrier::Nats(link) = &self.0.carrier {
+            return link.relay_committed(recorded).await;
+        }
+        let _ = recorded;
+        self.wake();
     }
 
     /// Tells this process's outbox reader that events were committed (nothing on other buses).
@@ -212,12 +189,14 @@ impl EventBus {
     }
 
     /// What [`EventBus::wake`] signals.
+    #[cfg(feature = "postgres")]
     pub(crate) fn wakes(&self) -> Arc<tokio::sync::Notify> {
         self.0.wake.clone()
     }
 
     /// The outbox's pool, on an outbox bus.
-    pub(crate) fn outbox_pool(&self) -> Option<&Pool> {
+    #[cfg(feature = "postgres")]
+    pub(crate) fn outbox_pool(&self) -> Option<&sqlx::PgPool> {
         match &self.0.carrier {
             Carrier::Outbox(pool) => Some(pool),
             _ => None,
@@ -227,9 +206,31 @@ impl EventBus {
     fn carrier_name(&self) -> &'static str {
         match self.0.carrier {
             Carrier::InProcess => "in process",
+            #[cfg(feature = "postgres")]
             Carrier::Notify(_) => "postgres notify",
+            #[cfg(feature = "postgres")]
             Carrier::Outbox(_) => "postgres outbox",
+            #[cfg(feature = "nats")]
+            Carrier::Nats(_) => "nats jetstream",
         }
+    }
+
+    /// The events after `seq` for a resuming subscriber: from this process's buffer, else (on a durable bus) from
+    /// the outbox table or the JetStream stream, at most [`PAGE`] at once; `None` when they are not all kept.
+    pub(crate) async fn after(&self, seq: u64) -> Option<Vec<Sequenced>> {
+        match &self.0.carrier {
+            #[cfg(feature = "postgres")]
+            Carrier::Outbox(_) => super::outbox::after(self, seq).await,
+            #[cfg(feature = "nats")]
+            Carrier::Nats(link) => link.after(self, seq).await,
+            _ => self.since(seq),
+        }
+    }
+
+    /// Whether [`EventBus::after`] may have more after handing `handed` events (a durable carrier is read a page
+    /// at a time; a buffer is handed whole).
+    pub(crate) fn may_have_more(&self, handed: usize) -> bool {
+        self.is_durable() && handed >= PAGE
     }
 
     /// The `id:` of the frame of the event numbered `seq`: the cluster-wide number on an outbox bus, else
@@ -239,7 +240,7 @@ impl EventBus {
     }
 
     /// Hands an event to this process's subscribers and replay buffer.
-    fn deliver(&self, event: ChangeEvent) {
+    pub(crate) fn deliver(&self, event: ChangeEvent) {
         self.push(Sequenced { seq: self.0.next.fetch_add(1, Ordering::SeqCst), event: Arc::new(event) });
     }
 
@@ -248,6 +249,22 @@ impl EventBus {
     pub(crate) fn deliver_numbered(&self, seq: u64, event: ChangeEvent) {
         self.0.next.store(seq + 1, Ordering::SeqCst);
         self.push(Sequenced { seq, event: Arc::new(event) });
+    }
+
+    /// Hands the event a durable carrier numbered `seq` to this process's subscribers, `last` being the number of
+    /// the one before it this process read (`None` for a payload that is no event). When numbers were skipped (the
+    /// events between were deleted before this process read them, an outage longer than the retention) resuming
+    /// across them is impossible, and every subscriber is told.
+    pub(crate) fn receive(&self, last: &mut u64, seq: u64, event: Option<ChangeEvent>) {
+        if seq != *last + 1 {
+            tracing::warn!(from = *last + 1, to = seq, "events were deleted before they were delivered");
+            self.start_after(seq - 1);
+            self.reconnected();
+        }
+        *last = seq;
+        if let Some(event) = event {
+            self.deliver_numbered(seq, event);
+        }
     }
 
     /// Sets the number the next event will have (an outbox bus starts after the newest event it finds).
@@ -288,67 +305,4 @@ impl EventBus {
         }
         Some(replay.iter().filter(|e| e.seq > seq).cloned().collect())
     }
-}
-
-/// Pause between attempts to reach PostgreSQL again.
-#[cfg(feature = "postgres")]
-pub(crate) const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
-
-/// Connects `listener` again (listening on its channels), retrying until PostgreSQL answers; `false` when the
-/// pool was closed (the application is shutting down).
-#[cfg(feature = "postgres")]
-pub(crate) async fn reconnect(listener: &mut sqlx::postgres::PgListener) -> bool {
-    loop {
-        // Any statement connects a listener that has no connection, and re-issues its `LISTEN`s first.
-        match sqlx::query("SELECT 1").execute(&mut *listener).await {
-            Ok(_) => return true,
-            Err(sqlx::Error::PoolClosed) => return false,
-            Err(err) => {
-                tracing::warn!(error = %err, "event listener cannot reconnect yet; retrying");
-                tokio::time::sleep(RETRY).await;
-            }
-        }
-    }
-}
-
-/// Sends `event` to every process listening on this database (`NOTIFY`).
-#[cfg(feature = "postgres")]
-fn notify(pool: &Pool, event: ChangeEvent) {
-    let pool = pool.clone();
-    let mut payload = serde_json::to_string(&event).unwrap_or_default();
-    if payload.len() > MAX_NOTIFY {
-        // A large deleted row: send the key only; subscribers then see the delete only if they saw the row.
-        payload = serde_json::to_string(&ChangeEvent { snapshot: None, ..event }).unwrap_or_default();
-    }
-    tokio::spawn(async move {
-        if let Err(err) = sqlx::query("SELECT pg_notify($1, $2)").bind(CHANNEL).bind(payload).execute(&pool).await {
-            tracing::error!(error = %err, "could not publish an event");
-        }
-    });
-}
-
-/// Writes `event` to the outbox in a statement of its own (an event published outside the write's transaction).
-#[cfg(feature = "postgres")]
-fn record_alone(bus: &EventBus, pool: &Pool, event: ChangeEvent) {
-    let (pool, bus) = (pool.clone(), bus.clone());
-    let payload = serde_json::to_string(&event).unwrap_or_default();
-    tokio::spawn(async move {
-        let record = sqlx::query(sqlx::AssertSqlSafe(super::migration::record_sql(1))).bind(payload);
-        match record.execute(&pool).await {
-            Ok(_) => bus.wake(),
-            Err(err) => tracing::error!(error = %err, "could not record an event in the outbox"),
-        }
-    });
-}
-
-/// Without the `postgres` feature there is no pool to notify through.
-#[cfg(not(feature = "postgres"))]
-fn notify(pool: &Pool, _: ChangeEvent) {
-    match *pool {}
-}
-
-/// Without the `postgres` feature there is no outbox.
-#[cfg(not(feature = "postgres"))]
-fn record_alone(_: &EventBus, pool: &Pool, _: ChangeEvent) {
-    match *pool {}
 }

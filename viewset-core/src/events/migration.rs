@@ -14,12 +14,27 @@ pub(crate) const SEQ: &str = "seq";
 pub(crate) const CREATED_AT: &str = "created_at";
 pub(crate) const PAYLOAD: &str = "payload";
 
-/// The statement that writes `rows` events (`$1` … `$rows`, each the event as JSON). It sends no `NOTIFY`: a
-/// notifying transaction takes a lock for the whole database at its commit, so writers wake their own process's
-/// reader instead, and the sequencer notifies the others once per round.
-pub(crate) fn record_sql(rows: usize) -> String {
-    let values: Vec<String> = (1..=rows).map(|n| format!("(${n})")).collect();
-    format!("INSERT INTO {TABLE} ({PAYLOAD}) VALUES {}", values.join(", "))
+/// The statement that writes `rows` events (each a placeholder of `backend` for the event as JSON), with
+/// `RETURNING id, payload` when `returning` (the row ids a relay to NATS publishes the events under). It sends no
+/// `NOTIFY`: a notifying transaction takes a lock for the whole database at its commit, so on the outbox writers
+/// wake their own process's reader instead, and the sequencer notifies the others once per round.
+pub(crate) fn record_sql(rows: usize, backend: sea_orm::DbBackend, returning: bool) -> String {
+    let values: Vec<String> = (1..=rows)
+        .map(|n| match backend {
+            sea_orm::DbBackend::Postgres => format!("(${n})"),
+            _ => "(?)".to_owned(),
+        })
+        .collect();
+    let returning = if returning { format!(" RETURNING {ID}, {PAYLOAD}") } else { String::new() };
+    format!("INSERT INTO {TABLE} ({PAYLOAD}) VALUES {}{returning}", values.join(", "))
+}
+
+/// An event written to the table and not yet relayed: its row id and its payload.
+pub(crate) type Recorded = (i64, String);
+
+/// The [`Recorded`] events in `rows` (of a `SELECT` or `RETURNING` of [`ID`] and [`PAYLOAD`]).
+pub(crate) fn recorded(rows: &[sea_orm::QueryResult]) -> Result<Vec<Recorded>, sea_orm::DbErr> {
+    rows.iter().map(|row| Ok((row.try_get("", ID)?, row.try_get("", PAYLOAD)?))).collect()
 }
 
 /// Creates `viewset_events`: one row per event, inserted in the write's own transaction; `seq`, unique, is given

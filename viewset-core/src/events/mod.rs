@@ -16,18 +16,29 @@
 pub(crate) mod bus;
 pub(crate) mod event;
 pub(crate) mod migration;
+#[cfg(feature = "nats")]
+pub(crate) mod nats;
+#[cfg(feature = "postgres")]
+pub(crate) mod notify;
 #[cfg(feature = "postgres")]
 pub(crate) mod outbox;
 pub(crate) mod record;
+pub(crate) mod retention;
 pub(crate) mod shared_views;
 pub(crate) mod stream;
 pub(crate) mod visibility;
 
+/// The NATS client [`EventBus::nats_with`] takes (feature `nats`), re-exported so its version is the one viewset uses.
+#[cfg(feature = "nats")]
+pub use async_nats;
 pub use bus::EventBus;
 pub use event::{Action, ChangeEvent};
 pub use migration::{MIGRATION_NAME, MIGRATION_SOURCE, Migration};
+#[cfg(feature = "nats")]
+pub use nats::{ACK_WAIT, RELAY};
 #[cfg(feature = "postgres")]
-pub use outbox::{POLL, Retention};
+pub use outbox::POLL;
+pub use retention::Retention;
 pub use stream::stream_route;
 
 use crate::request::RequestContext;

@@ -19,44 +19,21 @@ use sqlx::PgPool;
 use sqlx::postgres::PgListener;
 use tokio::sync::Notify;
 
-use super::bus::{EventBus, RETRY, Sequenced, WeakBus, reconnect};
+use super::bus::{Carrier, EventBus, PAGE, Sequenced, WeakBus};
 use super::event::ChangeEvent;
 use super::migration::TABLE;
+use super::notify::{RETRY, reconnect};
+use super::retention::Retention;
 
 /// The channel that wakes every instance's outbox reader (`NOTIFY` without a payload; not the channel of
 /// [`EventBus::postgres`], whose notifications carry events).
 const CHANNEL: &str = "viewset_outbox";
 /// How often each instance looks for new events when no `NOTIFY` woke it.
 pub const POLL: Duration = Duration::from_millis(500);
-/// Events read per statement, and at most handed to a resuming subscriber at once.
-pub(crate) const PAGE: usize = 1000;
 /// The advisory lock the sequencer holds (the bytes of `vsevents`).
 const SEQUENCER_LOCK: i64 = 0x7673_6576_656e_7473;
 /// Rows numbered per statement.
 const NUMBER_AT_ONCE: u64 = 10_000;
-
-/// How long the outbox keeps events for `Last-Event-ID` resume: events older than `age`, and all but the newest
-/// `events`, are deleted in the background by every instance, each `prune_every` (the newest event is always kept).
-///
-/// ```
-/// let kept = viewset_core::events::Retention::default();
-/// assert_eq!((kept.age.as_secs(), kept.events, kept.prune_every.as_secs()), (24 * 60 * 60, 1_000_000, 60));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retention {
-    /// Events older than this are deleted.
-    pub age: Duration,
-    /// At most this many events are kept.
-    pub events: u64,
-    /// How often each instance deletes what is past the retention.
-    pub prune_every: Duration,
-}
-
-impl Default for Retention {
-    fn default() -> Self {
-        Retention { age: Duration::from_secs(24 * 60 * 60), events: 1_000_000, prune_every: Duration::from_secs(60) }
-    }
-}
 
 impl EventBus {
     /// Durable, cluster-wide events in the outbox table of this PostgreSQL database (add
@@ -89,7 +66,7 @@ impl EventBus {
         let mut listener = PgListener::connect_with(&pool).await?;
         listener.eager_reconnect(false);
         listener.listen(CHANNEL).await?;
-        let bus = EventBus::over_outbox(pool.clone());
+        let bus = EventBus::with_carrier(Carrier::Outbox(pool.clone()));
         bus.start_after(newest);
         tokio::spawn(follow(bus.downgrade(), pool.clone(), listener, newest, bus.wakes()));
         tokio::spawn(prune_forever(bus.downgrade(), pool, retention));
@@ -152,17 +129,7 @@ async fn catch_up(bus: &EventBus, pool: &PgPool, last: &mut u64) -> Result<(), s
         let page = read_after(pool, *last).await?;
         let full = page.len() == PAGE;
         for (seq, event) in page {
-            if seq != *last + 1 {
-                // The events between were deleted before this process read them (an outage longer than the
-                // retention): resuming across them is impossible, and every subscriber is told.
-                tracing::warn!(from = *last + 1, to = seq, "outbox events were pruned before they were delivered");
-                bus.start_after(seq - 1);
-                bus.reconnected();
-            }
-            *last = seq;
-            if let Some(event) = event {
-                bus.deliver_numbered(seq, event);
-            }
+            bus.receive(last, seq, event);
         }
         if !full {
             return Ok(());

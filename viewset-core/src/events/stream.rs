@@ -207,10 +207,10 @@ impl<V: Hooks> Subscriber<V> {
     async fn catch_up(&mut self, seq: u64, last: &mut u64) -> Result<bool, &'static str> {
         let mut cursor = seq;
         loop {
-            let Some(events) = replay_after(&self.bus, cursor).await else { return Err("resume_unavailable") };
+            let Some(events) = self.bus.after(cursor).await else { return Err("resume_unavailable") };
             // From here on, nothing up to `seq` is sent again (the live events this process has not read yet).
             *last = (*last).max(cursor);
-            let more = may_have_more(events.len());
+            let more = self.bus.may_have_more(events.len());
             for event in events {
                 cursor = event.seq;
                 *last = cursor;
@@ -296,30 +296,6 @@ impl<V: Hooks> Subscriber<V> {
         let id = self.bus.event_id(sequenced.seq);
         self.send(Event::default().id(id).event(action.as_str()).data(&*data)).await
     }
-}
-
-/// The events after `seq`: an outbox's (its buffer, else its table), or this process's buffer.
-#[cfg(feature = "postgres")]
-async fn replay_after(bus: &EventBus, seq: u64) -> Option<Vec<Sequenced>> {
-    super::outbox::after(bus, seq).await
-}
-
-/// The events after `seq` in this process's buffer.
-#[cfg(not(feature = "postgres"))]
-async fn replay_after(bus: &EventBus, seq: u64) -> Option<Vec<Sequenced>> {
-    bus.since(seq)
-}
-
-/// Whether [`replay_after`] may have more after `handed` events (an outbox's table is read a page at a time).
-#[cfg(feature = "postgres")]
-fn may_have_more(handed: usize) -> bool {
-    handed >= super::outbox::PAGE
-}
-
-/// A buffer is handed whole.
-#[cfg(not(feature = "postgres"))]
-fn may_have_more(_: usize) -> bool {
-    false
 }
 
 fn table<V: Hooks>() -> &'static str {

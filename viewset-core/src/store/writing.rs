@@ -1,16 +1,18 @@
-//! One write and its events. On a durable bus ([`EventBus::is_durable`]: the PostgreSQL outbox) the write runs in
-//! a transaction and its events are inserted in it just before the commit, in one statement: a rolled-back write
-//! has no event, a committed one always has its events. Otherwise the write runs as it would alone (on the pool, or
-//! in the transaction a locking read began) and its events are published once it is committed.
+//! One write and its events. On a durable bus ([`EventBus::is_durable`]: the PostgreSQL outbox, or NATS relayed
+//! from the outbox table) the write runs in a transaction and its events are inserted in it just before the
+//! commit, in one statement: a rolled-back write has no event, a committed one always has its events; once it has
+//! committed, the bus is told (NATS: the events are published and acknowledged before the write answers).
+//! Otherwise the write runs as it would alone (on the pool, or in the transaction a locking read began) and its
+//! events are published once it is committed.
 
-use sea_orm::{DatabaseConnection, DatabaseTransaction, DbBackend, Statement};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DatabaseTransaction, Statement};
 
-use super::run::{On, execute};
+use super::run::{On, execute, rows};
 use super::write::{begin_immediate, commit};
 use crate::error::{ApiError, db_err};
 use crate::events::EventBus;
 use crate::events::event::ChangeEvent;
-use crate::events::migration::record_sql;
+use crate::events::migration::{Recorded, record_sql, recorded};
 use crate::request::RequestContext;
 use crate::viewset::contract::ViewSet;
 
@@ -56,14 +58,15 @@ impl Writing {
     /// Commits the write (with its events on a durable bus), then publishes its events on any other bus.
     pub(crate) async fn commit<V: ViewSet>(self, bus: &EventBus) -> Result<(), ApiError> {
         let durable = bus.is_durable();
+        let mut recorded = Vec::new();
         if let Some(txn) = self.txn {
             if durable && !self.events.is_empty() {
-                record(&txn, &self.events).await.map_err(db_err::<V::Entity>)?;
+                recorded = record(&txn, &self.events, bus.relays()).await.map_err(db_err::<V::Entity>)?;
             }
             commit::<V>(txn).await?;
         }
         if durable {
-            bus.wake();
+            bus.committed(recorded).await;
         } else {
             for event in self.events {
                 bus.publish(event);
@@ -73,9 +76,19 @@ impl Writing {
     }
 }
 
-/// Inserts `events` into the outbox in `txn`, one statement for all of them.
-async fn record(txn: &DatabaseTransaction, events: &[ChangeEvent]) -> Result<(), sea_orm::DbErr> {
+/// Inserts `events` into the outbox in `txn`, one statement for all of them; with `relay`, their row ids and
+/// payloads (none where the database cannot return them: the relay then finds them in the table).
+async fn record(
+    txn: &DatabaseTransaction,
+    events: &[ChangeEvent],
+    relay: bool,
+) -> Result<Vec<Recorded>, sea_orm::DbErr> {
     let payloads = events.iter().map(|event| serde_json::to_string(event).unwrap_or_default().into());
-    let statement = Statement::from_sql_and_values(DbBackend::Postgres, record_sql(events.len()), payloads);
-    execute(On::Txn(txn), statement, "outbox").await.map(drop)
+    let backend = txn.get_database_backend();
+    let returning = relay && super::plan::inserts_returning(backend);
+    let statement = Statement::from_sql_and_values(backend, record_sql(events.len(), backend, returning), payloads);
+    if !returning {
+        return execute(On::Txn(txn), statement, "outbox").await.map(|_| Vec::new());
+    }
+    recorded(&rows(On::Txn(txn), statement, events.len(), "outbox").await?)
 }
