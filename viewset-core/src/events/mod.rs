@@ -7,6 +7,7 @@
 //! | [`EventBus::in_process`] (default; SQLite, tests) | `<instance>-<n>` | no | this process's last 1,024 events |
 //! | [`EventBus::postgres`] | `<instance>-<n>` | `NOTIFY` after the commit (lost if no listener hears it) | the same |
 //! | [`EventBus::outbox`] (PostgreSQL) | `<n>`, one order on every instance | rows written in the change's transaction | any instance, within [`Retention`] |
+//! | `EventBus::nats` (feature `nats`; any database) | `<n>`, the JetStream stream sequence | rows written in the change's transaction, published to JetStream after the commit (relayed when NATS was down) | any instance, within the stream's limits |
 //!
 //! The generated writes hand their events to the store with the change: on an outbox bus they are inserted in the
 //! write's own transaction (so a rolled-back write has none, a committed one is never lost); otherwise they are

@@ -19,13 +19,12 @@ use async_nats::jetstream::context::{Context, ContextBuilder};
 use async_nats::jetstream::message::PublishMessage;
 use async_nats::jetstream::stream::{Config, StorageType, Stream};
 use futures_util::StreamExt;
-use sea_orm::{DatabaseConnection, Statement};
+use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
 
 use super::bus::{Carrier, EventBus, PAGE, Sequenced, WeakBus};
 use super::event::ChangeEvent;
 use super::migration::{ID, PAYLOAD, Recorded, SEQ, TABLE, record_sql, recorded};
 use super::retention::Retention;
-use crate::store::run::{On, execute, rows};
 
 /// How long a write waits for JetStream to acknowledge its events before it leaves them to the relay.
 pub const ACK_WAIT: Duration = Duration::from_secs(2);
@@ -131,7 +130,7 @@ impl Link {
         }
         if !done.is_empty() {
             let sql = format!("DELETE FROM {TABLE} WHERE {ID} IN ({})", done.join(", "));
-            execute(On::Pool(&self.db), Statement::from_string(self.db.get_database_backend(), sql), "outbox").await?;
+            self.db.execute_raw(Statement::from_string(self.db.get_database_backend(), sql)).await?;
         }
         failed.map_or(Ok(()), |err| Err(err.into()))
     }
@@ -143,18 +142,20 @@ impl Link {
         }
     }
 
-    /// Records `event` in a statement of its own, then relays it (an event published outside a generated write).
+    /// Records `event` in a statement of its own, then relays what is pending (an event published outside a
+    /// generated write; a row another writer publishes at the same time is dropped by the duplicate window).
     pub(crate) fn record_alone(&self, event: ChangeEvent) {
         let link = self.clone();
         let payload = serde_json::to_string(&event).unwrap_or_default();
         tokio::spawn(async move {
             let backend = link.db.get_database_backend();
-            let returning = crate::store::plan::inserts_returning(backend);
-            let sql = record_sql(1, backend, returning);
-            let statement = Statement::from_sql_and_values(backend, sql, [payload.into()]);
-            match rows(On::Pool(&link.db), statement, 1, "outbox").await.and_then(|rows| recorded(&rows)) {
-                Ok(recorded) => link.relay_committed(recorded).await,
-                Err(err) => tracing::error!(error = %err, "could not record an event in the outbox"),
+            let statement = Statement::from_sql_and_values(backend, record_sql(1, backend, false), [payload.into()]);
+            if let Err(err) = link.db.execute_raw(statement).await {
+                return tracing::error!(error = %err, "could not record an event in the outbox");
+            }
+            match link.pending().await {
+                Ok(pending) => link.relay_committed(pending).await,
+                Err(err) => tracing::warn!(error = %err, "event left in the outbox for the relay"),
             }
         });
     }
@@ -163,7 +164,7 @@ impl Link {
     async fn pending(&self) -> Result<Vec<Recorded>, sea_orm::DbErr> {
         let sql = format!("SELECT {ID}, {PAYLOAD} FROM {TABLE} WHERE {SEQ} IS NULL ORDER BY {ID} LIMIT {PAGE}");
         let statement = Statement::from_string(self.db.get_database_backend(), sql);
-        recorded(&rows(On::Pool(&self.db), statement, PAGE, "outbox").await?)
+        recorded(&self.db.query_all_raw(statement).await?)
     }
 
     /// The events after `seq` for a resuming subscriber: from this process's buffer when it holds them, else from
