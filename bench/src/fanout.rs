@@ -146,7 +146,7 @@ pub fn client(args: &[String]) -> Result<(), String> {
 }
 
 /// A connection whose stream has sent its `ready` frame.
-async fn subscribe(address: &str, request: &str) -> Result<TcpStream, String> {
+pub(crate) async fn subscribe(address: &str, request: &str) -> Result<TcpStream, String> {
     let mut stream = TcpStream::connect(address).await.map_err(|e| e.to_string())?;
     stream.write_all(request.as_bytes()).await.map_err(|e| e.to_string())?;
     until(&mut stream, b"event: ready", Duration::from_secs(60)).await?;
@@ -193,7 +193,7 @@ async fn create(address: &str) -> Result<(), String> {
 }
 
 /// Raises this process's open-file limit to its hard limit (10,000 subscribers need 10,000 sockets per side).
-fn raise_descriptor_limit() {
+pub(crate) fn raise_descriptor_limit() {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit/setrlimit with a valid pointer to an rlimit.
     unsafe {

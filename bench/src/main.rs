@@ -13,6 +13,8 @@
 //!   SELECT unnest(…)`, and what an `Idempotency-Key` adds to a create, as ratios;
 //! - `fanout`: N stream subscribers, one write, time until each receives it (`fanout-client`: the subscribers'
 //!   process it starts);
+//! - `events`: events/s and delivery latency with 1 and 3 instances on each event bus (`NOTIFY`, outbox,
+//!   JetStream), 1,000 subscribers;
 //! - `futures`: the size of the futures the viewset server's default handlers return (memory per request in flight);
 //! - `traffic`: what a throttle check costs a retrieve (in process, Redis) and requests/s with load shedding under
 //!   4× overload against none;
@@ -21,6 +23,7 @@
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
 
 mod compile;
+mod events;
 mod fanout;
 mod futures;
 mod handwritten;
@@ -52,6 +55,7 @@ usage:
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
   viewset-bench writes [--pg URL] [--rows N] [--creates N]
   viewset-bench fanout [--subscribers 10,100,1000,5000,10000]
+  viewset-bench events [--pg URL] [--nats URL] [--seconds S] [--subscribers N] [--writers W]
   viewset-bench futures
   viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
                      [--max-connections N] [--rate REQUESTS_PER_SECOND]";
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Some("run") => harness::Options::parse(&args[1..]).and_then(harness::run),
         Some("compile") => compile::Options::parse(&args[1..]).and_then(compile::run),
         Some("report") => harness::rerender(&args[1..]),
+        Some("events") => events::Options::parse(&args[1..]).and_then(events::run),
         Some("fanout") => fanout::Options::parse(&args[1..]).and_then(fanout::run),
         Some("fanout-client") => fanout::client(&args[1..]),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),

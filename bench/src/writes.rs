@@ -7,7 +7,9 @@
 //!   validation, no hooks, no events);
 //! - a single create without and with an `Idempotency-Key` (a fresh key each time: the reservation, the stored
 //!   answer), the replay of a stored key, and a create on a second server over the same database whose event bus is
-//!   the durable outbox (`EventBus::outbox`: the write in a transaction with its event row; issue 41).
+//!   the durable outbox (`EventBus::outbox`: the write in a transaction with its event row; issue 41), and one on a
+//!   third server whose bus is NATS JetStream (`EventBus::nats` at `--nats`, default `nats://127.0.0.1:4222`: the
+//!   same transaction, then the publish, its acknowledgement and the row's `DELETE` before the answer).
 //!
 //! Before timing, each case runs once with the SQL statements the server ran counted (the store's `viewset::sql`
 //! spans; the hand-written route's one statement is not seen by them) and its rows checked. The cases take turns
@@ -36,20 +38,23 @@ use crate::sql_count::Statements;
 /// Options of `writes`.
 pub struct Options {
     pg: String,
+    nats: String,
     rows: usize,
     creates: usize,
 }
 
 impl Options {
-    /// `--pg URL --rows N --creates N`.
+    /// `--pg URL --nats URL --rows N --creates N`.
     pub fn parse(args: &[String]) -> Result<Options, String> {
-        let mut o = Options { pg: "postgres://postgres:postgres@127.0.0.1:5432".into(), rows: 1000, creates: 500 };
+        let pg = "postgres://postgres:postgres@127.0.0.1:5432".into();
+        let mut o = Options { pg, nats: "nats://127.0.0.1:4222".into(), rows: 1000, creates: 500 };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let value = it.next().ok_or(format!("`{arg}` needs a value"))?;
             let number = || value.parse::<usize>().map_err(|_| format!("{arg} takes a number"));
             match arg.as_str() {
                 "--pg" => o.pg = value.trim_end_matches('/').to_string(),
+                "--nats" => o.nats = value.clone(),
                 "--rows" => o.rows = number()?,
                 "--creates" => o.creates = number()?,
                 other => return Err(format!("unknown option `{other}`")),
@@ -92,6 +97,8 @@ struct Ctx {
     base: String,
     /// The same blog over the same database, its events in the outbox.
     outbox: String,
+    /// The same blog over the same database, its events through NATS JetStream.
+    nats: String,
     statements: Arc<Statements>,
     pool: PgPool,
 }
@@ -117,8 +124,12 @@ async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
         EventBus::outbox(conn.get_postgres_connection_pool().clone()).await.map_err(|e| format!("outbox: {e}"))?;
     let (outbox, outbox_server) =
         in_process::serve(blog::app_with_state(ServiceState::with_events(conn.clone(), bus))).await?;
+    let stream = format!("viewset_bench_writes_{}", std::process::id());
+    let bus = EventBus::nats(conn.clone(), &o.nats, &stream).await.map_err(|e| format!("NATS at {}: {e}", o.nats))?;
+    let (nats, nats_server) =
+        in_process::serve(blog::app_with_state(ServiceState::with_events(conn.clone(), bus))).await?;
     let client = in_process::client("Bearer bob-token")?;
-    let ctx = Ctx { client, base, outbox, statements, pool: db::connect(url).await? };
+    let ctx = Ctx { client, base, outbox, nats, statements, pool: db::connect(url).await? };
     let result = async {
         let seed = "INSERT INTO authors (name, email) VALUES ('Ada', 'ada@example.com'), ('Alan', 'alan@example.com')";
         ctx.pool.execute(seed).await.map_err(|e| format!("seed: {e}"))?;
@@ -131,6 +142,7 @@ async fn measure_on(url: &str, o: &Options) -> Result<(), String> {
     .await;
     server.abort();
     outbox_server.abort();
+    nats_server.abort();
     ctx.pool.close().await;
     conn.close().await.ok();
     result
@@ -256,15 +268,26 @@ async fn send(client: &reqwest::Client, url: &str, body: &Value, key: Option<Str
 /// Part (b): a single create without a key, with a fresh key, and the replay of one stored key.
 async fn keys(ctx: &Ctx, o: &Options) -> Result<(), String> {
     let posts = format!("{}/api/posts/", ctx.base);
-    let urls = [posts.clone(), posts.clone(), posts.clone(), format!("{}/api/posts/", ctx.outbox)];
-    let labels =
-        ["create, no key", "create, fresh `Idempotency-Key`", "replay of a stored key", "create, outbox event bus"];
+    let urls = [
+        posts.clone(),
+        posts.clone(),
+        posts.clone(),
+        format!("{}/api/posts/", ctx.outbox),
+        format!("{}/api/posts/", ctx.nats),
+    ];
+    let labels = [
+        "create, no key",
+        "create, fresh `Idempotency-Key`",
+        "replay of a stored key",
+        "create, outbox event bus",
+        "create, JetStream event bus",
+    ];
     send(&ctx.client, &posts, &row(0), Some("replayed".into())).await?;
     let mut statements = Vec::new();
     for case in 0..labels.len() {
         ctx.statements.seen.store(0, Ordering::SeqCst);
         ctx.statements.counting.store(true, Ordering::SeqCst);
-        let key = [None, Some("counted".to_string()), Some("replayed".to_string()), None][case].clone();
+        let key = [None, Some("counted".to_string()), Some("replayed".to_string()), None, None][case].clone();
         let answer = send(&ctx.client, &urls[case], &row(0), key).await;
         ctx.statements.counting.store(false, Ordering::SeqCst);
         statements.push(ctx.statements.seen.load(Ordering::SeqCst));
@@ -277,7 +300,7 @@ async fn keys(ctx: &Ctx, o: &Options) -> Result<(), String> {
             let i = (k + round) % labels.len();
             for _ in 0..o.creates / ROUNDS {
                 fresh += 1;
-                let key = [None, Some(format!("key-{fresh}")), Some("replayed".to_string()), None][i].clone();
+                let key = [None, Some(format!("key-{fresh}")), Some("replayed".to_string()), None, None][i].clone();
                 // A replay repeats the stored request exactly (another body with its key would be a 422).
                 let body = if i == 2 { row(0) } else { row(fresh) };
                 let start = Instant::now();

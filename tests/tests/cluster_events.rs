@@ -11,7 +11,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
 use viewset_core::ServiceState;
-use viewset_core::events::{EventBus, Retention};
+use viewset_core::events::{Action, ChangeEvent, EventBus, Retention};
 use viewset_tests::cluster::PrivateCluster;
 use viewset_tests::every_database::{require_mysql, require_postgres, skip_unless_required};
 use viewset_tests::harness::{Backend, Frame, SseClient, TestApp, TestDb, WAIT};
@@ -40,9 +40,8 @@ impl Via {
     }
 }
 
-/// An instance of the blog on `db`'s database with its own pool and reader; the first owns the database.
-async fn instance(url: &str, owner: Option<TestDb>, retention: Retention, via: &Via) -> TestApp {
-    let db = blog::connect_and_migrate(url).await.expect("connect");
+/// A bus on `db` as `via` says.
+async fn bus(db: &DatabaseConnection, retention: Retention, via: &Via) -> EventBus {
     let bus = match via {
         Via::Outbox => EventBus::outbox_with(db.get_postgres_connection_pool().clone(), retention).await,
         Via::Nats { url, stream } => {
@@ -52,6 +51,13 @@ async fn instance(url: &str, owner: Option<TestDb>, retention: Retention, via: &
     };
     let bus = bus.expect("the outbox");
     assert!(bus.is_durable());
+    bus
+}
+
+/// An instance of the blog on `db`'s database with its own pool and reader; the first owns the database.
+async fn instance(url: &str, owner: Option<TestDb>, retention: Retention, via: &Via) -> TestApp {
+    let db = blog::connect_and_migrate(url).await.expect("connect");
+    let bus = bus(&db, retention, via).await;
     let database = match owner {
         Some(database) => database,
         None => TestDb::create(Backend::Sqlite).await,
@@ -211,6 +217,12 @@ async fn died(via: Via) {
     let frame = stream.next(WAIT).await.expect("delivered by polling or the relay");
     assert_eq!((frame.event.as_str(), frame.data["pk"].as_i64()), ("updated", Some(3)));
     assert_eq!(frame.data["record"]["id"], 3, "loaded through the subscriber's view");
+    // An event application code publishes on its own bus (outside a generated write) reaches them too.
+    let own = bus(&apps[0].db, Retention::default(), &via).await;
+    own.publish(ChangeEvent { table: "posts".into(), action: Action::Updated, pk: 2.into(), snapshot: None });
+    let next = stream.next(WAIT).await.expect("an event published by application code");
+    assert_eq!((next.event.as_str(), number(&next)), ("updated", number(&frame) + 1));
+    assert_eq!(next.data["record"]["id"], 2);
 }
 
 /// `Last-Event-ID`s an outbox does not know get `reset`, and the stream goes on: malformed ones, an id of an
