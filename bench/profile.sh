@@ -2,7 +2,8 @@
 # Instructions per request of the Rust servers, counted by callgrind (deterministic, unlike timings on a shared
 # machine): bash bench/profile.sh [servers] [workloads]
 #   servers   comma list of viewset,seaorm,sqlx          (default: all three; also viewset-nolimits, the viewset
-#             server without `Limits::apply`, to measure what the transport limits cost a request)
+#             server without `Limits::apply`, to measure what the transport limits cost a request; viewset-outbox
+#             and viewset-nats, the viewset server with a durable event bus, to measure what it costs a write)
 #   workloads comma list of retrieve,list,list_plain,cursor,deep_cursor,create,patch (default:
 #             retrieve,list_plain,create,patch; cursor = the first page of the cursor-paginated list, which signs its
 #             `next` link; deep_cursor = the page 2,000 rows deep, reached by following `next` with pages of 100 as

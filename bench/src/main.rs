@@ -43,7 +43,8 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
-  viewset-bench serve <viewset|viewset-nolimits|viewset-throttle|viewset-throttle-redis|seaorm|sqlx> --db URL --bind ADDR
+  viewset-bench serve <viewset|viewset-nolimits|viewset-throttle|viewset-throttle-redis|viewset-outbox|viewset-nats|seaorm|sqlx>
+                      --db URL --bind ADDR
                       [--router-per-connection]
   viewset-bench traffic [--pg URL] [--redis URL] [--duration SECS] [--rounds N] [--capacity N]
   viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
@@ -99,6 +100,10 @@ pub enum RustKind {
     ViewsetThrottle,
     /// The same with the buckets in Redis.
     ViewsetThrottleRedis,
+    /// The viewset server with the durable outbox as its event bus (what a durable event costs a write).
+    ViewsetOutbox,
+    /// The viewset server with NATS JetStream (`nats://127.0.0.1:4222`, or `BENCH_NATS_URL`) as its event bus.
+    ViewsetNats,
     /// The same routes written by hand with axum + sea-orm.
     SeaOrm,
     /// The same routes written by hand with axum + sqlx.
@@ -112,11 +117,13 @@ impl RustKind {
             "viewset-nolimits" => Ok(RustKind::ViewsetNoLimits),
             "viewset-throttle" => Ok(RustKind::ViewsetThrottle),
             "viewset-throttle-redis" => Ok(RustKind::ViewsetThrottleRedis),
+            "viewset-outbox" => Ok(RustKind::ViewsetOutbox),
+            "viewset-nats" => Ok(RustKind::ViewsetNats),
             "seaorm" => Ok(RustKind::SeaOrm),
             "sqlx" => Ok(RustKind::Sqlx),
             other => Err(format!(
                 "unknown server kind `{other}` (viewset, viewset-nolimits, viewset-throttle, viewset-throttle-redis, \
-                 seaorm, sqlx)"
+                 viewset-outbox, viewset-nats, seaorm, sqlx)"
             )),
         }
     }
@@ -149,6 +156,8 @@ fn serve(args: &[String]) -> Result<(), String> {
             RustKind::ViewsetThrottleRedis => {
                 viewset_server::throttled(&db, traffic::never_refusing(Some(&traffic::redis_url()))?).await?
             }
+            RustKind::ViewsetOutbox => viewset_server::durable(&db, false).await?,
+            RustKind::ViewsetNats => viewset_server::durable(&db, true).await?,
             RustKind::SeaOrm => handwritten::seaorm::app(&db).await?,
             RustKind::Sqlx => handwritten::sqlx::app(&db).await?,
         };

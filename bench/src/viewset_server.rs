@@ -38,6 +38,21 @@ pub async fn throttled(url: &str, throttle: Throttle) -> Result<Router, String> 
     routes(ServiceState::new(db).with_throttle(throttle), Some(Limits::default()))
 }
 
+/// [`app`] with a durable event bus: the PostgreSQL outbox, or NATS JetStream at `BENCH_NATS_URL` (default
+/// `nats://127.0.0.1:4222`) on a stream of this process (`bench/profile.sh`'s `viewset-outbox`, `viewset-nats`).
+pub async fn durable(url: &str, nats: bool) -> Result<Router, String> {
+    use viewset_core::events::EventBus;
+    let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;
+    let bus = if nats {
+        let server = std::env::var("BENCH_NATS_URL").unwrap_or_else(|_| "nats://127.0.0.1:4222".into());
+        let stream = format!("viewset_bench_{}", std::process::id());
+        EventBus::nats(db.clone(), &server, &stream).await.map_err(|e| format!("NATS at {server}: {e}"))?
+    } else {
+        EventBus::outbox(db.get_postgres_connection_pool().clone()).await.map_err(|e| format!("outbox: {e}"))?
+    };
+    routes(ServiceState::with_events(db, bus), Some(Limits::default()))
+}
+
 /// [`app`] with other `limits` (`traffic`'s overload: `max_in_flight`).
 pub async fn limited(url: &str, limits: Limits) -> Result<Router, String> {
     let db = blog::connect_and_migrate(url).await.map_err(|e| format!("connect {url}: {e}"))?;

@@ -64,6 +64,8 @@ pub(super) async fn start_server(
                     crate::RustKind::ViewsetNoLimits => "viewset-nolimits",
                     crate::RustKind::ViewsetThrottle => "viewset-throttle",
                     crate::RustKind::ViewsetThrottleRedis => "viewset-throttle-redis",
+                    crate::RustKind::ViewsetOutbox => "viewset-outbox",
+                    crate::RustKind::ViewsetNats => "viewset-nats",
                     crate::RustKind::SeaOrm => "seaorm",
                     crate::RustKind::Sqlx => "sqlx",
                 })
