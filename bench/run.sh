@@ -5,10 +5,13 @@
 # uvicorn), starts PostgreSQL at 127.0.0.1:5432 if it is down, builds the bench in release mode into
 # target-bench/ (never target/), then runs every server against its own fresh database and writes
 # bench/results/latest.json and the results section of BENCHMARKS.md. Useful options:
+#   --database mariadb   viewset against the hand-written axum + sqlx (MySQL driver) server on MariaDB at
+#                     mysql://root@127.0.0.1:3306 (--mysql URL; started if down), written to
+#                     bench/results/mariadb.json and the MariaDB section of BENCHMARKS.md
 #   --no-python       skip the Python original        --no-compile   skip the compile-cost measurement
 #   --duration SECS   seconds per level (default 2)   --levels 1,16,64
 #   --rounds N        rounds per level, best kept (default 1)
-#   --servers viewset,seaorm,sqlx,aksara-1w,aksara-2w
+#   --servers viewset,seaorm,sqlx,aksara-1w,aksara-2w (on MariaDB: viewset,sqlx-mysql)
 # Not part of `cargo test` and not run by CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,15 +20,31 @@ root=$(pwd)
 step() { printf '\n==> %s\n' "$*" >&2; }
 
 no_python=0
-for arg in "$@"; do [[ $arg == --no-python ]] && no_python=1; done
+database=postgres
+previous=
+for arg in "$@"; do
+  [[ $arg == --no-python ]] && no_python=1
+  [[ $previous == --database ]] && database=$arg
+  previous=$arg
+done
 
-step "PostgreSQL at 127.0.0.1:5432"
-if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
-  version=$(ls /etc/postgresql | sort -V | tail -n 1)
-  pg_ctlcluster --skip-systemctl-redirect "$version" main start
-  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+if [[ $database == mariadb || $database == mysql ]]; then
+  no_python=1
+  step "MariaDB at 127.0.0.1:3306"
+  if ! mariadb-admin -h 127.0.0.1 -u root ping >/dev/null 2>&1; then
+    service mariadb start >/dev/null 2>&1 || (mysqld_safe >/dev/null 2>&1 &)
+    for _ in $(seq 1 30); do mariadb-admin -h 127.0.0.1 -u root ping >/dev/null 2>&1 && break; sleep 1; done
+  fi
+  mariadb-admin -h 127.0.0.1 -u root ping
+else
+  step "PostgreSQL at 127.0.0.1:5432"
+  if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+    version=$(ls /etc/postgresql | sort -V | tail -n 1)
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start
+    for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+  fi
+  pg_isready -h 127.0.0.1 -p 5432
 fi
-pg_isready -h 127.0.0.1 -p 5432
 
 step "load generator (wrk)"
 if ! command -v wrk >/dev/null 2>&1; then

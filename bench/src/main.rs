@@ -1,9 +1,10 @@
 //! `viewset-bench`: the benchmark suite of issue 8. Run it with `bash bench/run.sh` (see BENCHMARKS.md).
 //!
 //! One binary, several roles:
-//! - `serve <viewset|viewset-nolimits|seaorm|sqlx> --db URL --bind ADDR`: one of the Rust servers under test (the
-//!   second only for `bench/profile.sh`: the first without the transport limits);
-//! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results;
+//! - `serve <viewset|viewset-nolimits|seaorm|sqlx|sqlx-mysql> --db URL --bind ADDR`: one of the Rust servers under
+//!   test (the second only for `bench/profile.sh`: the first without the transport limits; the last on MariaDB);
+//! - `run [options]`: the harness — fresh databases, servers one at a time, `wrk` at fixed concurrencies, results
+//!   (`--database mariadb`: viewset against the hand-written sqlx MySQL-driver server on MariaDB);
 //! - `compile [options]`: compile cost of throwaway apps with 1 and 20 ViewSets;
 //! - `report`: the Markdown section rendered again from `bench/results/latest.json`;
 //! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios;
@@ -43,11 +44,12 @@ use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage:
-  viewset-bench serve <viewset|viewset-nolimits|viewset-throttle|viewset-throttle-redis|viewset-outbox|viewset-nats|seaorm|sqlx>
+  viewset-bench serve <viewset|viewset-nolimits|viewset-throttle|viewset-throttle-redis|viewset-outbox|viewset-nats|
+                       seaorm|sqlx|sqlx-mysql>
                       --db URL --bind ADDR
                       [--router-per-connection]
   viewset-bench traffic [--pg URL] [--redis URL] [--duration SECS] [--rounds N] [--capacity N]
-  viewset-bench run [--pg URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
+  viewset-bench run [--database postgres|mariadb] [--pg URL] [--mysql URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
                     [--python-venv DIR] [--no-python] [--no-compile] [--servers a,b,...] [--out FILE]
                     [--markdown FILE | --no-markdown]
   viewset-bench compile [--out FILE] [--target-dir DIR]
@@ -108,6 +110,8 @@ pub enum RustKind {
     SeaOrm,
     /// The same routes written by hand with axum + sqlx.
     Sqlx,
+    /// The same routes written by hand with axum + sqlx's MySQL driver (MariaDB).
+    SqlxMysql,
 }
 
 impl RustKind {
@@ -121,9 +125,10 @@ impl RustKind {
             "viewset-nats" => Ok(RustKind::ViewsetNats),
             "seaorm" => Ok(RustKind::SeaOrm),
             "sqlx" => Ok(RustKind::Sqlx),
+            "sqlx-mysql" => Ok(RustKind::SqlxMysql),
             other => Err(format!(
                 "unknown server kind `{other}` (viewset, viewset-nolimits, viewset-throttle, viewset-throttle-redis, \
-                 viewset-outbox, viewset-nats, seaorm, sqlx)"
+                 viewset-outbox, viewset-nats, seaorm, sqlx, sqlx-mysql)"
             )),
         }
     }
@@ -160,6 +165,7 @@ fn serve(args: &[String]) -> Result<(), String> {
             RustKind::ViewsetNats => viewset_server::durable(&db, true).await?,
             RustKind::SeaOrm => handwritten::seaorm::app(&db).await?,
             RustKind::Sqlx => handwritten::sqlx::app(&db).await?,
+            RustKind::SqlxMysql => handwritten::sqlx_mysql::app(&db).await?,
         };
         let listener = tokio::net::TcpListener::bind(bind).await.map_err(|e| format!("bind {bind}: {e}"))?;
         if per_connection {

@@ -1,13 +1,14 @@
 //! The hand-written baselines: the blog's post routes as a competent engineer writes them directly on axum, once
-//! with sea-orm and once with sqlx. Same paths, same JSON bodies, same middleware stack as the blog app (demo
+//! with sea-orm and once with sqlx (on PostgreSQL, and on MariaDB through sqlx's MySQL driver). Same paths, same JSON bodies, same middleware stack as the blog app (demo
 //! bearer tokens, `TraceLayer`, JSON 404 fallback), same query semantics for what the workloads exercise:
 //! exact filters on `published`, `views`, `author_id`, `rating`, `title`, `created_at`; `search` as `ILIKE` over
-//! title and body; `ordering` over `id`, `title`, `views`, `created_at` (default `-id`, `id` as tie-breaker);
+//! title and body (on MariaDB its equivalent, `LOWER(col) LIKE LOWER(pattern)` under `utf8mb4_bin`); `ordering` over `id`, `title`, `views`, `created_at` (default `-id`, `id` as tie-breaker);
 //! `limit` (1..=100, default 20) and `offset`; count + page. Not hand-written: the `__gt`-style lookups, which no
 //! workload uses. Cursor pages (`/cursor/posts/`) walk `-id` only, with an unsigned token.
 
 pub mod seaorm;
 pub mod sqlx;
+pub mod sqlx_mysql;
 
 use axum::Json;
 use axum::extract::Query;

@@ -2,6 +2,10 @@
 //! `post::Model` (so the JSON is byte-for-byte the same shape). The pool has sqlx's default size (10 connections)
 //! and the blog's ping policy (only connections idle for 30 s). List: count and page concurrently. PATCH: one
 //! `UPDATE ... RETURNING` of the sent columns.
+//!
+//! What does not depend on the driver (the pool policy, the row mapping, the `WHERE`, `ORDER BY` and `SET` clauses
+//! built from a request) is generic over the sqlx database and shared with the MySQL driver's server
+//! (`super::sqlx_mysql`); the routes here are PostgreSQL's.
 
 use std::time::Duration;
 
@@ -12,8 +16,9 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
 use blog::entities::post;
-use sqlx::postgres::{PgPool, PgPoolOptions, PgRow};
-use sqlx::{Postgres, QueryBuilder, Row};
+use sqlx::pool::PoolOptions;
+use sqlx::postgres::PgPool;
+use sqlx::{ColumnIndex, Database, Decode, Encode, Postgres, QueryBuilder, Row, Type};
 use viewset_core::Principal;
 
 use super::{
@@ -27,7 +32,8 @@ macro_rules! columns {
         "id, title, body, published, views, rating, author_id, created_at, slug"
     };
 }
-const COLUMNS: &str = columns!();
+pub(super) use columns;
+pub(super) const COLUMNS: &str = columns!();
 
 impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
@@ -38,11 +44,17 @@ impl From<sqlx::Error> for Error {
     }
 }
 
+/// The PostgreSQL server: the blog's schema (its migrations), then the routes on a sqlx pool.
 pub async fn app(url: &str) -> Result<Router, String> {
-    // The schema is the blog's (its migrations, applied through sea-orm once); the routes use sqlx alone.
+    let pool = migrate_and_connect::<Postgres>(url).await?;
+    Ok(blog_router(pool, get(list).post(create), get(retrieve).patch(update), get(cursor_list)))
+}
+
+/// Applies the blog's migrations to `url` (through sea-orm, once), then opens the pool the routes use (sqlx alone):
+/// sqlx's default size and the blog's policy of pinging a connection only when it sat idle for 30 s.
+pub(super) async fn migrate_and_connect<DB: Database>(url: &str) -> Result<sqlx::Pool<DB>, String> {
     blog::connect_and_migrate(url).await.map_err(|e| format!("migrate {url}: {e}"))?.close().await.ok();
-    // The pool policy of the blog's sea-orm connection: ping a connection only when it sat idle for 30 s.
-    let pool = PgPoolOptions::new()
+    PoolOptions::<DB>::new()
         .test_before_acquire(false)
         .before_acquire(|conn, meta| {
             Box::pin(async move {
@@ -54,11 +66,19 @@ pub async fn app(url: &str) -> Result<Router, String> {
         })
         .connect(url)
         .await
-        .map_err(|e| format!("connect {url}: {e}"))?;
-    Ok(blog_router(pool, get(list).post(create), get(retrieve).patch(update), get(cursor_list)))
+        .map_err(|e| format!("connect {url}: {e}"))
 }
 
-pub(crate) fn to_post(row: &PgRow) -> Result<post::Model, sqlx::Error> {
+/// A row of [`COLUMNS`] as the blog's `post::Model`, whatever the driver.
+pub(crate) fn to_post<R: Row>(row: &R) -> Result<post::Model, sqlx::Error>
+where
+    usize: ColumnIndex<R>,
+    for<'r> i32: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> String: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> bool: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> f64: Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> chrono::DateTime<chrono::Utc>: Decode<'r, R::Database> + Type<R::Database>,
+{
     Ok(post::Model {
         id: row.try_get(0)?,
         title: row.try_get(1)?,
@@ -72,10 +92,21 @@ pub(crate) fn to_post(row: &PgRow) -> Result<post::Model, sqlx::Error> {
     })
 }
 
-/// Appends ` WHERE ...` for the filters and the search of `p`.
-fn push_conditions(qb: &mut QueryBuilder<Postgres>, p: &ListParams) {
+/// Appends ` WHERE ...` for the filters of `p`, and its search through `search(qb, pattern)` (the one
+/// condition whose SQL differs between the drivers).
+pub(super) fn push_conditions<DB: Database>(
+    qb: &mut QueryBuilder<DB>,
+    p: &ListParams,
+    search: fn(&mut QueryBuilder<DB>, String),
+) where
+    for<'t> bool: Encode<'t, DB> + Type<DB>,
+    for<'t> i32: Encode<'t, DB> + Type<DB>,
+    for<'t> f64: Encode<'t, DB> + Type<DB>,
+    for<'t> String: Encode<'t, DB> + Type<DB>,
+    for<'t> chrono::DateTime<chrono::Utc>: Encode<'t, DB> + Type<DB>,
+{
     let mut first = true;
-    let mut and = |qb: &mut QueryBuilder<Postgres>| {
+    let mut and = |qb: &mut QueryBuilder<DB>| {
         qb.push(if first { " WHERE " } else { " AND " });
         first = false;
     };
@@ -105,11 +136,20 @@ fn push_conditions(qb: &mut QueryBuilder<Postgres>, p: &ListParams) {
     }
     if let Some(pattern) = search_pattern(p.search.as_deref()) {
         and(qb);
-        qb.push("(title ILIKE ").push_bind(pattern.clone()).push(" OR body ILIKE ").push_bind(pattern).push(")");
+        search(qb, pattern);
     }
 }
 
-fn push_order_and_window(qb: &mut QueryBuilder<Postgres>, p: &ListParams, limit: u64, offset: u64) {
+/// PostgreSQL's search: `ILIKE` over title and body.
+fn ilike(qb: &mut QueryBuilder<Postgres>, pattern: String) {
+    qb.push("(title ILIKE ").push_bind(pattern.clone()).push(" OR body ILIKE ").push_bind(pattern).push(")");
+}
+
+/// Appends ` ORDER BY ... LIMIT ... OFFSET ...`.
+pub(super) fn push_order_and_window<DB: Database>(qb: &mut QueryBuilder<DB>, p: &ListParams, limit: u64, offset: u64)
+where
+    for<'t> i64: Encode<'t, DB> + Type<DB>,
+{
     qb.push(" ORDER BY ");
     for (i, (column, desc)) in ordering(p.ordering.as_deref()).into_iter().enumerate() {
         if i > 0 {
@@ -120,15 +160,46 @@ fn push_order_and_window(qb: &mut QueryBuilder<Postgres>, p: &ListParams, limit:
     qb.push(" LIMIT ").push_bind(limit as i64).push(" OFFSET ").push_bind(offset as i64);
 }
 
+/// `UPDATE posts SET <the sent columns>` (the caller appends the `WHERE`); `data` is not empty.
+pub(super) fn update_statement<DB: Database>(data: PatchPost) -> QueryBuilder<DB>
+where
+    for<'t> bool: Encode<'t, DB> + Type<DB>,
+    for<'t> i32: Encode<'t, DB> + Type<DB>,
+    for<'t> Option<f64>: Encode<'t, DB> + Type<DB>,
+    for<'t> String: Encode<'t, DB> + Type<DB>,
+{
+    let mut qb = QueryBuilder::<DB>::new("UPDATE posts SET ");
+    let mut set = qb.separated(", ");
+    if let Some(v) = data.title {
+        set.push("title = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.body {
+        set.push("body = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.published {
+        set.push("published = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.views {
+        set.push("views = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.rating {
+        set.push("rating = ").push_bind_unseparated(v);
+    }
+    if let Some(v) = data.author_id {
+        set.push("author_id = ").push_bind_unseparated(v);
+    }
+    qb
+}
+
 async fn list(
     State(pool): State<PgPool>,
     params: Result<Query<ListParams>, QueryRejection>,
 ) -> Result<Json<Page<post::Model>>, Error> {
     let (p, limit, offset) = list_input(params)?;
     let mut count = QueryBuilder::<Postgres>::new("SELECT COUNT(*) FROM posts");
-    push_conditions(&mut count, &p);
+    push_conditions(&mut count, &p, ilike);
     let mut page = QueryBuilder::<Postgres>::new(format!("SELECT {COLUMNS} FROM posts"));
-    push_conditions(&mut page, &p);
+    push_conditions(&mut page, &p, ilike);
     push_order_and_window(&mut page, &p, limit, offset);
     // Both queries at once, each on its own pool connection (as the generated list does).
     let (total, rows): (i64, _) =
@@ -179,26 +250,7 @@ async fn update(
     if data.is_empty() {
         return retrieve(State(pool), Path(id)).await;
     }
-    let mut qb = QueryBuilder::<Postgres>::new("UPDATE posts SET ");
-    let mut set = qb.separated(", ");
-    if let Some(v) = data.title {
-        set.push("title = ").push_bind_unseparated(v);
-    }
-    if let Some(v) = data.body {
-        set.push("body = ").push_bind_unseparated(v);
-    }
-    if let Some(v) = data.published {
-        set.push("published = ").push_bind_unseparated(v);
-    }
-    if let Some(v) = data.views {
-        set.push("views = ").push_bind_unseparated(v);
-    }
-    if let Some(v) = data.rating {
-        set.push("rating = ").push_bind_unseparated(v);
-    }
-    if let Some(v) = data.author_id {
-        set.push("author_id = ").push_bind_unseparated(v);
-    }
+    let mut qb = update_statement::<Postgres>(data);
     qb.push(" WHERE id = ").push_bind(id).push(format!(" RETURNING {COLUMNS}"));
     let row = qb.build().fetch_optional(&pool).await?.ok_or(Error::NotFound)?;
     Ok(Json(to_post(&row)?))

@@ -1,9 +1,90 @@
-//! Databases: one fresh PostgreSQL database per server, the same seeded rows in each.
+//! Databases: one fresh PostgreSQL (or MariaDB: `db_mysql`) database per server, the same seeded rows in each.
 
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{AssertSqlSafe, Executor};
 
-/// A fresh database `name` (dropped first if it exists), `synchronous_commit = off`; returns its URL.
+use super::db_mysql;
+use super::options::Backend;
+
+/// A pool on the run's database server, PostgreSQL or MariaDB: the harness's operations on either.
+#[derive(Debug, Clone)]
+pub enum Store {
+    /// PostgreSQL.
+    Pg(PgPool),
+    /// MariaDB, through sqlx's MySQL driver.
+    My(sqlx::MySqlPool),
+}
+
+impl Store {
+    /// The administration pool of `backend`'s server at `base_url` (PostgreSQL's `postgres` database; MariaDB's
+    /// server, no database).
+    pub async fn admin(backend: Backend, base_url: &str) -> Result<Store, String> {
+        let base = base_url.trim_end_matches('/');
+        Ok(match backend {
+            Backend::Postgres => Store::Pg(connect(&format!("{base}/postgres")).await?),
+            Backend::Mariadb => Store::My(db_mysql::connect(base).await?),
+        })
+    }
+
+    /// A pool of the same kind on the database at `url`.
+    pub async fn open(&self, url: &str) -> Result<Store, String> {
+        Ok(match self {
+            Store::Pg(_) => Store::Pg(connect(url).await?),
+            Store::My(_) => Store::My(db_mysql::connect(url).await?),
+        })
+    }
+
+    /// A fresh database `name` on this (administration) pool's server; returns its URL.
+    pub async fn recreate(&self, base_url: &str, name: &str) -> Result<String, String> {
+        match self {
+            Store::Pg(admin) => recreate(admin, base_url, name).await,
+            Store::My(admin) => db_mysql::recreate(admin, base_url, name).await,
+        }
+    }
+
+    /// Drops the database `name`.
+    pub async fn drop_db(&self, name: &str) -> Result<(), String> {
+        match self {
+            Store::Pg(admin) => drop_db(admin, name).await,
+            Store::My(admin) => db_mysql::drop_db(admin, name).await,
+        }
+    }
+
+    /// Empties `posts` and inserts `rows` rows ([`seed`], `db_mysql::seed`).
+    pub async fn seed(&self, schema: Schema, rows: u64) -> Result<(), String> {
+        match self {
+            Store::Pg(pool) => seed(pool, schema, rows).await,
+            Store::My(pool) => db_mysql::seed(pool, schema, rows).await,
+        }
+    }
+
+    /// MariaDB: ends the connections idle inside a transaction (`db_mysql::end_idle_transactions`); returns how
+    /// many. PostgreSQL: none.
+    pub async fn end_idle_transactions(&self) -> Result<u64, String> {
+        match self {
+            Store::Pg(_) => Ok(0),
+            Store::My(pool) => db_mysql::end_idle_transactions(pool).await,
+        }
+    }
+
+    /// The server's version.
+    pub async fn version(&self) -> String {
+        match self {
+            Store::Pg(pool) => server_version(pool).await,
+            Store::My(pool) => db_mysql::server_version(pool).await,
+        }
+    }
+
+    /// Closes the pool.
+    pub async fn close(&self) {
+        match self {
+            Store::Pg(pool) => pool.close().await,
+            Store::My(pool) => pool.close().await,
+        }
+    }
+}
+
+/// A fresh PostgreSQL database `name` (dropped first if it exists), `synchronous_commit = off`; returns its URL.
 pub async fn recreate(admin: &PgPool, base_url: &str, name: &str) -> Result<String, String> {
     drop_db(admin, name).await?;
     admin
@@ -19,6 +100,7 @@ pub async fn recreate(admin: &PgPool, base_url: &str, name: &str) -> Result<Stri
     Ok(format!("{}/{name}", base_url.trim_end_matches('/')))
 }
 
+/// `DROP DATABASE IF EXISTS … WITH (FORCE)`.
 pub async fn drop_db(admin: &PgPool, name: &str) -> Result<(), String> {
     admin
         .execute(AssertSqlSafe(format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)")))
@@ -27,6 +109,7 @@ pub async fn drop_db(admin: &PgPool, name: &str) -> Result<(), String> {
         .map_err(|e| format!("drop {name}: {e}"))
 }
 
+/// A pool of 2 connections to the PostgreSQL database at `url`.
 pub async fn connect(url: &str) -> Result<PgPool, String> {
     PgPoolOptions::new().max_connections(2).connect(url).await.map_err(|e| format!("connect {url}: {e}"))
 }
@@ -34,7 +117,9 @@ pub async fn connect(url: &str) -> Result<PgPool, String> {
 /// Which schema a database has: the blog's (serial `id`, authors table) or aksara's (UUID `id`, `updated_at`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schema {
+    /// The blog's.
     Blog,
+    /// aksara's.
     Aksara,
 }
 

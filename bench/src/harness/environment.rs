@@ -6,6 +6,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use super::load;
+use super::options::Backend;
 use super::python::Python;
 
 pub(super) fn machine(load_before: &str, load_after: &str) -> Value {
@@ -60,7 +61,7 @@ pub(super) fn viewset_source(root: &Path) -> String {
 }
 
 /// Versions of everything measured: crates from Cargo.lock, tools, the Python packages, the viewset commit.
-pub(super) fn versions(root: &Path, pg: &str, python: Option<&Python>) -> Value {
+pub(super) fn versions(root: &Path, backend: Backend, database: &str, python: Option<&Python>) -> Value {
     let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
     let crate_version = |name: &str| {
         let needle = format!("name = \"{name}\"\nversion = \"");
@@ -69,15 +70,18 @@ pub(super) fn versions(root: &Path, pg: &str, python: Option<&Python>) -> Value 
             rest[..rest.find('"').unwrap_or(0)].to_string()
         })
     };
-    json!({
+    let mut versions = json!({
         "viewset": viewset_source(root),
         "rustc": command_line("rustc", &["-V"]),
         "axum": crate_version("axum"),
         "sea-orm": crate_version("sea-orm"),
         "sqlx": crate_version("sqlx"),
         "tokio": crate_version("tokio"),
-        "postgresql": pg,
         "wrk": load::version(),
         "python": python.map(|p| p.versions.clone()).unwrap_or(Value::Null),
-    })
+    });
+    // `postgresql` (the key results have always had), or `mariadb`.
+    let key = if backend == Backend::Postgres { "postgresql" } else { backend.name() };
+    versions[key] = database.into();
+    versions
 }

@@ -14,7 +14,7 @@ use super::{Options, Sanity, db};
 pub(super) struct Live {
     pub(super) spec: Spec,
     pub(super) db_name: String,
-    pub(super) pool: sqlx::PgPool,
+    pub(super) pool: db::Store,
     pub(super) schema: db::Schema,
     pub(super) server: Server,
     pub(super) uuid: bool,
@@ -29,12 +29,12 @@ pub(super) async fn start_server(
     port: u16,
     exe: &Path,
     python: Option<&Python>,
-    admin: &sqlx::PgPool,
+    admin: &db::Store,
     client: &reqwest::Client,
     tmp: &Path,
 ) -> Result<Live, String> {
     let db_name = format!("vsbench_{}", spec.name.replace('-', "_"));
-    let url = db::recreate(admin, &o.pg, &db_name).await?;
+    let url = admin.recreate(o.db_url(), &db_name).await?;
     let schema = match spec.family {
         Family::Rust(_) => {
             blog::connect_and_migrate(&url).await.map_err(|e| format!("migrate: {e}"))?.close().await.ok();
@@ -51,8 +51,8 @@ pub(super) async fn start_server(
             db::Schema::Aksara
         }
     };
-    let pool = db::connect(&url).await?;
-    db::seed(&pool, schema, o.rows).await?;
+    let pool = admin.open(&url).await?;
+    pool.seed(schema, o.rows).await?;
 
     let log = tmp.join(format!("{}.log", spec.name));
     let command = match spec.family {
@@ -68,6 +68,7 @@ pub(super) async fn start_server(
                     crate::RustKind::ViewsetNats => "viewset-nats",
                     crate::RustKind::SeaOrm => "seaorm",
                     crate::RustKind::Sqlx => "sqlx",
+                    crate::RustKind::SqlxMysql => "sqlx-mysql",
                 })
                 .arg("--db")
                 .arg(&url)
@@ -91,7 +92,7 @@ pub(super) async fn start_server(
     if let Err(e) = server.wait_ready(client, &format!("{LIST_PATH}?limit=1"), Duration::from_secs(90)).await {
         server.stop();
         pool.close().await;
-        let _ = db::drop_db(admin, &db_name).await;
+        let _ = admin.drop_db(&db_name).await;
         return Err(e);
     }
     tokio::time::sleep(Duration::from_millis(300)).await;

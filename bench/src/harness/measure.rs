@@ -7,7 +7,7 @@ use super::load::{self, Requests};
 use super::procs;
 use super::sanity::*;
 use super::workload::*;
-use super::{CpuPerRequest, Options, RunResult, db};
+use super::{CpuPerRequest, Options, RunResult};
 
 /// The workloads in two phases (the deep pages need the larger table), each workload on every server in turn:
 /// per concurrency level and round, the servers run one after another in an order that rotates, so slow
@@ -22,8 +22,23 @@ pub(super) async fn measure_all(
     for workload in Workload::ALL {
         if workload.deep() && !live.is_empty() && live.iter().all(|l| l.cursor_url.is_none()) {
             eprintln!("== reseed every database with {} rows for the deep pages", o.deep_rows);
+            let mut ended = 0;
             for l in live.iter_mut() {
-                db::seed(&l.pool, l.schema, o.deep_rows).await?;
+                let n = l.pool.end_idle_transactions().await?;
+                if n > 0 {
+                    eprintln!("   {}: {n} connection(s) idle inside a transaction, ended", l.spec.name);
+                    l.sanity.checks.push(("connections idle in a transaction before the reseed".into(), n.to_string()));
+                    ended += n;
+                }
+            }
+            if ended > 0 {
+                // The servers' pools ping a connection that sat idle for 30 s before handing it out: past that, the
+                // ended connections are replaced without failing a request.
+                eprintln!("   waiting 31 s for the pools to replace them");
+                tokio::time::sleep(std::time::Duration::from_secs(31)).await;
+            }
+            for l in live.iter_mut() {
+                l.pool.seed(l.schema, o.deep_rows).await?;
                 l.cursor_url = check_deep(client, &l.server.base_url(), &l.spec, o.deep_offset(), &mut l.sanity).await;
                 if l.cursor_url.is_none() {
                     l.cursor_url = Some(String::new());
@@ -56,9 +71,17 @@ pub(super) async fn measure_all(
                     let (i, script) = &scripts[(k + shift) % scripts.len()];
                     let l = &live[*i];
                     l.server.reset_peak_rss();
-                    let before = (l.server.cpu_ticks(), procs::postgres_cpu_ticks(), procs::children_cpu_us());
+                    let before = (
+                        l.server.cpu_ticks(),
+                        procs::database_cpu_ticks(o.backend.process()),
+                        procs::children_cpu_us(),
+                    );
                     let w = load::run(&l.server.base_url(), script, c, o.duration).await?;
-                    let after = (l.server.cpu_ticks(), procs::postgres_cpu_ticks(), procs::children_cpu_us());
+                    let after = (
+                        l.server.cpu_ticks(),
+                        procs::database_cpu_ticks(o.backend.process()),
+                        procs::children_cpu_us(),
+                    );
                     let (anon, file) = l.server.rss_split_kib();
                     let cpu_us = cpu_per_request(before, after, w.requests);
                     let r = RunResult {
@@ -110,7 +133,7 @@ fn requests(o: &Options, l: &Live, workload: Workload) -> Option<Requests> {
     })
 }
 
-/// CPU time per request between two samples of ((server user, system ticks), PostgreSQL ticks, wrk µs).
+/// CPU time per request between two samples of ((server user, system ticks), database ticks, wrk µs).
 fn cpu_per_request(before: Sample, after: Sample, requests: u64) -> Option<CpuPerRequest> {
     if requests == 0 {
         return None;

@@ -1,7 +1,9 @@
 //! `viewset-bench run`: every server on its own freshly seeded database, one at a time, the same workloads at the
-//! same concurrency levels, then `bench/results/latest.json` and the results section of `BENCHMARKS.md`.
+//! same concurrency levels, then `bench/results/latest.json` and the results section of `BENCHMARKS.md` (with
+//! `--database mariadb`: the Rust servers on MariaDB, `bench/results/mariadb.json` and the MariaDB section).
 
 pub(crate) mod db;
+mod db_mysql;
 mod environment;
 mod live;
 pub(crate) mod load;
@@ -48,7 +50,7 @@ pub struct RunResult {
     pub rss_anon_kib: u64,
     #[serde(default)]
     pub rss_file_kib: u64,
-    /// CPU time per request during the run (µs): the server's process tree, every PostgreSQL process, wrk.
+    /// CPU time per request during the run (µs): the server's process tree, every database process, wrk.
     #[serde(default)]
     pub cpu_us: Option<CpuPerRequest>,
     pub wrk: WrkSummary,
@@ -61,6 +63,7 @@ pub struct CpuPerRequest {
     /// The part of `server` spent in user mode (absent in results from before it was recorded).
     #[serde(default)]
     pub server_user: Option<f64>,
+    /// The database server's processes (PostgreSQL's, or MariaDB's; the field keeps its first name).
     pub postgres: f64,
     pub wrk: f64,
 }
@@ -138,8 +141,13 @@ async fn run_async(o: Options) -> Result<(), String> {
     let tmp = root.join(format!("bench/results/tmp-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let admin = db::connect(&format!("{}/postgres", o.pg.trim_end_matches('/'))).await?;
-    let pg_version = db::server_version(&admin).await;
+    let admin = db::Store::admin(o.backend, o.db_url()).await?;
+    let db_version = admin.version().await;
+    // MariaDB's commits stop waiting for the disk for the run (PostgreSQL's databases: `synchronous_commit = off`).
+    let flush = match &admin {
+        db::Store::My(pool) => Some(db_mysql::relax_flush(pool).await?),
+        db::Store::Pg(_) => None,
+    };
     let client = reqwest::Client::builder().timeout(Duration::from_secs(30)).build().map_err(|e| e.to_string())?;
 
     let python = match &o.python_venv {
@@ -147,8 +155,8 @@ async fn run_async(o: Options) -> Result<(), String> {
         None => Err("skipped (--no-python)".to_string()),
     };
     // Before any measurement: the work tree may change while the run goes on.
-    let versions = versions(&root, &pg_version, python.as_ref().ok());
-    let mut specs = specs();
+    let versions = versions(&root, o.backend, &db_version, python.as_ref().ok());
+    let mut specs = specs(o.backend);
     if let Some(only) = &o.servers {
         specs.retain(|s| only.iter().any(|n| n == s.name));
     }
@@ -196,7 +204,10 @@ async fn run_async(o: Options) -> Result<(), String> {
         sanity.push(l.sanity);
         l.server.stop();
         l.pool.close().await;
-        let _ = db::drop_db(&admin, &l.db_name).await;
+        let _ = admin.drop_db(&l.db_name).await;
+    }
+    if let (db::Store::My(pool), Some(previous)) = (&admin, flush) {
+        db_mysql::set_flush(pool, previous).await?;
     }
     let _ = std::fs::remove_dir_all(&tmp);
     let load_after_load = loadavg();
@@ -218,6 +229,7 @@ async fn run_async(o: Options) -> Result<(), String> {
         machine: machine(&load_before, &load_after_load),
         versions,
         config: json!({
+            "database": o.backend.name(),
             "duration_s": o.duration.as_secs(),
             "warmup_s": o.warmup.as_secs(),
             "rounds": o.rounds,

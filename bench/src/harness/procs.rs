@@ -110,14 +110,14 @@ impl Server {
     }
 }
 
-/// CPU time (user + system) used so far by every PostgreSQL process on the machine (the shared server and its
-/// backends), in clock ticks.
-pub fn postgres_cpu_ticks() -> u64 {
+/// CPU time (user + system) used so far by every process on the machine whose command is `comm` (`postgres`: the
+/// shared server and its backends; `mariadbd`: MariaDB's one process, all its threads), in clock ticks.
+pub fn database_cpu_ticks(comm: &str) -> u64 {
     let Ok(entries) = fs::read_dir("/proc") else { return 0 };
     entries
         .flatten()
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| comm.trim() == "postgres"))
+        .filter(|pid| fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == comm))
         .filter_map(stat_cpu_ticks)
         .map(|(user, system)| user + system)
         .sum()

@@ -1,5 +1,5 @@
-//! Results: `latest.json` and the generated section of `BENCHMARKS.md` (between two marker comments; the prose
-//! around them is kept as it is).
+//! Results: `latest.json` (`mariadb.json`) and the generated section of `BENCHMARKS.md` (between two marker
+//! comments, a pair per database; the prose around them is kept as it is).
 
 mod markdown;
 
@@ -10,10 +10,18 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 pub use self::markdown::markdown;
+use super::options::Backend;
 use super::{RunResult, Sanity, ServerInfo, Workload};
 
+/// The markers around the generated section of a PostgreSQL run.
 pub const BEGIN: &str = "<!-- BEGIN GENERATED RESULTS (bench/run.sh rewrites this section) -->";
+/// See [`BEGIN`].
 pub const END: &str = "<!-- END GENERATED RESULTS -->";
+/// The markers around the generated section of a MariaDB run.
+pub const BEGIN_MARIADB: &str =
+    "<!-- BEGIN GENERATED MARIADB RESULTS (bench/run.sh --database mariadb rewrites this section) -->";
+/// See [`BEGIN_MARIADB`].
+pub const END_MARIADB: &str = "<!-- END GENERATED MARIADB RESULTS -->";
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Results {
@@ -30,15 +38,21 @@ pub struct Results {
 }
 
 /// The main comparison columns (in order) and what viewset is divided by.
-const MAIN: [&str; 5] = ["viewset", "seaorm", "sqlx", "aksara-1w", "aksara-2w"];
-const RATIOS: [(&str, &str); 4] = [
+const MAIN: [&str; 6] = ["viewset", "seaorm", "sqlx", "sqlx-mysql", "aksara-1w", "aksara-2w"];
+const RATIOS: [(&str, &str); 5] = [
     ("seaorm", "÷ sea-orm (hand)"),
     ("sqlx", "÷ sqlx (hand)"),
+    ("sqlx-mysql", "÷ sqlx MySQL driver (hand)"),
     ("aksara-1w", "÷ aksara 1w"),
     ("aksara-2w", "÷ aksara 2w"),
 ];
 
 impl Results {
+    /// The database the run used (`config.database`; PostgreSQL in results from before it was recorded).
+    pub fn backend(&self) -> Backend {
+        Backend::parse(self.config["database"].as_str()).unwrap_or(Backend::Postgres)
+    }
+
     /// The best round (highest requests/s) of `server` on `workload` at `c` connections.
     fn find(&self, server: &str, workload: Workload, c: u32) -> Option<&RunResult> {
         self.runs
@@ -121,7 +135,7 @@ impl Results {
         for w in Workload::ALL {
             for c in self.levels() {
                 let mut row = json!({"workload": w, "concurrency": c});
-                for (other, _) in RATIOS {
+                for (other, _) in RATIOS.iter().filter(|(n, _)| self.servers.iter().any(|s| s.name == *n)) {
                     row[format!("viewset_over_{}", other.replace('-', "_"))] =
                         self.ratio(other, w, c).map(|r| (r * 1000.0).round() / 1000.0).into();
                 }
@@ -147,34 +161,39 @@ impl Results {
     }
 }
 
-/// Rewrites the section between the markers of `path` (creating the file from a skeleton if needed).
+/// Rewrites the section between the markers of `path` for the run's database (appending it to a file without
+/// them, creating the file from a skeleton if needed).
 pub fn write_markdown(path: &Path, r: &Results) -> Result<(), String> {
-    let generated = format!("{BEGIN}\n\n{}{END}", markdown(r));
+    let (begin, end) = match r.backend() {
+        Backend::Postgres => (BEGIN, END),
+        Backend::Mariadb => (BEGIN_MARIADB, END_MARIADB),
+    };
+    let generated = format!("{begin}\n\n{}{end}", markdown(r));
     let existing = std::fs::read_to_string(path).unwrap_or_default();
-    let text = match (existing.find(BEGIN), existing.find(END)) {
-        (Some(b), Some(e)) if b < e => format!("{}{generated}{}", &existing[..b], &existing[e + END.len()..]),
+    let text = match (existing.find(begin), existing.find(end)) {
+        (Some(b), Some(e)) if b < e => format!("{}{generated}{}", &existing[..b], &existing[e + end.len()..]),
+        _ if !existing.trim().is_empty() => format!("{}\n\n{generated}\n", existing.trim_end()),
         _ => format!("# Benchmarks\n\nRun with `bash bench/run.sh`.\n\n{generated}\n"),
     };
     std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// A short plain-text table for the terminal.
+/// A short plain-text table for the terminal: viewset's requests/s and its ratios to each baseline that ran.
 pub fn summary_table(r: &Results) -> String {
-    let mut out = String::from("\nrequests/s (viewset ÷ sea-orm, ÷ sqlx, ÷ aksara-1w)\n");
+    let others: Vec<&str> = ["seaorm", "sqlx", "sqlx-mysql", "aksara-1w"]
+        .into_iter()
+        .filter(|n| r.servers.iter().any(|s| s.name == *n))
+        .collect();
+    let mut out = format!("\nrequests/s (viewset ÷ {})\n", others.join(", ÷ "));
     for w in Workload::ALL {
         for c in r.levels() {
             let Some(v) = r.find("viewset", w, c) else { continue };
-            let f = |o: &str| r.ratio(o, w, c).map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into());
-            let _ = writeln!(
-                out,
-                "{:<12} c={:<3} {:>8.0}   {:>5} {:>5} {:>6}",
-                w.name(),
-                c,
-                v.rps,
-                f("seaorm"),
-                f("sqlx"),
-                f("aksara-1w")
-            );
+            let _ = write!(out, "{:<12} c={:<3} {:>8.0} ", w.name(), c, v.rps);
+            for o in &others {
+                let _ =
+                    write!(out, "  {:>5}", r.ratio(o, w, c).map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into()));
+            }
+            out.push('\n');
         }
     }
     out

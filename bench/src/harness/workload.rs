@@ -62,10 +62,17 @@ pub(super) struct Spec {
     pub(super) family: Family,
 }
 
-pub(super) fn specs() -> Vec<Spec> {
+/// The servers a run on `backend` compares.
+pub(super) fn specs(backend: super::options::Backend) -> Vec<Spec> {
     use crate::RustKind::*;
     let rust = |name, label, kind| Spec { name, label, family: Family::Rust(kind) };
     let python = |name, label, workers| Spec { name, label, family: Family::Python { workers } };
+    if backend == super::options::Backend::Mariadb {
+        return vec![
+            rust("viewset", "viewset", Viewset),
+            rust("sqlx-mysql", "axum + sqlx MySQL driver (hand)", SqlxMysql),
+        ];
+    }
     vec![
         rust("viewset", "viewset", Viewset),
         rust("seaorm", "axum + sea-orm (hand)", SeaOrm),

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::{MAIN, RATIOS, Results};
 use crate::harness::Workload;
+use crate::harness::options::Backend;
 
 fn workload_title(w: Workload) -> &'static str {
     match w {
@@ -81,7 +82,14 @@ pub fn markdown(r: &Results) -> String {
     let v = &r.versions;
     let py = &v["python"];
     let s = |x: &Value| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string());
-    let _ = writeln!(out, "## Results of the last run\n");
+    let backend = r.backend();
+    let database = backend.title();
+    let _ = match backend {
+        Backend::Postgres => writeln!(out, "## Results of the last run\n"),
+        Backend::Mariadb => {
+            writeln!(out, "## MariaDB: the seven workloads against hand-written axum + sqlx (MySQL driver)\n")
+        }
+    };
     let _ = writeln!(
         out,
         "- **Date**: {} (whole run {:.1} min, `{}`)",
@@ -91,7 +99,7 @@ pub fn markdown(r: &Results) -> String {
     );
     let _ = writeln!(
         out,
-        "- **Machine**: {} cores ({}), {} GiB memory, Linux {}; servers, PostgreSQL and wrk share it",
+        "- **Machine**: {} cores ({}), {} GiB memory, Linux {}; servers, {database} and wrk share it",
         m["cores"],
         s(&m["cpu"]),
         m["memory_gib"],
@@ -99,14 +107,14 @@ pub fn markdown(r: &Results) -> String {
     );
     let _ = writeln!(
         out,
-        "- **Versions**: viewset {}; {}; axum {}, sea-orm {}, sqlx {}, tokio {}; PostgreSQL {}; {}",
+        "- **Versions**: viewset {}; {}; axum {}, sea-orm {}, sqlx {}, tokio {}; {database} {}; {}",
         s(&v["viewset"]),
         s(&v["rustc"]),
         s(&v["axum"]),
         s(&v["sea-orm"]),
         s(&v["sqlx"]),
         s(&v["tokio"]),
-        s(&v["postgresql"]),
+        s(&v[if backend == Backend::Postgres { "postgresql" } else { backend.name() }]),
         s(&v["wrk"])
     );
     if py.is_object() {
@@ -253,7 +261,7 @@ pub fn markdown(r: &Results) -> String {
     if let Some(&top) = levels.last() {
         let _ = writeln!(
             out,
-            "### CPU time per request at {top} connections (µs; the server (its user-mode part) / every PostgreSQL \
+            "### CPU time per request at {top} connections (µs; the server (its user-mode part) / every {database} \
              process / wrk, mean over the rounds; the machine's cores are shared by all three)\n"
         );
         let rows = workload_rows(Vec::new(), |w| {
@@ -298,7 +306,9 @@ pub fn markdown(r: &Results) -> String {
             .collect();
     table(&mut out, &sheader, &rows);
 
-    out += &compile_markdown(&r.compile);
+    if backend == Backend::Postgres {
+        out += &compile_markdown(&r.compile);
+    }
     out
 }
 
