@@ -171,7 +171,7 @@ pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<
     } else if let On::Pool(db) = on {
         // MariaDB / MySQL: the UPDATE and the read of the written row in one transaction, so the answer is the row
         // this write left, not one a concurrent write made after it.
-        let txn = boxed(|| db.begin()).await.map_err(db_err::<V::Entity>)?;
+        let txn = begin(db, TransactionOptions::default()).await.map_err(db_err::<V::Entity>)?;
         let written = update_then_read::<V>(On::Txn(&txn), backend.build(&query), key).await?;
         commit::<V>(txn).await?;
         written
@@ -225,7 +225,20 @@ pub(crate) async fn delete<V: ViewSet>(on: On<'_>, model: ModelOf<V>) -> Result<
 pub(crate) async fn begin_immediate<V: ViewSet>(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiError> {
     let options =
         TransactionOptions { sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate), ..Default::default() };
-    boxed(|| db.begin_with_options(options)).await.map_err(db_err::<V::Entity>)
+    begin(db, options).await.map_err(db_err::<V::Entity>)
+}
+
+/// Begins a transaction in a task of its own. sqlx counts a connection as inside a transaction only once `BEGIN`
+/// has been answered, so a request cancelled while its `BEGIN` was in flight (the client went away) returned the
+/// connection to the pool inside a transaction nobody knew of (launchbadge/sqlx#2054; seen on MariaDB under `wrk`):
+/// later writes on that connection answered 201 and were never committed. The task finishes the `BEGIN` whatever
+/// becomes of the request; a transaction whose request is gone by then is dropped, which rolls it back.
+async fn begin(db: &DatabaseConnection, options: TransactionOptions) -> Result<DatabaseTransaction, DbErr> {
+    let db = db.clone();
+    match tokio::spawn(async move { db.begin_with_options(options).await }).await {
+        Ok(begun) => begun,
+        Err(err) => Err(DbErr::Custom(format!("beginning a transaction: {err}"))),
+    }
 }
 
 /// Commits `txn`.
