@@ -1,6 +1,6 @@
 //! Durable, cluster-wide events (issue 41): three instances of the blog (own pools, own readers) on one database,
 //! each with `EventBus::outbox` (PostgreSQL) or `EventBus::nats` (a JetStream stream of the test's own on the
-//! shared NATS server; on PostgreSQL and on MariaDB). A subscriber moved between instances with its
+//! shared NATS server; on PostgreSQL, and a rolled-back write on MariaDB and SQLite too). A subscriber moved between instances with its
 //! `Last-Event-ID` receives every event once, in one order, without `reset`; a rolled-back write has no event; a
 //! committed event nobody published is still delivered; pruned or foreign ids get `reset`. The engines' outages:
 //! PostgreSQL under the outbox, NATS (a private server) under JetStream.
@@ -69,7 +69,8 @@ async fn instance(url: &str, owner: Option<TestDb>, retention: Retention, via: &
 async fn cluster(retention: Retention, via: &Via, backend: Backend) -> Option<([TestApp; 3], String)> {
     match backend {
         Backend::Mysql => require_mysql()?,
-        _ => require_postgres()?,
+        Backend::Postgres => require_postgres()?,
+        Backend::Sqlite => String::new(),
     };
     let (database, _) = TestDb::seeded_blog(backend).await;
     let url = database.url.clone();
@@ -168,6 +169,12 @@ async fn a_rolled_back_write_has_no_event_over_nats() {
 async fn a_rolled_back_write_has_no_event_over_nats_on_mariadb() {
     let Some(via) = Via::nats("rolled_back_mariadb") else { return };
     rolled_back(via, Backend::Mysql).await;
+}
+
+#[tokio::test]
+async fn a_rolled_back_write_has_no_event_over_nats_on_sqlite() {
+    let Some(via) = Via::nats("rolled_back_sqlite") else { return };
+    rolled_back(via, Backend::Sqlite).await;
 }
 
 async fn rolled_back(via: Via, backend: Backend) {
