@@ -1,9 +1,9 @@
 //! Durable, cluster-wide events (issue 41): three instances of the blog (own pools, own readers) on one database,
 //! each with `EventBus::outbox` (PostgreSQL) or `EventBus::nats` (a JetStream stream of the test's own on the
-//! shared NATS server; on PostgreSQL, and a rolled-back write on MariaDB and SQLite too). A subscriber moved between instances with its
-//! `Last-Event-ID` receives every event once, in one order, without `reset`; a rolled-back write has no event; a
-//! committed event nobody published is still delivered; pruned or foreign ids get `reset`. The engines' outages:
-//! PostgreSQL under the outbox, NATS (a private server) under JetStream.
+//! shared NATS server; on PostgreSQL, and a rolled-back write on MariaDB and SQLite too). A subscriber moved between
+//! instances with its `Last-Event-ID` receives every event once, in one order, without `reset`; a rolled-back write
+//! has no event; a committed event nobody published is still delivered; pruned or foreign ids get `reset`. The
+//! engines' outages: PostgreSQL under the outbox, NATS (a private server) under JetStream.
 
 use std::collections::HashSet;
 use std::time::Duration;
