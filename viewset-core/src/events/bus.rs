@@ -1,6 +1,7 @@
 //! The per-process event bus: a broadcast channel, a bounded replay buffer, and optionally a carrier between
 //! processes: PostgreSQL's `LISTEN/NOTIFY` ([`EventBus::postgres`], `notify.rs`), the durable outbox (`outbox.rs`,
-//! [`EventBus::outbox`]), or NATS JetStream relayed from the outbox table (`nats.rs`, [`EventBus::nats`]).
+//! [`EventBus::outbox`]), or NATS JetStream relayed from the outbox table (`nats.rs`, `EventBus::nats`, feature
+//! `nats`).
 
 // Without the `postgres` and `nats` features the carriers between processes, and what only they use, cannot be built.
 #![cfg_attr(not(any(feature = "postgres", feature = "nats")), allow(dead_code))]
@@ -119,7 +120,7 @@ impl EventBus {
 
     /// Marks a gap after the events delivered so far and tells every subscriber (`reset`, `reconnected`).
     pub(crate) fn reconnected(&self) {
-        // Only the listening task delivers on a PostgreSQL bus, so no event is numbered meanwhile.
+        // Only the one reader task delivers on a bus between processes, so no event is numbered meanwhile.
         self.0.gap.send_replace(self.0.next.load(Ordering::SeqCst));
     }
 
@@ -133,9 +134,9 @@ impl EventBus {
         &self.0.instance
     }
 
-    /// Publishes an event: to every process with PostgreSQL, else to this one. Never blocks on subscribers. On an
-    /// outbox bus the event is written in a statement of its own (the generated routes write theirs in the change's
-    /// transaction instead).
+    /// Publishes an event: to every process with PostgreSQL or NATS, else to this one. Never blocks on subscribers.
+    /// On a durable bus (outbox, NATS) the event is written in a statement of its own (the generated routes write
+    /// theirs in the change's transaction instead), then carried as the bus carries every event.
     pub fn publish(&self, event: ChangeEvent) {
         match &self.0.carrier {
             Carrier::InProcess => self.deliver(event),
