@@ -19,6 +19,8 @@ use super::shared_views::SharedViews;
 const REPLAY: usize = 1024;
 /// Events a subscriber may fall behind before it is told it lagged.
 const BACKLOG: usize = 512;
+/// The pause before a carrier's reader tries to reach its database or server again.
+pub(crate) const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 /// Events read from a durable carrier per round trip, and at most handed to a resuming subscriber at once.
 pub(crate) const PAGE: usize = 1000;
 
@@ -195,15 +197,6 @@ impl EventBus {
         self.0.wake.clone()
     }
 
-    /// The outbox's pool, on an outbox bus.
-    #[cfg(feature = "postgres")]
-    pub(crate) fn outbox_pool(&self) -> Option<&sqlx::PgPool> {
-        match &self.0.carrier {
-            Carrier::Outbox(pool) => Some(pool),
-            _ => None,
-        }
-    }
-
     fn carrier_name(&self) -> &'static str {
         match self.0.carrier {
             Carrier::InProcess => "in process",
@@ -219,12 +212,15 @@ impl EventBus {
     /// The events after `seq` for a resuming subscriber: from this process's buffer, else (on a durable bus) from
     /// the outbox table or the JetStream stream, at most [`PAGE`] at once; `None` when they are not all kept.
     pub(crate) async fn after(&self, seq: u64) -> Option<Vec<Sequenced>> {
+        if let Some(events) = self.since(seq) {
+            return Some(events);
+        }
         match &self.0.carrier {
             #[cfg(feature = "postgres")]
-            Carrier::Outbox(_) => super::outbox::after(self, seq).await,
+            Carrier::Outbox(pool) => super::outbox::after(pool, seq).await,
             #[cfg(feature = "nats")]
-            Carrier::Nats(link) => link.after(self, seq).await,
-            _ => self.since(seq),
+            Carrier::Nats(link) => link.after(seq).await,
+            _ => None,
         }
     }
 

@@ -21,7 +21,7 @@ use async_nats::jetstream::stream::{Config, StorageType, Stream};
 use futures_util::StreamExt;
 use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
 
-use super::bus::{Carrier, EventBus, PAGE, Sequenced, WeakBus};
+use super::bus::{Carrier, EventBus, PAGE, RETRY, Sequenced, WeakBus};
 use super::event::ChangeEvent;
 use super::migration::{ID, PAYLOAD, Recorded, SEQ, TABLE, record_sql, recorded};
 use super::retention::Retention;
@@ -30,8 +30,6 @@ use super::retention::Retention;
 pub const ACK_WAIT: Duration = Duration::from_secs(2);
 /// How often every instance relays the events still in the table (found there one round earlier too).
 pub const RELAY: Duration = Duration::from_secs(1);
-/// The pause before a reader creates its consumer again.
-const RETRY: Duration = Duration::from_millis(500);
 /// How long a resuming subscriber's read of the stream may take.
 const READ_WAIT: Duration = Duration::from_secs(5);
 
@@ -167,12 +165,9 @@ impl Link {
         recorded(&self.db.query_all_raw(statement).await?)
     }
 
-    /// The events after `seq` for a resuming subscriber: from this process's buffer when it holds them, else from
-    /// the stream (at most [`PAGE`]); `None` when `seq` is older than the oldest kept or newer than the newest.
-    pub(crate) async fn after(&self, bus: &EventBus, seq: u64) -> Option<Vec<Sequenced>> {
-        if let Some(events) = bus.since(seq) {
-            return Some(events);
-        }
+    /// The events after `seq` for a resuming subscriber that this process's buffer does not hold, from the stream
+    /// (at most [`PAGE`]); `None` when `seq` is older than the oldest kept or newer than the newest.
+    pub(crate) async fn after(&self, seq: u64) -> Option<Vec<Sequenced>> {
         let state = match self.stream.get_info().await {
             Ok(info) => info.state,
             Err(err) => {
@@ -217,28 +212,27 @@ fn decode(payload: &[u8], seq: u64) -> Option<ChangeEvent> {
 /// in order; created again from where it stopped when it fails; until the bus is dropped.
 async fn follow(bus: WeakBus, stream: Stream, mut last: u64) {
     loop {
-        match stream.create_consumer(from(last + 1)).await {
-            Ok(consumer) => match consumer.messages().await {
-                Ok(mut messages) => loop {
-                    // Wake now and then to notice that the bus was dropped.
-                    let next = tokio::time::timeout(Duration::from_secs(5), messages.next()).await;
-                    let Some(bus) = bus.upgrade() else { return };
-                    let message = match next {
-                        Err(_) => continue,
-                        Ok(Some(Ok(message))) => message,
-                        Ok(Some(Err(err))) => {
-                            tracing::warn!(error = %err, "event stream reader failed; reading again");
-                            break;
-                        }
-                        Ok(None) => break,
-                    };
-                    let Ok(info) = message.info() else { continue };
-                    let seq = info.stream_sequence;
-                    if seq > last {
-                        bus.receive(&mut last, seq, decode(&message.payload, seq));
+        let opened =
+            async { Ok::<_, async_nats::Error>(stream.create_consumer(from(last + 1)).await?.messages().await?) };
+        match opened.await {
+            Ok(mut messages) => loop {
+                // Wake now and then to notice that the bus was dropped.
+                let next = tokio::time::timeout(Duration::from_secs(5), messages.next()).await;
+                let Some(bus) = bus.upgrade() else { return };
+                let message = match next {
+                    Err(_) => continue,
+                    Ok(Some(Ok(message))) => message,
+                    Ok(Some(Err(err))) => {
+                        tracing::warn!(error = %err, "event stream reader failed; reading again");
+                        break;
                     }
-                },
-                Err(err) => tracing::warn!(error = %err, "cannot read the event stream yet; retrying"),
+                    Ok(None) => break,
+                };
+                let Ok(info) = message.info() else { continue };
+                let seq = info.stream_sequence;
+                if seq > last {
+                    bus.receive(&mut last, seq, decode(&message.payload, seq));
+                }
             },
             Err(err) => tracing::warn!(error = %err, "cannot read the event stream yet; retrying"),
         }

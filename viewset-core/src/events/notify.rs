@@ -4,7 +4,7 @@
 
 use sqlx::PgPool;
 
-use super::bus::{Carrier, EventBus};
+use super::bus::{Carrier, EventBus, RETRY};
 use super::event::ChangeEvent;
 
 /// The `NOTIFY` channel.
@@ -56,9 +56,6 @@ impl EventBus {
         Ok(bus)
     }
 }
-
-/// Pause between attempts to reach PostgreSQL again.
-pub(crate) const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Connects `listener` again (listening on its channels), retrying until PostgreSQL answers; `false` when the
 /// pool was closed (the application is shutting down).

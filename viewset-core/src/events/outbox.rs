@@ -19,10 +19,10 @@ use sqlx::PgPool;
 use sqlx::postgres::PgListener;
 use tokio::sync::Notify;
 
-use super::bus::{Carrier, EventBus, PAGE, Sequenced, WeakBus};
+use super::bus::{Carrier, EventBus, PAGE, RETRY, Sequenced, WeakBus};
 use super::event::ChangeEvent;
 use super::migration::TABLE;
-use super::notify::{RETRY, reconnect};
+use super::notify::reconnect;
 use super::retention::Retention;
 
 /// The channel that wakes every instance's outbox reader (`NOTIFY` without a payload; not the channel of
@@ -180,13 +180,9 @@ async fn number_pending(pool: &PgPool) -> Result<(), sqlx::Error> {
     txn.commit().await
 }
 
-/// The events after `seq` for a resuming subscriber: from this process's buffer when it holds them, else from the
-/// table (at most [`PAGE`]); `None` when `seq` is older than the oldest kept event or newer than the newest.
-pub(crate) async fn after(bus: &EventBus, seq: u64) -> Option<Vec<Sequenced>> {
-    if let Some(events) = bus.since(seq) {
-        return Some(events);
-    }
-    let pool = bus.outbox_pool()?;
+/// The events after `seq` for a resuming subscriber that this process's buffer does not hold, from the table (at
+/// most [`PAGE`]); `None` when `seq` is older than the oldest kept event or newer than the newest.
+pub(crate) async fn after(pool: &PgPool, seq: u64) -> Option<Vec<Sequenced>> {
     let bounds = format!("SELECT min(seq), max(seq) FROM {TABLE}");
     let (oldest, newest): (Option<i64>, Option<i64>) =
         match sqlx::query_as(sqlx::AssertSqlSafe(bounds)).fetch_one(pool).await {
