@@ -68,7 +68,13 @@ pub fn fetch_with_count<'a, V: ViewSet>(
     let asked = CountMode::from_query(&request.query);
     let reader = request.reader();
     let default = V::CONFIG.count_mode;
-    let statements = CountedPage::of::<V>(page, reader.backend());
+    let exact = matches!(asked, Ok(mode) if mode.unwrap_or(default) == CountMode::Exact);
+    let windowed = exact && searches(request) && crate::store::Plan::of::<V>(reader.backend()).window_count;
+    let statements = if windowed {
+        CountedPage::windowed(page, reader.backend())
+    } else {
+        CountedPage::of::<V>(page, reader.backend())
+    };
     async move {
         let asked = asked?;
         let (rows, counted) = match asked.unwrap_or(default) {
@@ -89,4 +95,11 @@ pub fn fetch_with_count<'a, V: ViewSet>(
         };
         Ok((rows, counted, asked.is_some() || default != CountMode::Exact))
     }
+}
+
+/// Whether the request has a search term (`search`, or full text's `q`): its page reads every match, and on
+/// PostgreSQL counts them in the same statement ([`crate::store::Plan::window_count`]).
+fn searches(request: &RequestContext) -> bool {
+    let given = |name| request.query.one(name).ok().flatten().is_some_and(|term| !term.trim().is_empty());
+    given("search") || given(crate::query::fulltext::FULLTEXT_PARAM)
 }

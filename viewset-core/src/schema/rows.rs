@@ -8,6 +8,10 @@ use sea_orm::{DbErr, EntityTrait, FromQueryResult, IdenStatic, Iterable, ModelTr
 
 use super::ModelSchema;
 
+/// The name of the last column of a list page that also counts its filtered set (`COUNT(*) OVER () AS …`,
+/// `store::page`): decoding by position reads the entity's columns before it and leaves it alone.
+pub(crate) const WINDOW_COUNT: &str = "viewset_window_count";
+
 /// `rows` decoded as `M`, by position when they hold the entity's columns in order, by name otherwise.
 ///
 /// ```
@@ -74,20 +78,31 @@ pub fn nullable<T: sea_orm::TryGetable>(row: &QueryResult, index: usize) -> Resu
     row.try_get_by_index::<Option<T>>(index)
 }
 
-/// Whether `row` holds `E`'s columns in `E`'s order, read from the driver's row without copying the names.
+/// Whether `row` holds `E`'s columns in `E`'s order (then perhaps [`WINDOW_COUNT`]), read from the driver's row
+/// without copying the names.
 fn in_entity_order<E: EntityTrait>(row: &QueryResult) -> bool {
     let columns = || <E::Column as Iterable>::iter().map(|column| column.as_str());
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     use sqlx::{Column, Row};
     #[cfg(feature = "postgres")]
     if let Some(row) = row.try_as_pg_row() {
-        return row.columns().iter().map(|c| c.name()).eq(columns());
+        return entity_then_count(row.columns().iter().map(|c| c.name()), columns());
     }
     #[cfg(feature = "sqlite")]
     if let Some(row) = row.try_as_sqlite_row() {
-        return row.columns().iter().map(|c| c.name()).eq(columns());
+        return entity_then_count(row.columns().iter().map(|c| c.name()), columns());
     }
-    row.column_names().iter().map(String::as_str).eq(columns())
+    entity_then_count(row.column_names().iter().map(String::as_str), columns())
+}
+
+/// Whether `names` are exactly `entity`'s, perhaps followed by [`WINDOW_COUNT`].
+fn entity_then_count<'a>(mut names: impl Iterator<Item = &'a str>, entity: impl Iterator<Item = &'a str>) -> bool {
+    for column in entity {
+        if names.next() != Some(column) {
+            return false;
+        }
+    }
+    matches!(names.next(), None | Some(WINDOW_COUNT)) && names.next().is_none()
 }
 
 /// `rows` decoded as `M` by column name (sea-orm's `FromQueryResult`).

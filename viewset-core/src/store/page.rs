@@ -12,12 +12,15 @@ use sea_orm::{
     DbBackend, EntityTrait, IdenStatic, Iterable, QuerySelect, QueryTrait, Select, Statement, Value, Values,
 };
 
+use sea_orm::sea_query::Expr;
+
 use super::memo::Memo;
 use super::replica::{read_row, read_rows};
 use crate::error::{ApiError, db_err};
 use crate::query::list_query::OrderTerm;
 use crate::query::ordering::apply_order;
 use crate::request::Reader;
+use crate::schema::rows::WINDOW_COUNT;
 use crate::viewset::config::Direction;
 use crate::viewset::contract::{ModelOf, ViewSet};
 use crate::viewset::paginator::PageQuery;
@@ -37,6 +40,10 @@ pub(crate) struct CountedPage {
     pub(crate) inner: Statement,
     /// The window's size.
     limit: u64,
+    /// The window's offset.
+    offset: u64,
+    /// The page's statement also counts the filtered set (`COUNT(*) OVER ()`, [`CountedPage::windowed`]).
+    windowed: bool,
 }
 
 impl CountedPage {
@@ -46,14 +53,25 @@ impl CountedPage {
     /// count leaves out. In the default scope ([`super::Plan::default_scope`]) the page is `inner` with its ordering
     /// and window after it: the conditions are rendered once for both statements.
     pub(crate) fn of<V: ViewSet>(page: PageQuery<V::Entity>, backend: DbBackend) -> Self {
-        let limit = page.limit;
+        let (limit, offset) = (page.limit, page.offset);
         if !super::Plan::of::<V>(backend).default_scope {
             let inner = unordered(page.select.clone(), backend);
-            return CountedPage { page: page.ordered_window().build(backend), inner, limit };
+            return CountedPage { page: page.ordered_window().build(backend), inner, limit, offset, windowed: false };
         }
         let inner = page.select.build(backend);
         let page = page_statement(TypeId::of::<V>(), page, &inner, backend);
-        CountedPage { page, inner, limit }
+        CountedPage { page, inner, limit, offset, windowed: false }
+    }
+
+    /// Both statements of `page`, the page's own also counting the filtered set: `COUNT(*) OVER ()` as its last
+    /// column ([`WINDOW_COUNT`]), computed before the window's `LIMIT`, so any row of the page carries the count.
+    /// For a select whose conditions make the database read every match anyway (a search); the plan says where
+    /// ([`super::Plan::window_count`]). The count's own statement is kept for a page past the end.
+    pub(crate) fn windowed<E: EntityTrait>(mut page: PageQuery<E>, backend: DbBackend) -> Self {
+        let (limit, offset) = (page.limit, page.offset);
+        let inner = page.select.build(backend);
+        page.select = page.select.expr_as(Expr::cust("COUNT(*) OVER ()"), WINDOW_COUNT);
+        CountedPage { page: rendered(page, backend), inner, limit, offset, windowed: true }
     }
 
     /// The page's rows alone.
@@ -69,8 +87,27 @@ impl CountedPage {
         self,
         reader: Reader<'a>,
     ) -> impl Future<Output = Result<(Vec<ModelOf<V>>, u64), ApiError>> + Send + 'a {
-        futures_util::future::try_join(page_rows::<V>(self.page, self.limit, reader), count_of::<V>(self.inner, reader))
+        async move {
+            if self.windowed {
+                return counted_rows::<V>(self, reader).await;
+            }
+            let count = count_of::<V>(self.inner, reader);
+            futures_util::future::try_join(page_rows::<V>(self.page, self.limit, reader), count).await
+        }
     }
+}
+
+/// The rows and count of a [`CountedPage::windowed`] page: the count from its first row; an empty page at offset
+/// 0 counts 0, and one past the end asks the count's own statement.
+async fn counted_rows<V: ViewSet>(page: CountedPage, reader: Reader<'_>) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
+    let capacity = page.limit.min(256) as usize;
+    let rows = read_rows(reader, page.page, capacity, "page").await.map_err(db_err::<V::Entity>)?;
+    let count = match rows.first() {
+        Some(row) => row.try_get::<i64>("", WINDOW_COUNT).map_err(db_err::<V::Entity>)?.max(0) as u64,
+        None if page.offset == 0 => 0,
+        None => count_of::<V>(page.inner, reader).await?,
+    };
+    Ok((V::decode_rows(&rows).map_err(db_err::<V::Entity>)?, count))
 }
 
 /// The rows of a page `statement` (role `page`), decoded by the ViewSet ([`ViewSet::decode_rows`]: by position

@@ -53,6 +53,12 @@ pub struct Plan {
     /// The CSV list is streamed in chunks of rows (its `list` is the default and its window is by limit/offset or
     /// page); otherwise the JSON page is converted.
     pub streams_csv: bool,
+    /// A counted list with a search term (`search`, `q`) reads its page and the size of the filtered set in one
+    /// statement on PostgreSQL (`COUNT(*) OVER ()`): the search reads every matching row for the page anyway, so
+    /// one scan replaces two (BENCHMARKS.md, "The count in the page's statement"). The default scope with the
+    /// built-in filter backends only, whose selects have no `DISTINCT` for the window to count before. Elsewhere,
+    /// and without a search term (where an index can end the page early), the count is its own statement.
+    pub window_count: bool,
 }
 
 /// The plan of each ViewSet and backend, worked out on first use.
@@ -83,6 +89,7 @@ impl Plan {
                 && !checks_objects::<V>(),
             insert_returning: inserts_returning(backend),
             streams_csv: default_scope && !V::Pagination::PARAMETERS.contains(&"cursor"),
+            window_count: default_scope && backend == DbBackend::Postgres && builtin_backends(config.filter_backends),
         }
     }
 }
@@ -96,6 +103,13 @@ pub(crate) fn inserts_returning(backend: DbBackend) -> bool {
         return super::mysql::mariadb_only();
     }
     backend.support_returning()
+}
+
+/// Whether every filter backend is one of core's (by name, as the derive records them).
+fn builtin_backends(names: &[&str]) -> bool {
+    const BUILT_IN: [&str; 5] =
+        ["ServiceFilterBackend", "DjangoFilterBackend", "SearchFilter", "OrderingFilter", "FullTextSearchFilter"];
+    names.iter().all(|name| BUILT_IN.contains(name))
 }
 
 /// Whether a permission of `V` looks at records ([`Permission::checks_objects`]).
