@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 use tracing::Instrument;
@@ -28,18 +28,29 @@ const PRUNE_EVERY_MS: i64 = 60_000;
 /// When this process last deleted the expired records (Unix milliseconds).
 static LAST_PRUNE: AtomicI64 = AtomicI64::new(0);
 
+/// A route's body as it arrived: its bytes, or why they could not be read.
+type Body = Result<Bytes, axum::extract::rejection::BytesRejection>;
+
+/// The future of a [`Write`].
+type Written = std::pin::Pin<Box<dyn Future<Output = Result<Response, ApiError>> + Send>>;
+
+/// The write [`once`] runs: a route's work after admission, boxed so that `once` is compiled once for every
+/// ViewSet and route rather than once per write (build time: BENCHMARKS.md, "Compile cost").
+pub(crate) type Write = Box<dyn FnOnce(RequestContext, Body) -> Written + Send>;
+
+/// `write` as a [`Write`].
+pub(crate) fn write<W, F>(write: W) -> Write
+where
+    W: FnOnce(RequestContext, Body) -> F + Send + 'static,
+    F: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
+    Box::new(move |request, body| Box::pin(write(request, body)))
+}
+
 /// Runs `write(request, body)` once per `Idempotency-Key` of this caller (see [`crate::idempotency`]); without the
 /// header, or with a body that could not be read, it runs as it would without idempotency. The route has already
 /// admitted the caller ([`crate::access::enter`]).
-pub(crate) async fn once<W, F>(
-    request: RequestContext,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-    write: W,
-) -> Result<Response, ApiError>
-where
-    W: FnOnce(RequestContext, Result<Bytes, axum::extract::rejection::BytesRejection>) -> F + Send + 'static,
-    F: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
+pub(crate) async fn once(request: RequestContext, body: Body, write: Write) -> Result<Response, ApiError> {
     let Some(key) = IdempotencyKey::from_headers(&request.headers)? else { return write(request, body).await };
     let Ok(bytes) = &body else { return write(request, body).await };
     let Some(owner) = owner(&request.principal) else {
@@ -79,17 +90,13 @@ where
 /// Runs the claimed write in a task of its own, so a caller who goes away does not cancel it between the write
 /// and the stored answer; then stores the answer, or releases the claim when the write failed (an error, a 5xx, a
 /// panic).
-async fn run<W, F>(
+async fn run(
     request: RequestContext,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
-    write: W,
+    body: Body,
+    write: Write,
     owner: String,
     key: IdempotencyKey,
-) -> Result<Response, ApiError>
-where
-    W: FnOnce(RequestContext, Result<Bytes, axum::extract::rejection::BytesRejection>) -> F + Send + 'static,
-    F: Future<Output = Result<Response, ApiError>> + Send + 'static,
-{
+) -> Result<Response, ApiError> {
     let db = request.db.clone();
     let (task_db, task_owner, task_key) = (db.clone(), owner.clone(), key.clone());
     let task = async move {
@@ -115,7 +122,7 @@ where
             // The write happened: keeping the claim answers repeats 409 until it expires, never a second write.
             tracing::error!(error = %err, "could not store an idempotent answer; its key stays claimed");
         }
-        Ok(Response::from_parts(parts, Body::from(bytes)))
+        Ok(Response::from_parts(parts, axum::body::Body::from(bytes)))
     };
     match tokio::spawn(task.instrument(tracing::Span::current())).await {
         Ok(answer) => answer,
@@ -134,7 +141,7 @@ where
 /// The stored answer of a finished first request, with `Idempotent-Replayed: true`.
 fn replay(record: Record) -> Response {
     let status = record.status.and_then(|s| u16::try_from(s).ok()).and_then(|s| StatusCode::from_u16(s).ok());
-    let mut response = Response::new(Body::from(record.body.unwrap_or_default()));
+    let mut response = Response::new(axum::body::Body::from(record.body.unwrap_or_default()));
     *response.status_mut() = status.unwrap_or(StatusCode::OK);
     let headers: Vec<(String, String)> = record.headers.and_then(|h| serde_json::from_str(&h).ok()).unwrap_or_default();
     for (name, value) in headers {

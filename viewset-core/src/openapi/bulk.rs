@@ -6,28 +6,28 @@ use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::{RefOr, Required};
 
-use crate::viewset::hooks::Hooks;
+use super::doc::Doc;
 
 /// `single` (a create body, or the record a create answers) as `V` accepts it: with `bulk(create)`, one of that
 /// object or an array of 1 to `max_bulk` of them; otherwise `single` itself.
-pub(super) fn one_or_many<V: Hooks>(single: RefOr<Schema>, description: &str) -> RefOr<Schema> {
-    if !V::CONFIG.bulk.create {
+pub(super) fn one_or_many(doc: &Doc, single: RefOr<Schema>, description: &str) -> RefOr<Schema> {
+    if !doc.config.bulk.create {
         return single;
     }
     let many = ArrayBuilder::new()
         .items(single.clone())
         .min_items(Some(1))
-        .max_items(Some(V::CONFIG.bulk.max))
+        .max_items(Some(doc.config.bulk.max))
         .description(Some(description));
     RefOr::T(Schema::OneOf(OneOfBuilder::new().item(single).item(many).build()))
 }
 
 /// The description of the create's 201.
-pub(super) fn created_description<V: Hooks>() -> &'static str {
-    if !V::CONFIG.bulk.upsert_keys.is_empty() {
+pub(super) fn created_description(doc: &Doc) -> &'static str {
+    if !doc.config.bulk.upsert_keys.is_empty() {
         "Created: the record, or for an array body the records in request order (no body with `Prefer: \
          return=minimal`); an upsert (`on_conflict`) answers which rows were created, updated or ignored."
-    } else if V::CONFIG.bulk.create {
+    } else if doc.config.bulk.create {
         "Created: the record, or for an array body the records in request order (no body with `Prefer: \
          return=minimal`)."
     } else {
@@ -37,11 +37,11 @@ pub(super) fn created_description<V: Hooks>() -> &'static str {
 
 /// The bulk update's body: an array of 1 to `max_bulk` PATCH bodies (`patch`, a closed object schema), each with
 /// the lookup field, required.
-pub(super) fn update_rows<V: Hooks>(patch: RefOr<Schema>) -> RefOr<Schema> {
-    let lookup = V::CONFIG.lookup_field;
+pub(super) fn update_rows(doc: &Doc, patch: RefOr<Schema>) -> RefOr<Schema> {
+    let lookup = doc.config.lookup_field;
     let row = match patch {
         RefOr::T(Schema::Object(mut object)) => {
-            let described = match V::lookup_schema() {
+            let described = match doc.lookup.clone() {
                 RefOr::T(Schema::Object(mut key)) => {
                     key.description = Some(format!("The record to update (its `{lookup}`); not written."));
                     RefOr::T(Schema::Object(key))
@@ -59,7 +59,7 @@ pub(super) fn update_rows<V: Hooks>(patch: RefOr<Schema>) -> RefOr<Schema> {
     ArrayBuilder::new()
         .items(row)
         .min_items(Some(1))
-        .max_items(Some(V::CONFIG.bulk.max))
+        .max_items(Some(doc.config.bulk.max))
         .description(Some(format!(
             "Partial records, each naming its record by `{lookup}` (each record once): every record or none is \
              updated."
@@ -79,9 +79,9 @@ pub(super) fn update_description(op: OperationBuilder) -> OperationBuilder {
 }
 
 /// The `<lookup>__in` parameter of the bulk delete.
-pub(super) fn keys_parameter<V: Hooks>() -> utoipa::openapi::path::Parameter {
-    let lookup = V::CONFIG.lookup_field;
-    let max = V::CONFIG.bulk.max;
+pub(super) fn keys_parameter(doc: &Doc) -> utoipa::openapi::path::Parameter {
+    let lookup = doc.config.lookup_field;
+    let max = doc.config.bulk.max;
     ParameterBuilder::new()
         .name(format!("{lookup}__in"))
         .parameter_in(ParameterIn::Query)
@@ -114,8 +114,8 @@ pub(super) fn delete_description(op: OperationBuilder) -> OperationBuilder {
 }
 
 /// The `on_conflict` parameter of a create with `upsert_keys`: which unique key decides that a record exists.
-pub(super) fn on_conflict_parameter<V: Hooks>() -> Option<utoipa::openapi::path::Parameter> {
-    let keys = V::CONFIG.bulk.upsert_keys;
+pub(super) fn on_conflict_parameter(doc: &Doc) -> Option<utoipa::openapi::path::Parameter> {
+    let keys = doc.config.bulk.upsert_keys;
     if keys.is_empty() {
         return None;
     }
@@ -139,8 +139,8 @@ pub(super) fn on_conflict_parameter<V: Hooks>() -> Option<utoipa::openapi::path:
 
 /// `created` (the create's answer) with the upsert's answer beside it when `V` has `upsert_keys`: which rows were
 /// created, updated or ignored (row indices), and each row's record in request order (`null` when ignored).
-pub(super) fn or_upserted<V: Hooks>(created: RefOr<Schema>, record: RefOr<Schema>) -> RefOr<Schema> {
-    if V::CONFIG.bulk.upsert_keys.is_empty() {
+pub(super) fn or_upserted(doc: &Doc, created: RefOr<Schema>, record: RefOr<Schema>) -> RefOr<Schema> {
+    if doc.config.bulk.upsert_keys.is_empty() {
         return created;
     }
     RefOr::T(Schema::OneOf(OneOfBuilder::new().item(created).item(upserted(record)).build()))

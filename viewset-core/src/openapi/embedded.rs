@@ -6,12 +6,12 @@ use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{RefOr, Required};
 
+use super::doc::Doc;
 use crate::embed::tree::MAX_EXPAND_DEPTH;
-use crate::viewset::hooks::Hooks;
 
 /// `expand` for list and retrieve, when `V` declares `expandable`.
-pub(crate) fn expand_parameter<V: Hooks>() -> Option<Parameter> {
-    let declared = V::CONFIG.expandable;
+pub(crate) fn expand_parameter(doc: &Doc) -> Option<Parameter> {
+    let declared = doc.config.expandable;
     if declared.is_empty() {
         return None;
     }
@@ -38,9 +38,9 @@ pub(crate) fn expand_parameter<V: Hooks>() -> Option<Parameter> {
 
 /// A read schema with `V`'s embeddable relations as optional properties: an object or `null` for a to-one
 /// relation, an array of objects for a has-many one.
-pub(crate) fn with_embedded<V: Hooks>(schema: RefOr<Schema>) -> RefOr<Schema> {
+pub(crate) fn with_embedded(doc: &Doc, schema: RefOr<Schema>) -> RefOr<Schema> {
     let RefOr::T(Schema::Object(mut object)) = schema else { return schema };
-    for entry in V::CONFIG.expandable {
+    for entry in doc.config.expandable {
         let record = ObjectBuilder::new().schema_type(Type::Object);
         let many = (entry.relation)().rel_type == RelationType::HasMany;
         let description =

@@ -1,17 +1,15 @@
 //! The list parameters of one ViewSet, typed as the server parses them: pagination with its bounds, each filter
 //! field with only the lookups that apply to its column type (`FilterLookup::applies_to`), search and ordering.
 
-use sea_orm::ColumnTrait;
 use sea_orm::sea_query::ColumnType;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn, ParameterStyle};
 use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBuilder, Schema, SchemaFormat, Type};
 use utoipa::openapi::{RefOr, Required};
 
+use super::doc::Doc;
 use super::field_schema::DECIMAL_PATTERN;
 use crate::query::lookups::FilterLookup;
 use crate::query::value::{is_integer, is_text};
-use crate::viewset::hooks::Hooks;
-use crate::viewset::paginator::Paginator;
 
 /// The words the server reads as booleans (`parse_bool`), case-insensitive, surrounding blanks allowed.
 const BOOLEAN_WORDS: &str = r"^\s*([tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|1|0)\s*$";
@@ -118,10 +116,10 @@ fn lookup_description(field: &str, lookup: FilterLookup) -> String {
 }
 
 /// The pagination parameters with the bounds of `V`'s configuration.
-fn pagination_parameters<V: Hooks>() -> Vec<Parameter> {
-    let config = V::CONFIG;
+fn pagination_parameters(doc: &Doc) -> Vec<Parameter> {
+    let config = doc.config;
     let max_limit = i128::from(config.max_limit);
-    V::Pagination::PARAMETERS
+    doc.pagination_parameters
         .iter()
         .map(|name| {
             let (schema, description): (RefOr<Schema>, String) = match *name {
@@ -163,24 +161,24 @@ fn pagination_parameters<V: Hooks>() -> Vec<Parameter> {
 /// `fields` (list and retrieve): model field names joined by commas, exactly as
 /// [`sparse_fields`](crate::access::sparse_fields) reads it. The pattern names every field of the widest caller;
 /// a field hidden from this caller is a 422 like an unknown one.
-pub(crate) fn fields_parameter<V: Hooks>() -> Parameter {
-    let names = crate::query::columns::column_names::<V::Entity>().join("|");
+pub(crate) fn fields_parameter(doc: &Doc) -> Parameter {
+    let names = doc.field_names().collect::<Vec<_>>().join("|");
     let schema = string().pattern(Some(format!("^({names})(,({names}))*$")));
     query("fields", schema.into(), "Only these fields in each record, comma-separated (default: all).")
 }
 
 /// Every query parameter of `V`'s list route.
-pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
-    let config = V::CONFIG;
-    let mut params = pagination_parameters::<V>();
-    params.push(fields_parameter::<V>());
-    params.extend(super::embedded::expand_parameter::<V>());
+pub(crate) fn list_parameters(doc: &Doc) -> Vec<Parameter> {
+    let config = doc.config;
+    let mut params = pagination_parameters(doc);
+    params.push(fields_parameter(doc));
+    params.extend(super::embedded::expand_parameter(doc));
     let formats = string().enum_values(Some(crate::pagination::ListFormat::VALUES)).default(Some("json".into()));
     let description = "`csv`: this page's records as CSV (as `Accept: text/csv`); `json` (default): the page as JSON.";
     params.push(query("format", formats.into(), description));
     let has = |backend: &str| config.filter_backends.contains(&backend);
     let lookups = config.filters_with_lookups();
-    let mut exact = V::get_filter_fields();
+    let mut exact = doc.filter_fields.clone();
     if lookups {
         for field in config.filterable_fields {
             if !exact.contains(field) {
@@ -194,7 +192,7 @@ pub(crate) fn list_parameters<V: Hooks>() -> Vec<Parameter> {
         }
         let column_type = match config.related_fields.iter().find(|rf| rf.path == field) {
             Some(rf) => (rf.column_type)(rf.field),
-            None => crate::query::columns::column::<V::Entity>(field).map(|c| c.def().get_column_type().clone()),
+            None => doc.column_type(field).cloned(),
         };
         let Some(column_type) = column_type else { continue };
         let filterable = lookups && config.filterable_fields.contains(&field);

@@ -5,6 +5,7 @@
 
 pub(crate) mod bulk;
 pub(crate) mod conditional;
+pub(crate) mod doc;
 pub(crate) mod document;
 pub(crate) mod embedded;
 pub(crate) mod field_schema;

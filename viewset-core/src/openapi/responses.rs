@@ -12,9 +12,9 @@ use utoipa::openapi::schema::{AllOfBuilder, ObjectBuilder, OneOfBuilder, Schema,
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::{Components, ComponentsBuilder, Content, Ref, RefOr, Response, ResponseBuilder};
 
+use super::doc::Doc;
 use super::shapes::{component, error_components};
 use crate::access::operation::Operation;
-use crate::viewset::hooks::Hooks;
 
 /// The name of the bearer security scheme in `components.securitySchemes`.
 pub const BEARER: &str = "bearerAuth";
@@ -191,10 +191,10 @@ pub fn with_common_errors(mut op: OperationBuilder, reads_body: bool) -> Operati
 
 /// The operation's security: bearer required when the permission classes refuse anonymous callers, else optional
 /// (`{}` or bearer: a token may still change what the caller sees).
-pub fn with_security<V: Hooks>(op: OperationBuilder, operation: Option<Operation>) -> OperationBuilder {
+pub(crate) fn with_security(doc: &Doc, op: OperationBuilder, operation: Option<Operation>) -> OperationBuilder {
     let bearer = SecurityRequirement::new(BEARER, Vec::<String>::new());
     match operation {
-        Some(operation) if !crate::access::admits_anonymous::<V>(operation) => op.security(bearer),
+        Some(operation) if !doc.admits_anonymous(operation) => op.security(bearer),
         _ => op.security(SecurityRequirement::default()).security(bearer),
     }
 }

@@ -16,7 +16,7 @@ use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::error::{ApiError, InputError};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
-use crate::idempotency::once::once;
+use crate::idempotency::once::{once, write};
 use crate::request::RequestContext;
 use crate::store::run::boxed;
 use crate::viewset::bulk::at_row;
@@ -135,7 +135,7 @@ pub(crate) fn update_route<V: Hooks>(
         if !request.headers.contains_key(IDEMPOTENCY_KEY) {
             return pass.answer(update::<V>(request, bytes).await);
         }
-        pass.answer(boxed(|| once(request, bytes, update::<V>)).await)
+        pass.answer(boxed(|| once(request, bytes, write(update::<V>))).await)
     }
     .map(respond)
 }

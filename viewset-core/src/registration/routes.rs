@@ -16,7 +16,7 @@ use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::error::ApiError;
 use crate::idempotency::key::IDEMPOTENCY_KEY;
-use crate::idempotency::once::once;
+use crate::idempotency::once::{once, write};
 use crate::pagination::csv::ListFormat;
 use crate::pagination::csv::{Formulas, decimal_fields, into_csv};
 use crate::pagination::csv_stream::stream_csv;
@@ -270,7 +270,7 @@ fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> impl
         if !request.headers.contains_key(IDEMPOTENCY_KEY) {
             return pass.answer(create::<V>(request, bytes).await);
         }
-        pass.answer(boxed(|| once(request, bytes, create::<V>)).await)
+        pass.answer(boxed(|| once(request, bytes, write(create::<V>))).await)
     }
     .map(respond)
 }
@@ -315,7 +315,9 @@ fn update_route<V: Hooks>(
         if !request.headers.contains_key(IDEMPOTENCY_KEY) {
             return pass.answer(update::<V>(request, path, bytes).await);
         }
-        pass.answer(boxed(|| once(request, bytes, move |request, bytes| update::<V>(request, path, bytes))).await)
+        pass.answer(
+            boxed(|| once(request, bytes, write(move |request, bytes| update::<V>(request, path, bytes)))).await,
+        )
     }
     .map(respond)
 }
