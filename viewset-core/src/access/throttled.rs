@@ -5,23 +5,38 @@ use axum::http::HeaderMap;
 
 use crate::error::ApiError;
 use crate::request::RequestContext;
-use crate::throttle::OnStoreError;
 use crate::throttle::bucket::Outcome;
 use crate::throttle::client::client_key;
 use crate::throttle::declared::Declared;
 use crate::throttle::headers::{Pass, policy_header, remaining_header};
 use crate::throttle::rate::Rate;
+use crate::throttle::{OnStoreError, Throttles};
 use crate::viewset::hooks::Hooks;
 
 /// Counts `request` against the throttles of `V` for its operation (and `action`'s own rate, for an action):
 /// 429 `throttled` over a rate, 503 `throttle_unavailable` when the store cannot be asked and the throttle fails
 /// closed. [`enter`](super::enter) runs it after the permissions; a route that is not throttled pays one branch.
 pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<Rate>) -> Result<Pass, ApiError> {
-    let throttle = &request.throttle.0;
     let own = &V::CONFIG.throttle;
-    if own.is_empty() && action.is_none() && throttle.defaults.is_empty() {
+    if own.is_empty() && action.is_none() && request.throttle.0.defaults.is_empty() {
         return Ok(Pass::default());
     }
+    // `ViewSet::basename` without its `String`: the table's name is static.
+    let basename = match V::CONFIG.basename {
+        "" => sea_orm::EntityName::table_name(&V::Entity::default()),
+        basename => basename,
+    };
+    check(request, (own, basename), action).await
+}
+
+/// [`check_throttles`] past its generic part: the ViewSet's throttles and basename. Compiled once, not per
+/// ViewSet (build time: BENCHMARKS.md, "Compile cost").
+async fn check(
+    request: &RequestContext,
+    viewset: (&'static Throttles, &'static str),
+    action: Option<Rate>,
+) -> Result<Pass, ApiError> {
+    let throttle = &request.throttle.0;
     let who = match &request.principal.user_id {
         Some(id) => ["u:", id].concat(),
         None => client_key(request.peer, &request.headers, &throttle.trusted),
@@ -35,13 +50,8 @@ pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<
             )
         });
     }
-    // `ViewSet::basename` without its `String`: the table's name is static.
-    let basename = match V::CONFIG.basename {
-        "" => sea_orm::EntityName::table_name(&V::Entity::default()),
-        basename => basename,
-    };
     let namespace = &throttle.namespace;
-    let declared = Declared { viewset: (own, basename), defaults: &throttle.defaults, action, namespace };
+    let declared = Declared { viewset, defaults: &throttle.defaults, action, namespace };
     let rules = declared.rules(&request.principal, request.operation, &who);
     if rules.is_empty() {
         return Ok(Pass::default());

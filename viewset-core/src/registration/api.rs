@@ -315,15 +315,19 @@ fn method_name(method: &HttpMethod) -> &'static str {
 
 /// The routes `include_viewset::<V>` registers.
 pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
-    let prefix = V::prefix();
-    let base = crate::registration::paths::base(&prefix);
-    let (owner, basename) = (V::CONFIG.name.to_string(), V::basename());
+    routes(&paths::Named::of::<V>())
+}
+
+/// [`routes_of`] past its generic part.
+fn routes(named: &paths::Named) -> Vec<RouteInfo> {
+    let base = crate::registration::paths::base(&named.prefix);
+    let (owner, basename) = (named.config.name.to_string(), &named.basename);
     let route = |method: &'static str, path: String, handler: &str, methods: usize| RouteInfo {
         method,
         path,
         owner: owner.clone(),
         handler: handler.to_string(),
-        operation_id: Some(paths::operation_id(&basename, handler, method, methods)),
+        operation_id: Some(paths::operation_id(basename, handler, method, methods)),
     };
     let mut routes = vec![
         route("GET", paths::collection(base), "list", 1),
@@ -332,16 +336,16 @@ pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
         route("PATCH", paths::detail(base), "update", 1),
         route("DELETE", paths::detail(base), "delete", 1),
     ];
-    if V::CONFIG.bulk.update {
+    if named.config.bulk.update {
         routes.push(route("PATCH", paths::collection(base), "update_many", 1));
     }
-    if V::CONFIG.bulk.delete {
+    if named.config.bulk.delete {
         routes.push(route("DELETE", paths::collection(base), "delete_many", 1));
     }
-    if V::CONFIG.stream_enabled {
+    if named.config.stream_enabled {
         routes.push(route("GET", paths::stream(base), "stream", 1));
     }
-    for action in V::actions() {
+    for action in &named.actions {
         let path = paths::action(base, action.detail, action.path);
         for method in action.methods {
             routes.push(route(method, path.clone(), action.name, action.methods.len()));

@@ -64,3 +64,31 @@ pub fn operation_id(basename: &str, handler: &str, method: &str, methods: usize)
         _ => format!("{basename}_{handler}_{}", method.to_ascii_lowercase()),
     }
 }
+
+/// What a ViewSet's routes and AI tools are named from, gathered from its type by one small generic function
+/// ([`Named::of`]), so that listing them is compiled once rather than per ViewSet.
+pub(crate) struct Named {
+    /// Its configuration.
+    pub config: &'static crate::viewset::Config,
+    /// Its model's table.
+    pub table: &'static str,
+    /// `ViewSet::prefix`.
+    pub prefix: String,
+    /// `ViewSet::basename`.
+    pub basename: String,
+    /// Its custom actions.
+    pub actions: Vec<crate::viewset::contract::ActionInfo>,
+}
+
+impl Named {
+    /// The names of `V`.
+    pub(crate) fn of<V: crate::viewset::hooks::Hooks>() -> Named {
+        Named {
+            config: &V::CONFIG,
+            table: sea_orm::EntityName::table_name(&V::Entity::default()),
+            prefix: V::prefix(),
+            basename: V::basename(),
+            actions: V::actions(),
+        }
+    }
+}

@@ -6,8 +6,6 @@
 //! `operationId` ([`paths::operation_id`]), and a tool call is that route; `<basename>_create_many` is the create's
 //! route (`POST <prefix>/`) with an array body.
 
-use sea_orm::EntityName;
-
 use super::paths;
 use crate::viewset::hooks::Hooks;
 
@@ -115,13 +113,16 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
     if !V::CONFIG.ai_exposed {
         return Vec::new();
     }
-    let table = V::Entity::default().table_name().to_string();
-    let basename = V::basename();
-    let prefix = V::prefix();
-    let base = paths::base(&prefix);
+    tools(&paths::Named::of::<V>())
+}
+
+/// [`tools_of`] past its generic part.
+fn tools(named: &paths::Named) -> Vec<ToolInfo> {
+    let (table, basename) = (named.table.to_string(), &named.basename);
+    let base = paths::base(&named.prefix);
     let tool = |name: String, operation, action, method, path, doc, (read_only, destructive, idempotent)| ToolInfo {
         name,
-        viewset: V::CONFIG.name,
+        viewset: named.config.name,
         table: table.clone(),
         operation,
         action,
@@ -132,7 +133,7 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
         destructive,
         idempotent,
     };
-    let bulk = V::CONFIG.bulk;
+    let bulk = named.config.bulk;
     let crud = [
         (ToolOperation::List, "GET", paths::collection(base), (true, false, true)),
         (ToolOperation::Retrieve, "GET", paths::detail(base), (true, false, true)),
@@ -150,13 +151,13 @@ pub fn tools_of<V: Hooks>() -> Vec<ToolInfo> {
         .into_iter()
         .chain(many)
         .map(|(op, method, path, hints)| {
-            tool(paths::operation_id(&basename, op.as_str(), method, 1), op, None, method, path, "", hints)
+            tool(paths::operation_id(basename, op.as_str(), method, 1), op, None, method, path, "", hints)
         })
         .collect();
-    for action in V::actions().into_iter().filter(|a| a.ai_exposed) {
+    for action in named.actions.iter().filter(|a| a.ai_exposed) {
         let path = paths::action(base, action.detail, action.path);
         for &method in action.methods {
-            let name = paths::operation_id(&basename, action.name, method, action.methods.len());
+            let name = paths::operation_id(basename, action.name, method, action.methods.len());
             // What an action does is its own: only the method's HTTP semantics are known.
             let hints = match method {
                 "GET" | "HEAD" | "OPTIONS" => (true, false, true),

@@ -86,17 +86,17 @@ fn in_entity_order<E: EntityTrait>(row: &QueryResult) -> bool {
     use sqlx::{Column, Row};
     #[cfg(feature = "postgres")]
     if let Some(row) = row.try_as_pg_row() {
-        return entity_then_count(row.columns().iter().map(|c| c.name()), columns());
+        return entity_then_count(&mut row.columns().iter().map(|c| c.name()), &mut columns());
     }
     #[cfg(feature = "sqlite")]
     if let Some(row) = row.try_as_sqlite_row() {
-        return entity_then_count(row.columns().iter().map(|c| c.name()), columns());
+        return entity_then_count(&mut row.columns().iter().map(|c| c.name()), &mut columns());
     }
-    entity_then_count(row.column_names().iter().map(String::as_str), columns())
+    entity_then_count(&mut row.column_names().iter().map(String::as_str), &mut columns())
 }
 
 /// Whether `names` are exactly `entity`'s, perhaps followed by [`WINDOW_COUNT`].
-fn entity_then_count<'a>(mut names: impl Iterator<Item = &'a str>, entity: impl Iterator<Item = &'a str>) -> bool {
+fn entity_then_count(names: &mut dyn Iterator<Item = &str>, entity: &mut dyn Iterator<Item = &str>) -> bool {
     for column in entity {
         if names.next() != Some(column) {
             return false;

@@ -42,12 +42,32 @@ fn statement<E>(
     values: Vec<Value>,
     build: impl FnOnce(&[Value]) -> Result<Statement, E>,
 ) -> Result<Statement, E> {
+    let (mut build, mut failed) = (Some(build), None);
+    let mut built = |values: &[Value]| match build.take().map(|build| build(values)) {
+        Some(Ok(statement)) => Some(statement),
+        Some(Err(err)) => {
+            failed = Some(err);
+            None
+        }
+        None => None,
+    };
+    let statement = cached_or_built(of, backend, shape, values, &mut built);
+    statement.ok_or_else(|| failed.expect("a statement, or the error building it"))
+}
+
+/// [`statement`] past its generic part (compiled once, not per ViewSet and shape): `None` when `build` failed.
+fn cached_or_built(
+    of: TypeId,
+    backend: DbBackend,
+    shape: Shape,
+    mut values: Vec<Value>,
+    build: &mut dyn FnMut(&[Value]) -> Option<Statement>,
+) -> Option<Statement> {
     let key = (of, std::mem::discriminant(&backend), shape);
     if let Some(found) = CACHE.read().get(&key) {
         // Extended in place: sea-orm collects a vector's own iterator back into that vector, without a copy.
-        let mut values = values;
         values.extend(found.rest.iter().cloned());
-        return Ok(Statement::from_sql_and_values(backend, &*found.sql, values));
+        return Some(Statement::from_sql_and_values(backend, &*found.sql, values));
     }
     let statement = build(&values)?;
     let built = statement.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();
@@ -55,7 +75,7 @@ fn statement<E>(
         let cached = Cached { sql: Arc::from(statement.sql.as_str()), rest: rest.to_vec() };
         CACHE.insert(key, cached);
     }
-    Ok(statement)
+    Some(statement)
 }
 
 /// The statement reading the record of `V` whose lookup field is `value` on `backend`, unscoped: the store uses it
