@@ -2,7 +2,9 @@
 
 use std::collections::HashMap;
 
-use futures_util::future::BoxFuture;
+use std::future::{Ready, ready};
+
+use futures_util::future::{BoxFuture, Either};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value as Json;
 
@@ -59,18 +61,34 @@ fn field_of<E: EntityTrait>(row: &Json, column: &str) -> Json {
 /// assert_eq!(embedded, vec![Vec::new()]); // nothing asked, nothing embedded, no query
 /// # Ok(()) }
 /// ```
-pub async fn embed_rows<V: ViewSet>(
-    rows: &[ModelOf<V>],
-    expand: &Expand,
-    request: &RequestContext,
-) -> Result<Vec<Vec<(&'static str, Json)>>, ApiError> {
-    let mut out: Vec<Vec<(&'static str, Json)>> = rows.iter().map(|_| Vec::with_capacity(expand.items.len())).collect();
+pub fn embed_rows<'a, V: ViewSet>(
+    rows: &'a [ModelOf<V>],
+    expand: &'a Expand,
+    request: &'a RequestContext,
+) -> Either<Ready<Result<Embedded, ApiError>>, BoxFuture<'a, Result<Embedded, ApiError>>> {
+    // A ViewSet without `expandable` is never asked to embed: its code for embedding is not compiled (a branch a
+    // constant rules out is not instantiated; build time: BENCHMARKS.md, "Compile cost").
+    if const { V::CONFIG.expandable.is_empty() } {
+        return Either::Left(ready(Ok(rows.iter().map(|_| Vec::new()).collect())));
+    }
     if expand.is_empty() || rows.is_empty() {
-        return Ok(out);
+        return Either::Left(ready(Ok(rows.iter().map(|_| Vec::with_capacity(expand.items.len())).collect())));
     }
     let models: Vec<Json> = rows.iter().map(|row| serde_json::to_value(row).unwrap_or(Json::Null)).collect();
+    Either::Right(Box::pin(embed_models(models, &field_of::<V::Entity>, expand, request)))
+}
+
+/// The embedded values of the records `models` (as JSON), each relation's key read by `field_of`: [`embed_rows`]
+/// past its generic part.
+async fn embed_models(
+    models: Vec<Json>,
+    field_of: &(dyn Fn(&Json, &str) -> Json + Sync),
+    expand: &Expand,
+    request: &RequestContext,
+) -> Result<Embedded, ApiError> {
+    let mut out: Embedded = models.iter().map(|_| Vec::with_capacity(expand.items.len())).collect();
     for item in &expand.items {
-        let keys: Vec<Json> = models.iter().map(|m| field_of::<V::Entity>(m, &item.from)).collect();
+        let keys: Vec<Json> = models.iter().map(|m| field_of(m, &item.from)).collect();
         let related = related(item, &keys, request).await?;
         for (slot, key) in out.iter_mut().zip(&keys) {
             let found = related.get(&key.to_string());
@@ -83,6 +101,9 @@ pub async fn embed_rows<V: ViewSet>(
     }
     Ok(out)
 }
+
+/// The embedded values of each record: per relation asked, its name and value.
+type Embedded = Vec<Vec<(&'static str, Json)>>;
 
 /// The records of `item`'s table matching `keys`, grouped by key text.
 async fn related(item: &Item, keys: &[Json], request: &RequestContext) -> Result<HashMap<String, Vec<Json>>, ApiError> {

@@ -126,13 +126,13 @@ where
     let e = embedders.clone();
     let delete = move |c: RouteContext, path: PathPk| delete_route::<V>(c.embedding(&e), path);
     let collection: MethodRouter<S> = get(list).post(create).fallback(method_not_allowed);
-    let collection = if V::CONFIG.bulk.delete {
+    let collection = if const { V::CONFIG.bulk.delete } {
         let e = embedders.clone();
         collection.delete(move |c: RouteContext| super::bulk::delete_route::<V>(c.embedding(&e)))
     } else {
         collection
     };
-    let collection = if V::CONFIG.bulk.update {
+    let collection = if const { V::CONFIG.bulk.update } {
         let e = embedders.clone();
         collection
             .patch(move |c: RouteContext, bytes: BodyBytes| super::bulk::update_route::<V>(c.embedding(&e), bytes))
@@ -141,7 +141,7 @@ where
     };
     let detail: MethodRouter<S> = get(retrieve).patch(update).delete(delete).fallback(method_not_allowed);
     // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
-    let router = if V::CONFIG.stream_enabled {
+    let router = if const { V::CONFIG.stream_enabled } {
         router.route(
             &crate::registration::paths::stream(base),
             get(crate::events::stream_route::<V>).fallback(method_not_allowed),
@@ -282,19 +282,18 @@ fn create<V: Hooks>(
     bytes: BodyBytes,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        if let Some((key, resolution)) = super::upsert::wanted::<V>(&request)?
-            && let Ok(bytes) = &bytes
+        let upsert = super::upsert::wanted::<V>(&request)?;
+        if let Some(route) = upsert_route::<V>()
+            && let (Some((key, resolution)), Ok(bytes)) = (upsert, &bytes)
         {
-            let bytes = bytes.clone();
-            return boxed(|| super::upsert::create::<V>(request, bytes, key, resolution)).await;
+            return route(request, bytes.clone(), key, resolution).await;
         }
         let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
-        if let Ok(bytes) = &bytes
-            && V::CONFIG.bulk.create
+        if let Some(route) = bulk_create_route::<V>()
+            && let Ok(bytes) = &bytes
             && super::bulk::is_array(bytes)
         {
-            let bytes = bytes.clone();
-            return boxed(|| super::bulk::create::<V>(request, bytes, minimal.is_some())).await;
+            return route(request, bytes.clone(), minimal.is_some()).await;
         }
         let data = body(bytes, &request, create_shape::<V>)?;
         let response = V::create(data, request).await?;
@@ -303,6 +302,28 @@ fn create<V: Hooks>(
             None => response,
         })
     }
+}
+
+/// A route's answer, boxed.
+type Answer = std::pin::Pin<Box<dyn Future<Output = Result<Response, ApiError>> + Send>>;
+
+/// The upsert form of the create of `V`, when it declares `upsert_keys`. A plain function, not the create's async
+/// block: a branch that a constant rules out is not compiled there, so a ViewSet without upsert keys does not
+/// carry the upsert's code (build time: BENCHMARKS.md, "Compile cost").
+fn upsert_route<V: Hooks>()
+-> Option<fn(RequestContext, Bytes, &'static str, crate::viewset::upsert::Resolution) -> Answer> {
+    if const { V::CONFIG.bulk.upsert_keys.is_empty() } {
+        return None;
+    }
+    Some(|request, bytes, key, resolution| Box::pin(super::upsert::create::<V>(request, bytes, key, resolution)))
+}
+
+/// The bulk form of the create of `V` (an array body), when it declares `bulk(create)`; as [`upsert_route`].
+fn bulk_create_route<V: Hooks>() -> Option<fn(RequestContext, Bytes, bool) -> Answer> {
+    if const { !V::CONFIG.bulk.create } {
+        return None;
+    }
+    Some(|request, bytes, minimal| Box::pin(super::bulk::create::<V>(request, bytes, minimal)))
 }
 
 fn update_route<V: Hooks>(
