@@ -13,7 +13,10 @@ use axum::body::Body;
 use axum::http::StatusCode;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::Response;
+use std::sync::Arc;
+
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use sea_orm::QuerySelect;
 use serde_json::Value;
 
@@ -31,42 +34,59 @@ use crate::viewset::paginator::Paginator;
 /// Rows read and written per chunk.
 pub const CSV_CHUNK_ROWS: usize = 200;
 
-/// What the body still has to write.
-struct Export<V: Hooks> {
-    request: RequestContext,
-    select: sea_orm::Select<V::Entity>,
+/// The JSON records (as the list shows them) of the `size` rows at `offset` of the export's select, and how many
+/// rows the database returned. The one part of an export that depends on the ViewSet's types.
+type Fetch = Box<dyn FnMut(u64, u64) -> BoxFuture<'static, Result<(Vec<Value>, u64), ApiError>> + Send>;
+
+/// An export in progress: what it fetches, its header's keys, and where it is in the window.
+struct Export {
+    fetch: Fetch,
     keys: Vec<String>,
     decimals: Vec<&'static str>,
+    formulas: Formulas,
     next: u64,
     end: u64,
 }
 
-impl<V: Hooks> Export<V> {
+impl Export {
     /// The CSV rows of the next chunk (`None` when the window is written or the chunk came back short).
     async fn chunk(&mut self) -> Result<Option<(String, bool)>, ApiError> {
         if self.next >= self.end {
             return Ok(None);
         }
         let size = Ord::min(CSV_CHUNK_ROWS as u64, self.end - self.next);
-        let select = self.select.clone().offset(self.next).limit(size);
-        let rows = crate::store::all::<V>(self.request.reader(), select, size as usize, "page").await?;
-        self.next = if (rows.len() as u64) < size { self.end } else { self.next + size };
-        let records = match serde_json::to_value(list_items::<V>(rows, &self.request).await?) {
-            Ok(Value::Array(records)) => records,
-            _ => Vec::new(),
-        };
+        let (records, rows) = (self.fetch)(self.next, size).await?;
+        self.next = if rows < size { self.end } else { self.next + size };
         if self.keys.is_empty()
             && let Some(Value::Object(first)) = records.first()
         {
             self.keys = first.keys().cloned().collect();
         }
         let mut text = String::new();
-        write_rows(&mut text, &self.keys, &records, Formulas::of(&V::CONFIG), &self.decimals);
+        write_rows(&mut text, &self.keys, &records, self.formulas, &self.decimals);
         Ok(Some((text, records.is_empty())))
     }
 }
 
-/// The CSV of the list window of `request`; `header` names the columns of an empty list.
+/// The [`Fetch`] of `V` over `select` (ordered, narrowed) for `request`.
+fn fetch<V: Hooks>(request: RequestContext, select: sea_orm::Select<V::Entity>) -> Fetch {
+    let request = Arc::new(request);
+    Box::new(move |offset, size| {
+        let (request, select) = (request.clone(), select.clone().offset(offset).limit(size));
+        Box::pin(async move {
+            let rows = crate::store::all::<V>(request.reader(), select, size as usize, "page").await?;
+            let count = rows.len() as u64;
+            let records = match serde_json::to_value(list_items::<V>(rows, &request).await?) {
+                Ok(Value::Array(records)) => records,
+                _ => Vec::new(),
+            };
+            Ok((records, count))
+        })
+    })
+}
+
+/// The streamed CSV answer of `V`'s list for `request` (see the module): `header` names the columns of an empty
+/// window.
 pub(crate) async fn stream_csv<V: Hooks>(
     request: RequestContext,
     filters: Filters,
@@ -77,8 +97,14 @@ pub(crate) async fn stream_csv<V: Hooks>(
     let order = effective_order::<V>(&query, &request);
     let select = apply_order(narrow::<V>(query.select, &request, &order), &order, false);
     let end = window.offset.saturating_add(window.limit);
-    let decimals = decimal_fields::<V::Entity>();
-    let mut export = Export::<V> { request, select, keys: Vec::new(), decimals, next: window.offset, end };
+    let (decimals, formulas) = (decimal_fields::<V::Entity>(), Formulas::of(&V::CONFIG));
+    let export =
+        Export { fetch: fetch::<V>(request, select), keys: Vec::new(), decimals, formulas, next: window.offset, end };
+    respond(export, header).await
+}
+
+/// The answer of `export`: its first chunk read before the answer starts, the others as the body is sent.
+async fn respond(mut export: Export, header: Vec<&'static str>) -> Result<Response, ApiError> {
     // The first chunk before the answer starts: a failing query is the JSON error of the whole request.
     let first = export.chunk().await?.map(|(rows, _)| rows).unwrap_or_default();
     if export.keys.is_empty() {

@@ -14,14 +14,37 @@ use crate::error::{ApiError, InputError};
 /// assert_eq!(err.status(), 422);
 /// ```
 pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    refuse_non_objects(bytes)?;
+    // The common case, a valid body, parses once; only a failure is parsed again to locate the problem.
+    let trailing = match serde_json::from_slice(bytes) {
+        Ok(value) => return Ok(value),
+        Err(err) => err,
+    };
+    // JSON (and the OpenAPI document's JSON Schema) has one number type: `5.0` is an integer as much as `5` is.
+    // Read from bytes again (not `from_value`, which would compile `T`'s deserializer once more per body type).
+    if let Some(integral) = with_integral_floats(bytes)
+        && let Ok(parsed) = serde_json::from_slice(&integral)
+    {
+        return Ok(parsed);
+    }
+    let de = &mut serde_json::Deserializer::from_slice(bytes);
+    let located: Result<T, _> = serde_path_to_error::deserialize(de);
+    located.map_err(located_error)?;
+    // The value parsed, so the whole-body parse failed after it: characters after the JSON value.
+    let msg = trailing.to_string();
+    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
+    Err(ApiError::Input(vec![InputError { loc: vec!["body".to_string()], msg, kind: "json_invalid".to_string() }]))
+}
+
+/// An empty body, a JSON array (serde would read a struct from it, fields by position), or a body with the NUL
+/// character (PostgreSQL cannot store it in text: refused on every database, at the string that has it).
+fn refuse_non_objects(bytes: &[u8]) -> Result<(), ApiError> {
     let Some(first) = bytes.iter().find(|b| !b.is_ascii_whitespace()) else {
         return Err(ApiError::input(["body"], "Field required", "missing"));
     };
-    // serde would accept a JSON array for a struct (fields by position): a body must be an object.
     if *first == b'[' {
         return Err(ApiError::input(["body"], "Input should be a valid JSON object", "model_type"));
     }
-    // PostgreSQL cannot store the NUL character in text: refuse it on every database, at the string that has it.
     if bytes.windows(6).any(|w| w == b"\\u0000")
         && let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes)
         && let Some(path) = nul_path(&value)
@@ -30,50 +53,46 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
         let msg = "Input should not contain the NUL character (\\u0000)".to_string();
         return Err(ApiError::Input(vec![InputError { loc, msg, kind: "string_nul".to_string() }]));
     }
-    // The common case, a valid body, parses once; only a failure is parsed again to locate the problem.
-    let trailing = match serde_json::from_slice(bytes) {
-        Ok(value) => return Ok(value),
-        Err(err) => err,
-    };
-    // JSON (and the OpenAPI document's JSON Schema) has one number type: `5.0` is an integer as much as `5` is.
-    if let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes)
-        && integral_floats_to_integers(&mut value)
-        && let Ok(parsed) = serde_json::from_value(value)
-    {
-        return Ok(parsed);
+    Ok(())
+}
+
+/// The body with its integral floats (`5.0`) written as integers, when it has any.
+fn with_integral_floats(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut value = serde_json::from_slice::<serde_json::Value>(bytes).ok()?;
+    integral_floats_to_integers(&mut value).then(|| value.to_string().into_bytes())
+}
+
+/// A body that does not deserialize, at the field where it failed.
+fn located_error(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+    let mut loc = vec!["body".to_string()];
+    let path = err.path().to_string();
+    let inner = err.into_inner();
+    let msg = inner.to_string();
+    let kind = classify(&inner, &msg);
+    // serde reports a missing or unknown field at the parent; name the field itself.
+    let field = between_backticks(&msg);
+    if path != "." && kind != "json_invalid" {
+        loc.extend(path.split('.').filter(|segment| *segment != "?").map(str::to_string));
     }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    let located: Result<T, _> = serde_path_to_error::deserialize(de);
-    located.map_err(|err| {
-        let mut loc = vec!["body".to_string()];
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        let msg = inner.to_string();
-        let kind = classify(&inner, &msg);
-        // serde reports a missing or unknown field at the parent; name the field itself.
-        let field = between_backticks(&msg);
-        if path != "." && kind != "json_invalid" {
-            loc.extend(path.split('.').filter(|segment| *segment != "?").map(str::to_string));
-        }
-        if matches!(kind, "missing" | "extra_forbidden")
-            && let Some(field) = field
-            && loc.last() != Some(&field)
-        {
-            loc.push(field);
-        }
-        let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-        ApiError::Input(vec![InputError { loc, msg, kind: kind.to_string() }])
-    })?;
-    // The value parsed, so the whole-body parse failed after it: characters after the JSON value.
-    let msg = trailing.to_string();
+    if matches!(kind, "missing" | "extra_forbidden")
+        && let Some(field) = field
+        && loc.last() != Some(&field)
+    {
+        loc.push(field);
+    }
     let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-    Err(ApiError::Input(vec![InputError { loc: vec!["body".to_string()], msg, kind: "json_invalid".to_string() }]))
+    ApiError::Input(vec![InputError { loc, msg, kind: kind.to_string() }])
 }
 
 /// Used by the generated routes: raw bytes to a typed body. An unknown field's message lists only the fields this
 /// caller may write (serde's "expected one of" would name `restricted` ones too).
 pub(crate) fn json_body<T: DeserializeOwned>(bytes: &[u8], restricted: &[&'static str]) -> Result<T, ApiError> {
-    parse_json_body(bytes).map_err(|err| match err {
+    parse_json_body(bytes).map_err(|err| without_restricted(err, restricted))
+}
+
+/// `err` with the `restricted` fields left out of its unknown-field messages.
+fn without_restricted(err: ApiError, restricted: &[&'static str]) -> ApiError {
+    match err {
         ApiError::Input(mut errors) => {
             for error in errors.iter_mut().filter(|e| e.kind == "extra_forbidden") {
                 error.msg = without_fields(&error.msg, restricted);
@@ -81,7 +100,7 @@ pub(crate) fn json_body<T: DeserializeOwned>(bytes: &[u8], restricted: &[&'stati
             ApiError::Input(errors)
         }
         other => other,
-    })
+    }
 }
 
 /// serde's `unknown field `x`, expected one of `a`, `b`` rebuilt without the `hidden` names.

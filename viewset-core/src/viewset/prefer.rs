@@ -87,7 +87,16 @@ pub enum Written {
 /// # }
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(run());
 /// ```
-pub async fn minimal<V: ViewSet>(response: Response, path: &str, written: Written) -> Response {
+pub fn minimal<V: ViewSet>(
+    response: Response,
+    path: &str,
+    written: Written,
+) -> impl Future<Output = Response> + Send + '_ {
+    minimal_by(response, path, written, V::CONFIG.lookup_field)
+}
+
+/// [`minimal`] for a record whose URL ends with its `lookup_field` (compiled once, not per ViewSet).
+async fn minimal_by(response: Response, path: &str, written: Written, lookup_field: &str) -> Response {
     let expected = match written {
         Written::Created => StatusCode::CREATED,
         Written::Updated => StatusCode::OK,
@@ -99,7 +108,7 @@ pub async fn minimal<V: ViewSet>(response: Response, path: &str, written: Writte
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return Response::from_parts(parts, Body::empty());
     };
-    let value = lookup_value(&bytes, V::CONFIG.lookup_field);
+    let value = lookup_value(&bytes, lookup_field);
     let location = match (written, value) {
         (Written::Created, Some(value)) => format!("{}/{value}", path.trim_end_matches('/')),
         (Written::Updated, Some(value)) => {
