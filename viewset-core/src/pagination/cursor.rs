@@ -65,16 +65,11 @@ impl Paginator for CursorPagination {
             let signature = ordering_signature(&page.order);
             let token = match request.query.one("cursor")?.filter(|c| !c.is_empty()) {
                 None => None,
-                Some(raw) => {
-                    let token = CursorToken::decode(raw).ok_or_else(|| invalid_cursor("Invalid cursor"))?;
-                    let expected = if token.by_key { 1 } else { page.order.len() };
-                    if token.ordering != signature || token.values.len() != expected {
-                        return Err(invalid_cursor(
-                            "This cursor was made for another ordering; start again without it",
-                        ));
-                    }
-                    Some(if token.by_key { boundary_by_key::<V>(token, &page.order, request).await? } else { token })
-                }
+                Some(raw) => match checked_token(raw, &signature, page.order.len())? {
+                    // Rare (a link that would have been too long): its own future, outside this one.
+                    token if token.by_key => Some(Box::pin(boundary_by_key::<V>(token, &page.order, request)).await?),
+                    token => Some(token),
+                },
             };
             let backwards = token.as_ref().is_some_and(|t| t.backwards);
             let mut select = page.select;
@@ -89,36 +84,70 @@ impl Paginator for CursorPagination {
             if backwards {
                 rows.reverse();
             }
-            let links = Links::of(request);
-            let edge = |row: Option<&ModelOf<V>>, backwards: bool| {
-                row.map(|r| {
-                    links.to(&CursorToken {
-                        values: row_values::<V>(r, &page.order),
-                        backwards,
-                        ordering: signature.clone(),
-                        by_key: false,
-                    })
-                })
+            let edge = |last: bool| {
+                let row = if last { rows.last() } else { rows.first() };
+                row.map(|row| row_values::<V>(row, &page.order))
             };
-            let (next, previous) = if backwards {
-                (edge(rows.last(), false), if more { edge(rows.first(), true) } else { None })
-            } else {
-                (
-                    if more { edge(rows.last(), false) } else { None },
-                    if token.is_some() { edge(rows.first(), true) } else { None },
-                )
-            };
-            // An empty page reached through a cursor still links back to where it came from.
-            let previous = previous.or_else(|| match (&token, rows.is_empty(), backwards) {
-                (Some(t), true, false) => Some(links.to(&CursorToken { backwards: true, ..t.clone() })),
-                _ => None,
-            });
-            let next = next.or_else(|| match (&token, rows.is_empty(), backwards) {
-                (Some(t), true, true) => Some(links.to(&CursorToken { backwards: false, ..t.clone() })),
-                _ => None,
-            });
+            let walk = Walk { signature, token, backwards, more };
+            let (next, previous) = walk.links(request, &edge, rows.is_empty());
             PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request).await? })
         }
+    }
+}
+
+/// The cursor `raw`, decoded and checked against the page's ordering (`signature`, `terms` terms): 400 otherwise.
+fn checked_token(raw: &str, signature: &str, terms: usize) -> Result<CursorToken, ApiError> {
+    let token = CursorToken::decode(raw).ok_or_else(|| invalid_cursor("Invalid cursor"))?;
+    let expected = if token.by_key { 1 } else { terms };
+    if token.ordering != signature || token.values.len() != expected {
+        return Err(invalid_cursor("This cursor was made for another ordering; start again without it"));
+    }
+    Ok(token)
+}
+
+/// Where a page of a walk is: what its links are made from, apart from its rows.
+struct Walk {
+    signature: String,
+    /// The cursor the page was asked with.
+    token: Option<CursorToken>,
+    backwards: bool,
+    /// Whether a row was found past the page (in the walk's direction).
+    more: bool,
+}
+
+impl Walk {
+    /// The page's `next` and `previous` links; `values(last)` reads the ordering values of its last (else first)
+    /// row, `None` on an empty page.
+    fn links(
+        self,
+        request: &RequestContext,
+        values: &dyn Fn(bool) -> Option<Vec<serde_json::Value>>,
+        empty: bool,
+    ) -> (Option<String>, Option<String>) {
+        let links = Links::of(request);
+        let signature = &self.signature;
+        let edge = |last: bool, backwards: bool| {
+            let values = values(last)?;
+            Some(links.to(&CursorToken { values, backwards, ordering: signature.clone(), by_key: false }))
+        };
+        let (next, previous) = if self.backwards {
+            (edge(true, false), if self.more { edge(false, true) } else { None })
+        } else {
+            (
+                if self.more { edge(true, false) } else { None },
+                if self.token.is_some() { edge(false, true) } else { None },
+            )
+        };
+        // An empty page reached through a cursor still links back to where it came from.
+        let previous = previous.or_else(|| match (&self.token, empty, self.backwards) {
+            (Some(t), true, false) => Some(links.to(&CursorToken { backwards: true, ..t.clone() })),
+            _ => None,
+        });
+        let next = next.or_else(|| match (&self.token, empty, self.backwards) {
+            (Some(t), true, true) => Some(links.to(&CursorToken { backwards: false, ..t.clone() })),
+            _ => None,
+        });
+        (next, previous)
     }
 }
 
