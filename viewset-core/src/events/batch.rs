@@ -43,8 +43,11 @@ pub(crate) struct Chunk {
 pub(crate) struct Answers {
     chunks: Vec<Chunk>,
     /// Frame data per (scope, fields left out), shared by the views that show the same record the same way.
-    frames: Mutex<Vec<(usize, Vec<&'static str>, Arc<str>)>>,
+    frames: Mutex<Vec<Frame>>,
 }
+
+/// A frame's data, made for a scope's record shown without some fields.
+type Frame = (usize, Vec<&'static str>, Arc<str>);
 
 /// Frames kept per batch (views beyond that many ways of showing the record make their own).
 const FRAMES: usize = 16;

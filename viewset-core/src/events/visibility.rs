@@ -52,15 +52,16 @@ pub(crate) async fn visible_frame_in<V: Hooks>(
     let Some(condition) = key_condition::<V>(pk) else { return Ok(None) };
     let backend = request.db.get_database_backend();
     let scope = access::scoped_query::<V>(request, &Filters::new())?.filter(condition.clone()).into_query();
-    let record = V::Entity::find().into_query();
-    if !Plan::of::<V>(backend).default_scope && !crate::store::visibility::selects_the_record(backend, &scope, &record)
+    if !Plan::of::<V>(backend).default_scope
+        && !crate::store::visibility::selects_the_record(backend, &scope, &V::Entity::find().into_query())
     {
         return Ok(visible_record::<V>(request, pk).await?.map(frame));
     }
-    let record = V::Entity::find().filter(condition).into_query();
     let reader = request.reader();
+    // Built by the leader only: the record's own select, every column, by key.
     let run: Run<'_> = Box::new(move |scopes| {
         Box::pin(async move {
+            let record = V::Entity::find().filter(condition).into_query();
             let chunks = crate::store::visibility::admitted_by_each(reader, record, scopes).await;
             let mut answers = Vec::new();
             for chunk in chunks.map_err(db_err::<V::Entity>)? {
