@@ -5,7 +5,10 @@
 //! the server's fan-out plus the loopback, not one process parsing its own frames. The client is a plain TCP
 //! reader (one small task per subscriber, no HTTP client library), so its own cost stays small on the shared
 //! cores. Run twice per count: identical requests (one view: the subscribers share each event's visibility
-//! check and frame) and a distinct header per subscriber (as many views as subscribers, the worst case).
+//! check and frame) and a distinct header per subscriber (as many views as subscribers, the worst case). With
+//! `--views K` (issue 47) each count runs once per K instead: subscriber i looks through view i % K, which differs
+//! from the others by its principal (anonymous, `Bearer alice-token`, `Bearer bob-token` in turn) and by an
+//! `x-fanout-client: <i % K>` header.
 
 use std::time::{Duration, Instant};
 
@@ -16,17 +19,74 @@ use tokio::sync::Barrier;
 /// Options of `fanout`.
 pub struct Options {
     counts: Vec<usize>,
+    /// `--views`: the numbers of views to spread the subscribers over; empty: one view, then one per subscriber.
+    views: Vec<usize>,
+}
+
+/// How the subscribers' requests differ.
+#[derive(Clone, Copy)]
+enum Views {
+    /// Identical requests: one view.
+    Same,
+    /// A distinct `x-fanout-client` header each: as many views as subscribers.
+    Distinct,
+    /// Subscriber i in view i % K (principal and header).
+    Grouped(usize),
+}
+
+impl Views {
+    fn arg(self) -> String {
+        match self {
+            Views::Same => "same".into(),
+            Views::Distinct => "distinct".into(),
+            Views::Grouped(k) => format!("grouped:{k}"),
+        }
+    }
+
+    fn parse(arg: &str) -> Result<Views, String> {
+        match arg {
+            "same" => Ok(Views::Same),
+            "distinct" => Ok(Views::Distinct),
+            _ => match arg.strip_prefix("grouped:").and_then(|k| k.parse().ok()) {
+                Some(k) if k > 0 => Ok(Views::Grouped(k)),
+                _ => Err(format!("unknown view mode `{arg}`")),
+            },
+        }
+    }
+
+    /// The number of views among `n` subscribers.
+    fn count(self, n: usize) -> usize {
+        match self {
+            Views::Same => 1,
+            Views::Distinct => n,
+            Views::Grouped(k) => k.min(n),
+        }
+    }
+
+    /// The headers of subscriber `i`'s request.
+    fn headers(self, i: usize) -> String {
+        match self {
+            Views::Same => String::new(),
+            Views::Distinct => format!("x-fanout-client: {i}\r\n"),
+            Views::Grouped(k) => {
+                let view = i % k;
+                let principal = ["", "authorization: Bearer alice-token\r\n", "authorization: Bearer bob-token\r\n"];
+                format!("{}x-fanout-client: {view}\r\n", principal[view % 3])
+            }
+        }
+    }
 }
 
 impl Options {
-    /// `--subscribers 100,1000,10000`.
+    /// `--subscribers 100,1000,10000 [--views 1000]`.
     pub fn parse(args: &[String]) -> Result<Options, String> {
-        let mut options = Options { counts: vec![10, 100, 1000, 5000, 10000] };
+        let mut options = Options { counts: vec![10, 100, 1000, 5000, 10000], views: Vec::new() };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let value = it.next().ok_or(format!("`{arg}` needs a value"))?;
             match arg.as_str() {
                 "--subscribers" => options.counts = numbers(value)?,
+                "--views" => options.views = numbers(value)?,
                 other => return Err(format!("unknown option `{other}`")),
             }
         }
@@ -35,7 +95,7 @@ impl Options {
 }
 
 fn numbers(value: &str) -> Result<Vec<usize>, String> {
-    value.split(',').map(|n| n.trim().parse().map_err(|_| "--subscribers takes numbers".to_string())).collect()
+    value.split(',').map(|n| n.trim().parse().map_err(|_| format!("`{value}`: expected numbers"))).collect()
 }
 
 /// Runs the measurement: for each count and view mode a fresh database, server and client process.
@@ -45,19 +105,24 @@ pub fn run(options: Options) -> Result<(), String> {
     runtime.block_on(async {
         println!("| subscribers | views | first (ms) | p50 (ms) | p99 (ms) | last (ms) | received |");
         println!("|---|---|---|---|---|---|---|");
+        let modes: Vec<Views> = if options.views.is_empty() {
+            vec![Views::Same, Views::Distinct]
+        } else {
+            options.views.iter().map(|&k| Views::Grouped(k.max(1))).collect()
+        };
         for n in options.counts {
-            for distinct in [false, true] {
-                let line = once(n, distinct).await?;
-                let views = if distinct { n } else { 1 };
-                println!("| {n} | {views} | {line} |");
+            for &mode in &modes {
+                let line = once(n, mode).await?;
+                println!("| {n} | {} | {line} |", mode.count(n));
             }
         }
         Ok(())
     })
 }
 
-async fn once(n: usize, distinct: bool) -> Result<String, String> {
-    let file = std::env::temp_dir().join(format!("viewset-fanout-{}-{n}-{distinct}.db", std::process::id()));
+async fn once(n: usize, mode: Views) -> Result<String, String> {
+    let views = mode.count(n);
+    let file = std::env::temp_dir().join(format!("viewset-fanout-{}-{n}-{views}.db", std::process::id()));
     let url = format!("sqlite://{}?mode=rwc", file.display());
     let db = blog::connect_and_migrate(&url).await.map_err(|e| e.to_string())?;
     blog::seed::seed_if_empty(&db).await.map_err(|e| e.to_string())?;
@@ -69,7 +134,7 @@ async fn once(n: usize, distinct: bool) -> Result<String, String> {
     let server = tokio::spawn(async move { axum::serve(listener, blog::app(db).into_make_service()).await.ok() });
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut command = tokio::process::Command::new(exe);
-    command.args(["fanout-client", &address, &n.to_string(), if distinct { "distinct" } else { "same" }]);
+    command.args(["fanout-client", &address, &n.to_string(), &mode.arg()]);
     let output = command.output().await.map_err(|e| format!("client process: {e}"))?;
     server.abort();
     for suffix in ["", "-wal", "-shm"] {
@@ -82,13 +147,13 @@ async fn once(n: usize, distinct: bool) -> Result<String, String> {
     }
 }
 
-/// `viewset-bench fanout-client ADDRESS N same|distinct`: opens N streams, waits until each has its `ready`
+/// `viewset-bench fanout-client ADDRESS N same|distinct|grouped:K`: opens N streams, waits until each has its `ready`
 /// frame, creates a post, and prints `RESULT first | p50 | p99 | last | received/N` (milliseconds from sending
 /// the create until a subscriber has read its `created` frame).
 pub fn client(args: &[String]) -> Result<(), String> {
-    let [address, n, mode] = args else { return Err("fanout-client ADDRESS N same|distinct".into()) };
+    let [address, n, mode] = args else { return Err("fanout-client ADDRESS N same|distinct|grouped:K".into()) };
     let n: usize = n.parse().map_err(|_| "N is a number")?;
-    let distinct = mode == "distinct";
+    let mode = Views::parse(mode)?;
     raise_descriptor_limit();
     let runtime = tokio::runtime::Runtime::new().map_err(|e| e.to_string())?;
     runtime.block_on(async {
@@ -99,7 +164,7 @@ pub fn client(args: &[String]) -> Result<(), String> {
             let (address, ready, opening) = (address.clone(), ready.clone(), opening.clone());
             subscribers.push(tokio::spawn(async move {
                 let permit = opening.acquire_owned().await.ok();
-                let header = if distinct { format!("x-fanout-client: {i}\r\n") } else { String::new() };
+                let header = mode.headers(i);
                 let request = format!(
                     "GET /api/posts/stream HTTP/1.1\r\nhost: bench\r\naccept: text/event-stream\r\n{header}\r\n"
                 );

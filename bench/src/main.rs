@@ -57,7 +57,7 @@ usage:
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
   viewset-bench writes [--pg URL] [--rows N] [--creates N]
-  viewset-bench fanout [--subscribers 10,100,1000,5000,10000]
+  viewset-bench fanout [--subscribers 10,100,1000,5000,10000] [--views 1000]
   viewset-bench events [--pg URL] [--nats URL] [--seconds S] [--subscribers N] [--writers W]
   viewset-bench futures
   viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]

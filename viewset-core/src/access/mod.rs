@@ -229,8 +229,19 @@ pub async fn fetch_where<V: Hooks>(
     permissions: PermissionList,
 ) -> Result<ModelOf<V>, ApiError> {
     let model = find_scoped::<V>(request, condition).await?.ok_or(ApiError::NotFound)?;
-    permissions(&mut |p| permission::check_object(p, request, &model))?;
+    admit_object(request, &model, permissions)?;
     Ok(model)
+}
+
+/// The object permissions of `permissions` for `model`, a record already read through the caller's
+/// [`scoped_query`] (403 on the first denial): what [`fetch_where`] runs after its read, for a surface that read the
+/// record some other way (the stream, one statement for many views).
+pub(crate) fn admit_object(
+    request: &RequestContext,
+    model: &dyn std::any::Any,
+    permissions: PermissionList,
+) -> Result<(), ApiError> {
+    permissions(&mut |p| permission::check_object(p, request, model))
 }
 
 /// A transaction for a conditional write (`If-Match`): on SQLite it is begun `IMMEDIATE`, so it holds the

@@ -14,6 +14,7 @@
 //! published after the commit. Application code publishes through [`publish`]. Every process loads each record
 //! through each subscriber's own view (the payload is the key and the action).
 
+pub(crate) mod batch;
 pub(crate) mod bus;
 pub(crate) mod event;
 pub(crate) mod migration;

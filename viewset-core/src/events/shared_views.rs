@@ -6,13 +6,16 @@
 //! nothing of what it may see: `Last-Event-ID` (where a stream resumes) and `x-request-id` (the limits layer gives
 //! every request its own; a hook must not decide visibility by it). For each event the first member of a group to
 //! handle it runs the visibility query and the others reuse its outcome. A subscriber alone in its group computes
-//! its own outcome and stores nothing.
+//! its own outcome and stores nothing. When a ViewSet has several views, their queries for one event are asked
+//! together ([`SharedViews::batch`], `batch.rs`).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
+
+use super::batch::{Batches, Turn};
 
 /// What one view may see of one event.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +40,8 @@ type View = (&'static str, Arc<str>);
 struct State {
     /// Subscribers per view.
     members: HashMap<View, usize>,
+    /// Views with subscribers per ViewSet.
+    views_of: HashMap<&'static str, usize>,
     /// Outcome per (view, event sequence number), for views with more than one member.
     outcomes: HashMap<(View, u64), Arc<OnceCell<Outcome>>>,
     /// The newest sequence number seen, and the one at which old outcomes were last dropped.
@@ -44,9 +49,12 @@ struct State {
     pruned_at: u64,
 }
 
-/// The groups of subscribers of one event bus and their shared outcomes.
+/// The groups of subscribers of one event bus, their shared outcomes and the batches of their visibility queries.
 #[derive(Default)]
-pub(crate) struct SharedViews(Arc<Mutex<State>>);
+pub(crate) struct SharedViews {
+    state: Arc<Mutex<State>>,
+    batches: Batches,
+}
 
 impl SharedViews {
     /// Registers a subscriber of `viewset` whose request has the key `view` ([`RequestContext::view_key`]: equal
@@ -55,12 +63,30 @@ impl SharedViews {
     /// [`RequestContext::view_key`]: crate::RequestContext::view_key
     pub(crate) fn join(&self, viewset: &'static str, view: Arc<str>) -> Membership {
         let view: View = (viewset, view);
-        *self.lock().members.entry(view.clone()).or_default() += 1;
-        Membership { state: self.0.clone(), view }
+        let mut state = self.lock();
+        let members = state.members.entry(view.clone()).or_default();
+        *members += 1;
+        if *members == 1 {
+            *state.views_of.entry(viewset).or_default() += 1;
+        }
+        Membership { state: self.state.clone(), view }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `member`'s view's turn in the batch of event `seq`, when its ViewSet has other views with subscribers and
+    /// the event is recent (a subscriber replaying older events checks alone, without waiting for a batch).
+    pub(crate) fn batch(&self, member: &Membership, seq: u64) -> Option<Turn<'_>> {
+        let state = self.lock();
+        let expected = state.views_of.get(member.view.0).copied().unwrap_or(0);
+        (expected > 1 && seq + KEEP > state.newest).then_some(Turn {
+            batches: &self.batches,
+            viewset: member.view.0,
+            seq,
+            expected,
+        })
     }
 
     /// The outcome of event `seq` for `member`'s view: computed by `compute` once per group.
@@ -100,6 +126,12 @@ impl Drop for Membership {
             *count -= 1;
             if *count == 0 {
                 state.members.remove(&self.view);
+                if let Some(views) = state.views_of.get_mut(self.view.0) {
+                    *views -= 1;
+                    if *views == 0 {
+                        state.views_of.remove(self.view.0);
+                    }
+                }
                 let view = &self.view;
                 state.outcomes.retain(|(v, _), _| v != view);
             }

@@ -14,7 +14,8 @@
 //! with `event: reset`, `"reason": "shutdown"` and a `retry:` hint. A subscriber that falls behind is caught up from the buffer, or told
 //! `event: reset` with `"reason": "lagged"`; it never slows writers or other subscribers, and holds no database
 //! connection while it waits. Subscribers with equal requests share each event's visibility check
-//! (see `shared_views`).
+//! (see `shared_views`), and the checks of a ViewSet's different views for one event are asked in one statement per
+//! chunk of views (see `batch`).
 
 use std::collections::HashSet;
 use std::convert::Infallible;
@@ -31,7 +32,7 @@ use super::bus::EventBus;
 use super::bus::Sequenced;
 use super::event::Action;
 use super::shared_views::{Membership, Outcome};
-use super::visibility::{could_see_deleted, visible_record};
+use super::visibility::{could_see_deleted_in, visible_frame_in};
 use crate::access;
 use crate::access::fields::visible;
 use crate::access::operation::Operation;
@@ -235,21 +236,25 @@ impl<V: Hooks> Subscriber<V> {
         let key = event.pk.to_string();
         // A frame's data: what happened to which record; `record` (as this view shows it) or `reason` is added.
         let base = |action: Action| json!({"action": action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
-        let frame = |record: Option<serde_json::Value>| {
+        let data = |record: Option<serde_json::Value>| -> std::sync::Arc<str> {
             let mut data = base(event.action);
             if let Some(record) = record {
                 data["record"] = record;
             }
-            Outcome::Visible(data.to_string().into())
+            data.to_string().into()
         };
+        let frame = |record: Option<serde_json::Value>| Outcome::Visible(data(record));
         let request = &self.request;
         let views = self.bus.views();
         let (action, data) = match event.action {
             Action::Created | Action::Updated => {
+                let membership = &self.membership;
                 let outcome = views
-                    .outcome(&self.membership, sequenced.seq, || async {
-                        match visible_record::<V>(request, &event.pk).await {
-                            Ok(Some(model)) => frame(Some(visible(&V::Detail::from_model(model), &request.left_out()))),
+                    .outcome(membership, sequenced.seq, || async {
+                        let turn = views.batch(membership, sequenced.seq);
+                        let shown = |model| data(Some(visible(&V::Detail::from_model(model), &request.left_out())));
+                        match visible_frame_in::<V>(request, &event.pk, turn, shown).await {
+                            Ok(Some(data)) => Outcome::Visible(data),
                             Ok(None) => Outcome::Hidden,
                             Err(err) => {
                                 tracing::warn!(error = %err, "stream visibility check failed; event skipped");
@@ -276,7 +281,8 @@ impl<V: Hooks> Subscriber<V> {
                     Some(snapshot) => {
                         views
                             .outcome(&self.membership, sequenced.seq, || async {
-                                match could_see_deleted::<V>(request, snapshot).await {
+                                let turn = views.batch(&self.membership, sequenced.seq);
+                                match could_see_deleted_in::<V>(request, snapshot, turn).await {
                                     Ok(true) => frame(None),
                                     _ => Outcome::Hidden,
                                 }

@@ -1,15 +1,25 @@
 //! Who may see an event: the record is loaded through the subscriber's own view ([`access::fetch_where`]: the
-//! scoped query and object permissions); a deleted row, which can no longer be loaded, is checked by running the
-//! subscriber's [`access::scoped_query`] over its last state (the store's one-row common table expression).
+//! scoped query and object permissions), or, when the ViewSet has many views, through the same scoped query asked
+//! with the other views' in one statement ([`visible_frame_in`]); a deleted row, which can no longer be loaded, is
+//! checked by running the subscriber's [`access::scoped_query`] over its last state (the store's one-row common
+//! table expression).
 
-use sea_orm::{ColumnTrait, Condition, EntityTrait, Iterable, PrimaryKeyToColumn, Value};
+use std::any::Any;
+use std::sync::{Arc, Mutex};
 
+use sea_orm::{
+    ColumnTrait, Condition, DbErr, EntityName, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QueryFilter,
+    QueryTrait, Value,
+};
+
+use super::batch::{Answers, Chunk, Run, Turn};
 use crate::access;
-use crate::error::ApiError;
+use crate::error::{ApiError, db_err};
 use crate::query::columns::field_name;
 use crate::query::params::Filters;
 use crate::query::value::from_json;
 use crate::request::RequestContext;
+use crate::store::plan::Plan;
 use crate::viewset::contract::ModelOf;
 use crate::viewset::hooks::Hooks;
 
@@ -22,18 +32,85 @@ pub async fn visible_record<V: Hooks>(
     request: &RequestContext,
     pk: &serde_json::Value,
 ) -> Result<Option<ModelOf<V>>, ApiError> {
+    let Some(condition) = key_condition::<V>(pk) else { return Ok(None) };
+    not_visible_as_none(access::fetch_where::<V>(request, condition, V::permission_classes).await)
+}
+
+/// The frame data `frame` makes of the record with primary key `pk`, when this subscriber may see it now: as
+/// [`visible_record`] decides, with the scoped query asked in `turn`'s batch together with the other views' of the
+/// same event (one statement per chunk of views) when the ViewSet's scope selects the record itself (no join, no
+/// other column list); the object permissions are then checked here, as [`access::fetch_where`] checks them, and
+/// views that see the same record without the same fields share one frame. Without a turn, or when the leader of
+/// the batch went away, the record is loaded alone.
+pub(crate) async fn visible_frame_in<V: Hooks>(
+    request: &RequestContext,
+    pk: &serde_json::Value,
+    turn: Option<Turn<'_>>,
+    frame: impl FnOnce(ModelOf<V>) -> Arc<str>,
+) -> Result<Option<Arc<str>>, ApiError> {
+    let Some(turn) = turn else { return Ok(visible_record::<V>(request, pk).await?.map(frame)) };
+    let Some(condition) = key_condition::<V>(pk) else { return Ok(None) };
+    let backend = request.db.get_database_backend();
+    let scope = access::scoped_query::<V>(request, &Filters::new())?.filter(condition.clone()).into_query();
+    if !Plan::of::<V>(backend).default_scope
+        && !crate::store::visibility::selects_the_record(backend, &scope, &V::Entity::find().into_query())
+    {
+        return Ok(visible_record::<V>(request, pk).await?.map(frame));
+    }
+    let reader = request.reader();
+    // Built by the leader only: the record's own select, every column, by key.
+    let run: Run<'_> = Box::new(move |scopes| {
+        Box::pin(async move {
+            let record = V::Entity::find().filter(condition).into_query();
+            let chunks = crate::store::visibility::admitted_by_each(reader, record, scopes).await;
+            let mut answers = Vec::new();
+            for chunk in chunks.map_err(db_err::<V::Entity>)? {
+                let model = match chunk.row {
+                    Some(row) => V::decode_rows(std::slice::from_ref(&row)).map_err(db_err::<V::Entity>)?.pop(),
+                    None => None,
+                };
+                let record = model.map(|model| Mutex::new(Box::new(model) as Box<dyn Any + Send>));
+                answers.push(Chunk { record, admits: chunk.admits });
+            }
+            Ok(Answers::new(answers))
+        })
+    });
+    let Some((outcome, index)) = turn.submit(scope, run).await else {
+        return Ok(visible_record::<V>(request, pk).await?.map(frame));
+    };
+    let answers = match &*outcome {
+        Ok(answers) => answers,
+        Err(err) => return Err(ApiError::Database(DbErr::Custom(err.clone()))),
+    };
+    let permitted = answers.with_admitted(index, |model: &ModelOf<V>| {
+        not_visible_as_none(access::admit_object(request, model, V::permission_classes))
+    });
+    match permitted {
+        None | Some(Ok(None)) => Ok(None),
+        Some(Err(err)) => Err(err),
+        Some(Ok(Some(()))) => Ok(answers.frame(index, request.left_out(), || {
+            answers.with_admitted(index, |model: &ModelOf<V>| model.clone()).map(frame)
+        })),
+    }
+}
+
+/// The condition selecting the record with primary key `pk` (`None`: not a key of `V`).
+fn key_condition<V: Hooks>(pk: &serde_json::Value) -> Option<Condition> {
     let keys: Vec<_> = <V::Entity as EntityTrait>::PrimaryKey::iter().map(|k| k.into_column()).collect();
     let values: Vec<&serde_json::Value> = match (keys.len(), pk) {
         (1, v) => vec![v],
         (_, serde_json::Value::Array(vs)) => vs.iter().collect(),
-        _ => return Ok(None),
+        _ => return None,
     };
     let mut condition = Condition::all();
     for (col, value) in keys.into_iter().zip(values) {
-        let Some(v) = typed(col, value) else { return Ok(None) };
-        condition = condition.add(col.eq(v));
+        condition = condition.add(col.eq(typed(col, value)?));
     }
-    match access::fetch_where::<V>(request, condition, V::permission_classes).await {
+    Some(condition)
+}
+
+fn not_visible_as_none<M>(found: Result<M, ApiError>) -> Result<Option<M>, ApiError> {
+    match found {
         Ok(model) => Ok(Some(model)),
         Err(ApiError::NotFound | ApiError::PermissionDenied(_)) => Ok(None),
         Err(err) => Err(err),
@@ -45,14 +122,47 @@ pub async fn could_see_deleted<V: Hooks>(
     request: &RequestContext,
     snapshot: &serde_json::Value,
 ) -> Result<bool, ApiError> {
+    let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
+    let scope = access::scoped_query::<V>(request, &Filters::new())?;
+    crate::store::admits_row::<V>(request.reader(), scope, row).await
+}
+
+/// [`could_see_deleted`], with the scoped query asked in `turn`'s batch together with the other views' of the same
+/// event, each over the same one-row common table expression. Without a turn, or when the leader of the batch went
+/// away, it is asked alone.
+pub(crate) async fn could_see_deleted_in<V: Hooks>(
+    request: &RequestContext,
+    snapshot: &serde_json::Value,
+    turn: Option<Turn<'_>>,
+) -> Result<bool, ApiError> {
+    let Some(turn) = turn else { return could_see_deleted::<V>(request, snapshot).await };
+    let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
+    let scope = access::scoped_query::<V>(request, &Filters::new())?.into_query();
+    let row: Vec<_> = row.into_iter().map(|(column, value)| (column.as_str(), value)).collect();
+    let table = V::Entity::default().table_name();
+    let reader = request.reader();
+    let run: Run<'_> = Box::new(move |scopes| {
+        Box::pin(async move {
+            let chunks = crate::store::visibility::admitted_over_row(reader, table, row, scopes).await;
+            let chunks = chunks.map_err(db_err::<V::Entity>)?;
+            Ok(Answers::new(chunks.into_iter().map(|admits| Chunk { record: None, admits }).collect()))
+        })
+    });
+    let Some((outcome, index)) = turn.submit(scope, run).await else {
+        return could_see_deleted::<V>(request, snapshot).await;
+    };
+    match &*outcome {
+        Ok(answers) => Ok(answers.admits(index)),
+        Err(err) => Err(ApiError::Database(DbErr::Custom(err.clone()))),
+    }
+}
+
+/// The last state of a deleted record as its columns' values (`None`: a field the column cannot hold).
+fn snapshot_row<V: Hooks>(snapshot: &serde_json::Value) -> Option<Vec<(<V::Entity as EntityTrait>::Column, Value)>> {
     let mut row = Vec::new();
     for col in <V::Entity as EntityTrait>::Column::iter() {
         let field = snapshot.get(field_name::<V::Entity>(col)).unwrap_or(&serde_json::Value::Null);
-        let Some(value) = typed(col, field) else {
-            return Ok(false);
-        };
-        row.push((col, value));
+        row.push((col, typed(col, field)?));
     }
-    let scope = access::scoped_query::<V>(request, &Filters::new())?;
-    crate::store::admits_row::<V>(request.reader(), scope, row).await
+    Some(row)
 }

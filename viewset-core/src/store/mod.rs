@@ -58,6 +58,7 @@ pub(crate) mod read;
 pub(crate) mod replica;
 pub(crate) mod run;
 pub(crate) mod statements;
+pub(crate) mod visibility;
 pub(crate) mod write;
 pub(crate) mod writing;
 
