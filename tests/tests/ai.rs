@@ -278,7 +278,10 @@ async fn explain_plans_each_statement_in_debug_mode(app: TestApp) {
     // The count is its own statement, or (PostgreSQL, with a search term: `store::Plan::window_count`) the page's.
     let counted_in_page = |s: &&Value| s["role"] == "page" && s["sql"].as_str().is_some_and(|q| q.contains("OVER ()"));
     assert!(statements.iter().any(|s| s["role"] == "page"), "{body}");
-    assert!(statements.iter().any(|s| s["role"] == "count") || statements.iter().any(|s| counted_in_page(&s)), "{body}");
+    assert!(
+        statements.iter().any(|s| s["role"] == "count") || statements.iter().any(|s| counted_in_page(&s)),
+        "{body}"
+    );
     for statement in statements {
         let plan = statement["plan"].as_array().unwrap_or_else(|| panic!("no plan: {statement}"));
         let text: Vec<&str> = plan.iter().filter_map(Value::as_str).collect();
