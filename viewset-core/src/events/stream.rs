@@ -19,15 +19,17 @@
 
 use std::collections::HashSet;
 use std::convert::Infallible;
-use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use futures_util::future::BoxFuture;
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
+use super::batch::Turn;
 use super::bus::EventBus;
 use super::bus::Sequenced;
 use super::event::Action;
@@ -37,6 +39,7 @@ use crate::access;
 use crate::access::fields::visible;
 use crate::access::operation::Operation;
 use crate::access::required::required_condition;
+use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::viewset::hooks::Hooks;
@@ -68,8 +71,9 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
     let gaps = bus.gaps();
     let membership = bus.views().join(std::any::type_name::<V>(), request.view_key());
     let (frames, out) = mpsc::channel::<Event>(FRAMES);
+    let of = ViewSetChecks::of::<V>();
     tokio::spawn(
-        Subscriber::<V> { request, bus, membership, frames, seen: HashSet::new(), _slot: slot, _v: PhantomData }
+        Subscriber { request, bus, membership, frames, seen: HashSet::new(), _slot: slot, of }
             .run(receiver, gaps, resume),
     );
     let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
@@ -108,7 +112,48 @@ impl Resume {
     }
 }
 
-struct Subscriber<V> {
+/// A record's data as one view shows it, for a frame: the record through the read representation without the
+/// fields hidden from this view (`None` for a delete), serialized.
+type FrameData<'a> = &'a (dyn Fn(Option<serde_json::Value>) -> Arc<str> + Sync);
+
+/// What a subscriber asks of its ViewSet, typed by it once ([`ViewSetChecks::of`]): the rest of the stream is
+/// compiled once, not per ViewSet (build time: BENCHMARKS.md, "Compile cost").
+#[derive(Clone, Copy)]
+struct ViewSetChecks {
+    table: &'static str,
+    model_name: &'static str,
+    /// The frame data of the record with this key, if this view may see it now (`visibility::visible_frame_in`).
+    visible: for<'a> fn(
+        &'a RequestContext,
+        &'a serde_json::Value,
+        Option<Turn<'a>>,
+        FrameData<'a>,
+    ) -> BoxFuture<'a, Result<Option<Arc<str>>, ApiError>>,
+    /// Whether this view could see a deleted record's last state (`visibility::could_see_deleted_in`).
+    deleted: for<'a> fn(
+        &'a RequestContext,
+        &'a serde_json::Value,
+        Option<Turn<'a>>,
+    ) -> BoxFuture<'a, Result<bool, ApiError>>,
+}
+
+impl ViewSetChecks {
+    fn of<V: Hooks>() -> ViewSetChecks {
+        ViewSetChecks {
+            table: sea_orm::EntityName::table_name(&<V::Entity as Default>::default()),
+            model_name: V::CONFIG.model_name,
+            visible: |request, pk, turn, data| {
+                Box::pin(async move {
+                    let shown = |model| data(Some(visible(&V::Detail::from_model(model), &request.left_out())));
+                    visible_frame_in::<V>(request, pk, turn, shown).await
+                })
+            },
+            deleted: |request, snapshot, turn| Box::pin(could_see_deleted_in::<V>(request, snapshot, turn)),
+        }
+    }
+}
+
+struct Subscriber {
     request: RequestContext,
     bus: EventBus,
     /// This subscriber's group: subscribers with equal requests share each event's visibility check.
@@ -118,10 +163,11 @@ struct Subscriber<V> {
     seen: HashSet<String>,
     /// Its place among the open streams, given back when it ends.
     _slot: Option<crate::limits::shed::Slot>,
-    _v: PhantomData<V>,
+    /// Its ViewSet.
+    of: ViewSetChecks,
 }
 
-impl<V: Hooks> Subscriber<V> {
+impl Subscriber {
     async fn send(&self, event: Event) -> bool {
         self.frames.send(event).await.is_ok()
     }
@@ -136,7 +182,7 @@ impl<V: Hooks> Subscriber<V> {
         mut gaps: tokio::sync::watch::Receiver<u64>,
         resume: Resume,
     ) {
-        let ready = json!({"model": V::CONFIG.model_name, "table": table::<V>()});
+        let ready = json!({"model": self.of.model_name, "table": self.of.table});
         if !self.send(Event::default().event("ready").data(ready.to_string())).await {
             return;
         }
@@ -230,12 +276,13 @@ impl<V: Hooks> Subscriber<V> {
     /// visibility query and one serialization, and each subscriber only copies the text into its frame.
     async fn handle(&mut self, sequenced: &Sequenced) -> bool {
         let event = &sequenced.event;
-        if event.table != table::<V>() {
+        if event.table != self.of.table {
             return true;
         }
         let key = event.pk.to_string();
         // A frame's data: what happened to which record; `record` (as this view shows it) or `reason` is added.
-        let base = |action: Action| json!({"action": action.as_str(), "model": V::CONFIG.model_name, "table": event.table, "pk": event.pk});
+        let model_name = self.of.model_name;
+        let base = |action: Action| json!({"action": action.as_str(), "model": model_name, "table": event.table, "pk": event.pk});
         let data = |record: Option<serde_json::Value>| -> std::sync::Arc<str> {
             let mut data = base(event.action);
             if let Some(record) = record {
@@ -252,8 +299,7 @@ impl<V: Hooks> Subscriber<V> {
                 let outcome = views
                     .outcome(membership, sequenced.seq, || async {
                         let turn = views.batch(membership, sequenced.seq);
-                        let shown = |model| data(Some(visible(&V::Detail::from_model(model), &request.left_out())));
-                        match visible_frame_in::<V>(request, &event.pk, turn, shown).await {
+                        match (self.of.visible)(request, &event.pk, turn, &data).await {
                             Ok(Some(data)) => Outcome::Visible(data),
                             Ok(None) => Outcome::Hidden,
                             Err(err) => {
@@ -282,7 +328,7 @@ impl<V: Hooks> Subscriber<V> {
                         views
                             .outcome(&self.membership, sequenced.seq, || async {
                                 let turn = views.batch(&self.membership, sequenced.seq);
-                                match could_see_deleted_in::<V>(request, snapshot, turn).await {
+                                match (self.of.deleted)(request, snapshot, turn).await {
                                     Ok(true) => frame(None),
                                     _ => Outcome::Hidden,
                                 }
@@ -302,10 +348,6 @@ impl<V: Hooks> Subscriber<V> {
         let id = self.bus.event_id(sequenced.seq);
         self.send(Event::default().id(id).event(action.as_str()).data(&*data)).await
     }
-}
-
-fn table<V: Hooks>() -> &'static str {
-    sea_orm::EntityName::table_name(&<V::Entity as Default>::default())
 }
 
 #[cfg(test)]
