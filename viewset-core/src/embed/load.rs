@@ -65,7 +65,7 @@ pub fn embed_rows<'a, V: ViewSet>(
     rows: &'a [ModelOf<V>],
     expand: &'a Expand,
     request: &'a RequestContext,
-) -> Either<Ready<Result<Embedded, ApiError>>, BoxFuture<'a, Result<Embedded, ApiError>>> {
+) -> Either<Ready<EmbedResult>, BoxFuture<'a, EmbedResult>> {
     // A ViewSet without `expandable` is never asked to embed: its code for embedding is not compiled (a branch a
     // constant rules out is not instantiated; build time: BENCHMARKS.md, "Compile cost").
     if const { V::CONFIG.expandable.is_empty() } {
@@ -104,6 +104,9 @@ async fn embed_models(
 
 /// The embedded values of each record: per relation asked, its name and value.
 type Embedded = Vec<Vec<(&'static str, Json)>>;
+
+/// What [`embed_rows`] answers.
+type EmbedResult = Result<Embedded, ApiError>;
 
 /// The records of `item`'s table matching `keys`, grouped by key text.
 async fn related(item: &Item, keys: &[Json], request: &RequestContext) -> Result<HashMap<String, Vec<Json>>, ApiError> {

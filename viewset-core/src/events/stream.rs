@@ -116,6 +116,18 @@ impl Resume {
 /// fields hidden from this view (`None` for a delete), serialized.
 type FrameData<'a> = &'a (dyn Fn(Option<serde_json::Value>) -> Arc<str> + Sync);
 
+/// [`ViewSetChecks::visible`].
+type VisibleCheck = for<'a> fn(
+    &'a RequestContext,
+    &'a serde_json::Value,
+    Option<Turn<'a>>,
+    FrameData<'a>,
+) -> BoxFuture<'a, Result<Option<Arc<str>>, ApiError>>;
+
+/// [`ViewSetChecks::deleted`].
+type DeletedCheck =
+    for<'a> fn(&'a RequestContext, &'a serde_json::Value, Option<Turn<'a>>) -> BoxFuture<'a, Result<bool, ApiError>>;
+
 /// What a subscriber asks of its ViewSet, typed by it once ([`ViewSetChecks::of`]): the rest of the stream is
 /// compiled once, not per ViewSet (build time: BENCHMARKS.md, "Compile cost").
 #[derive(Clone, Copy)]
@@ -123,18 +135,9 @@ struct ViewSetChecks {
     table: &'static str,
     model_name: &'static str,
     /// The frame data of the record with this key, if this view may see it now (`visibility::visible_frame_in`).
-    visible: for<'a> fn(
-        &'a RequestContext,
-        &'a serde_json::Value,
-        Option<Turn<'a>>,
-        FrameData<'a>,
-    ) -> BoxFuture<'a, Result<Option<Arc<str>>, ApiError>>,
+    visible: VisibleCheck,
     /// Whether this view could see a deleted record's last state (`visibility::could_see_deleted_in`).
-    deleted: for<'a> fn(
-        &'a RequestContext,
-        &'a serde_json::Value,
-        Option<Turn<'a>>,
-    ) -> BoxFuture<'a, Result<bool, ApiError>>,
+    deleted: DeletedCheck,
 }
 
 impl ViewSetChecks {

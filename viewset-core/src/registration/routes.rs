@@ -307,11 +307,13 @@ fn create<V: Hooks>(
 /// A route's answer, boxed.
 type Answer = std::pin::Pin<Box<dyn Future<Output = Result<Response, ApiError>> + Send>>;
 
+/// An upsert after admission: the request, the body, the key and the resolution.
+type UpsertRoute = fn(RequestContext, Bytes, &'static str, crate::viewset::upsert::Resolution) -> Answer;
+
 /// The upsert form of the create of `V`, when it declares `upsert_keys`. A plain function, not the create's async
 /// block: a branch that a constant rules out is not compiled there, so a ViewSet without upsert keys does not
 /// carry the upsert's code (build time: BENCHMARKS.md, "Compile cost").
-fn upsert_route<V: Hooks>()
--> Option<fn(RequestContext, Bytes, &'static str, crate::viewset::upsert::Resolution) -> Answer> {
+fn upsert_route<V: Hooks>() -> Option<UpsertRoute> {
     if const { V::CONFIG.bulk.upsert_keys.is_empty() } {
         return None;
     }

@@ -83,17 +83,15 @@ impl CountedPage {
     }
 
     /// The page's rows and the size of the filtered set, concurrently (each on its own pool connection).
-    pub(crate) fn rows_and_count<'a, V: ViewSet>(
+    pub(crate) async fn rows_and_count<V: ViewSet>(
         self,
-        reader: Reader<'a>,
-    ) -> impl Future<Output = Result<(Vec<ModelOf<V>>, u64), ApiError>> + Send + 'a {
-        async move {
-            if self.windowed {
-                return counted_rows::<V>(self, reader).await;
-            }
-            let count = count_of::<V>(self.inner, reader);
-            futures_util::future::try_join(page_rows::<V>(self.page, self.limit, reader), count).await
+        reader: Reader<'_>,
+    ) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
+        if self.windowed {
+            return counted_rows::<V>(self, reader).await;
         }
+        let count = count_of::<V>(self.inner, reader);
+        futures_util::future::try_join(page_rows::<V>(self.page, self.limit, reader), count).await
     }
 }
 
