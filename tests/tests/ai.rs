@@ -275,7 +275,7 @@ async fn explain_plans_each_statement_in_debug_mode(app: TestApp) {
     let (_, rest) = app.get("/api/posts/?views__gte=100&search=o%27brien").await;
     assert_eq!(body["rows"], rest["results"]);
     let statements = body["sql"].as_array().expect("statements");
-    // The count is its own statement, or (PostgreSQL, with a search term: `store::Plan::window_count`) the page's.
+    // The count is its own statement, or (PostgreSQL and SQLite, with a search term: `store::Plan::window_count`) the page's.
     let counted_in_page = |s: &&Value| s["role"] == "page" && s["sql"].as_str().is_some_and(|q| q.contains("OVER ()"));
     assert!(statements.iter().any(|s| s["role"] == "page"), "{body}");
     assert!(

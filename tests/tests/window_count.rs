@@ -1,5 +1,5 @@
-//! A counted list with a search term reads its page and count in one statement on PostgreSQL
-//! (`COUNT(*) OVER ()`, `store::Plan::window_count`), and in two elsewhere; the answers are the same on every
+//! A counted list with a search term reads its page and count in one statement on PostgreSQL and SQLite
+//! (`COUNT(*) OVER ()`, `store::Plan::window_count`), and in two on MariaDB; the answers are the same on every
 //! backend: the count of the filtered set on the first page, a middle page, a page past the end (which asks the
 //! count's own statement) and an empty result; `count=none` and `count=estimated` as before.
 
@@ -32,7 +32,7 @@ fn titles(body: &Value) -> Vec<String> {
 
 async fn search_lists_count_the_filtered_set((app, statements, backend): (TestApp, Statements, Backend)) {
     // The seeded blog: every post has an `a`, two have "comput".
-    let one_statement = backend == Backend::Postgres;
+    let one_statement = backend != Backend::Mysql;
     let page_and_count = if one_statement { 1 } else { 2 };
     let (all, ran) = get(&app, &statements, "/api/posts/?search=a&limit=100").await;
     let total = titles(&all).len() as u64;
