@@ -98,7 +98,7 @@ pub fn fetch_with_count<'a, V: ViewSet>(
 }
 
 /// Whether the request has a search term (`search`, or full text's `q`): its page reads every match, and on
-/// PostgreSQL counts them in the same statement ([`crate::store::Plan::window_count`]).
+/// PostgreSQL and SQLite counts them in the same statement ([`crate::store::Plan::window_count`]).
 fn searches(request: &RequestContext) -> bool {
     let given = |name| request.query.one(name).ok().flatten().is_some_and(|term| !term.trim().is_empty());
     given("search") || given(crate::query::fulltext::FULLTEXT_PARAM)

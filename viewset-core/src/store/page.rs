@@ -8,11 +8,10 @@ use std::any::TypeId;
 use std::mem::Discriminant;
 use std::sync::Arc;
 
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     DbBackend, EntityTrait, IdenStatic, Iterable, QuerySelect, QueryTrait, Select, Statement, Value, Values,
 };
-
-use sea_orm::sea_query::Expr;
 
 use super::memo::Memo;
 use super::replica::{read_row, read_rows};
@@ -82,7 +81,8 @@ impl CountedPage {
         page_rows::<V>(self.page, self.limit, reader)
     }
 
-    /// The page's rows and the size of the filtered set, concurrently (each on its own pool connection).
+    /// The page's rows and the size of the filtered set: concurrently (each on its own pool connection), or from
+    /// the one statement of a [`CountedPage::windowed`] page.
     pub(crate) async fn rows_and_count<V: ViewSet>(
         self,
         reader: Reader<'_>,
