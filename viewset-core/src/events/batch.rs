@@ -19,7 +19,6 @@ use sea_orm::sea_query::SelectStatement;
 use tokio::sync::{Notify, watch};
 
 use crate::error::ApiError;
-use crate::store::visibility::SCOPES_PER_STATEMENT;
 
 /// How long a leader waits for the other views' scopes before it runs what it has.
 pub(crate) const GATHER: Duration = Duration::from_millis(5);
@@ -39,7 +38,7 @@ pub(crate) struct Chunk {
     pub(crate) admits: Vec<bool>,
 }
 
-/// What a batch answered, chunk by chunk ([`SCOPES_PER_STATEMENT`] scopes each), and the frames made of it.
+/// What a batch answered, chunk by chunk (the scopes of one statement each, in order), and the frames made of it.
 pub(crate) struct Answers {
     chunks: Vec<Chunk>,
     /// Frame data per (scope, fields left out), shared by the views that show the same record the same way.
@@ -58,9 +57,16 @@ impl Answers {
         Answers { chunks, frames: Mutex::new(Vec::new()) }
     }
 
-    fn chunk(&self, index: usize) -> Option<&Chunk> {
-        let chunk = self.chunks.get(index / SCOPES_PER_STATEMENT)?;
-        chunk.admits.get(index % SCOPES_PER_STATEMENT).copied().unwrap_or(false).then_some(chunk)
+    /// The chunk holding the `index`th scope of the batch, when that scope admits the record. The chunks' sizes are
+    /// the store's (each statement's scopes), read from their answers rather than assumed.
+    fn chunk(&self, mut index: usize) -> Option<&Chunk> {
+        for chunk in &self.chunks {
+            match chunk.admits.get(index) {
+                Some(admits) => return admits.then_some(chunk),
+                None => index -= chunk.admits.len(),
+            }
+        }
+        None
     }
 
     /// `f` of the record, when the `index`th scope of the batch admits it.

@@ -18,7 +18,7 @@ use crate::request::Reader;
 /// Scopes asked per statement: 200 `EXISTS` columns stay far below SQLite's 2,000 result columns and MySQL's 4,096,
 /// and below SQLite's 32,766 bound parameters while a scope binds fewer than 160 values (PostgreSQL's and MariaDB's
 /// bound is 65,535).
-pub(crate) const SCOPES_PER_STATEMENT: usize = 200;
+const SCOPES_PER_STATEMENT: usize = 200;
 
 /// One statement's answer: the record's row (`None`: no row has its key) and whether each of its scopes admits it.
 pub(crate) struct Admitted {
