@@ -10,7 +10,10 @@ use sea_orm::{DbBackend, DbErr, Iterable, ModelTrait, ProxyDatabaseTrait, ProxyE
 
 use crate::model::item;
 
-/// Answers statements with `rows` (a count query with their number).
+/// The column a counted page's statement adds to each row (`viewset_core` decodes it by this name).
+const WINDOW_COUNT: &str = "viewset_window_count";
+
+/// Answers statements with `rows` (a count query, or a page's window count, with their number).
 #[derive(Debug, Default)]
 pub struct Proxy {
     rows: Mutex<Vec<item::Model>>,
@@ -43,7 +46,16 @@ impl ProxyDatabaseTrait for Proxy {
             let ids = 1..=inserted_rows(&statement) as i32;
             return Ok(ids.map(|id| row(&item::Model { id, ..written.clone() })).collect());
         }
-        Ok(rows.iter().map(row).collect())
+        // A counted page in one statement (`COUNT(*) OVER () AS viewset_window_count`): every row carries the
+        // count of all rows before the `LIMIT`, as the database computes it.
+        let mut answer: Vec<ProxyRow> = rows.iter().map(row).collect();
+        if statement.sql.contains("COUNT(*) OVER ()") {
+            let count = Value::BigInt(Some(rows.len() as i64));
+            for row in &mut answer {
+                row.values.insert(WINDOW_COUNT.to_string(), count.clone());
+            }
+        }
+        Ok(answer)
     }
 
     async fn execute(&self, statement: Statement) -> Result<ProxyExecResult, DbErr> {

@@ -44,7 +44,8 @@ pub fn run(data: &[u8]) {
             Some(csv) => check_csv(list, csv, staff, &named_fields(&query)),
             None => {
                 let counted = form_urlencoded::parse(query.as_bytes()).any(|(key, _)| key == "count");
-                check_page(list, &answer.body, staff, &named_fields(&query), counted)
+                check_page(list, &answer.body, staff, &named_fields(&query), counted);
+                check_count(&answer.body, call.rows.len());
             }
         },
         // A page past the last one (the first always exists).
@@ -73,6 +74,15 @@ fn check_csv(list: &str, csv: &str, staff: bool, named: &Option<Vec<String>>) {
     assert_eq!(header.contains(&"secret"), visible, "`secret` for staff only: {header:?}");
     if let Some(names) = named {
         assert!(header.iter().all(|h| names.iter().any(|n| n == h)), "only the named fields: {header:?} for {names:?}");
+    }
+}
+
+/// An exact count (no `count_mode`, or `exact`) is the number of rows the database holds, however it was counted
+/// (its own statement, or `COUNT(*) OVER ()` in the page's).
+fn check_count(body: &serde_json::Value, rows: usize) {
+    let exact = body.get("count_mode").is_none_or(|mode| mode == "exact");
+    if let (true, Some(count)) = (exact, body.get("count").and_then(serde_json::Value::as_u64)) {
+        assert_eq!(count, rows as u64, "an exact count of {rows} rows: {body}");
     }
 }
 
