@@ -5,19 +5,21 @@
 //! ([`parse_body`]), its errors located at its index.
 
 use axum::body::Bytes;
+use axum::extract::Request;
 use axum::response::Response;
-use futures_util::FutureExt;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::routes::{BodyBytes, create_shape, parse_body, respond, update_shape};
+use super::entry::{self, BodyBytes, RouteFuture};
+use super::routes::{create_shape, parse_body, respond, update_shape};
 use crate::access::enter;
 use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::error::{ApiError, InputError};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
-use crate::request::RequestContext;
+use crate::request::embedders::SharedEmbedders;
+use crate::request::{RequestContext, ServiceState};
 use crate::store::run::boxed;
 use crate::viewset::bulk::at_row;
 use crate::viewset::hooks::Hooks;
@@ -75,22 +77,29 @@ pub(super) fn items<V: Hooks>(bytes: &[u8]) -> Result<Vec<&RawValue>, ApiError> 
 }
 
 /// `DELETE <prefix>/?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.
-pub(crate) fn delete_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Response> + Send {
-    async move {
-        let pass = enter::<V>(&mut request, Operation::Delete).await?;
-        pass.answer(
-            async move {
-                if V::require_if_match() {
-                    // One `If-Match` cannot hold the tag of every record.
-                    return Err(ApiError::PreconditionRequired);
+pub(crate) fn delete_run<V: Hooks>(
+    request: Request,
+    service: ServiceState,
+    embedders: &SharedEmbedders,
+) -> RouteFuture {
+    let (mut request, ..) = entry::context(request, service, embedders);
+    Box::pin(async move {
+        let admitted = async {
+            let pass = enter::<V>(&mut request, Operation::Delete).await?;
+            pass.answer(
+                async move {
+                    if V::require_if_match() {
+                        // One `If-Match` cannot hold the tag of every record.
+                        return Err(ApiError::PreconditionRequired);
+                    }
+                    let keys = keys::<V>(&request)?;
+                    V::delete_many(keys, request).await
                 }
-                let keys = keys::<V>(&request)?;
-                V::delete_many(keys, request).await
-            }
-            .await,
-        )
-    }
-    .map(respond)
+                .await,
+            )
+        };
+        respond(admitted.await)
+    })
 }
 
 /// The keys of a bulk delete: `?<lookup>__in=` and nothing else, each value a key of `V` (400 `invalid_id`
@@ -126,18 +135,23 @@ fn keys<V: Hooks>(request: &RequestContext) -> Result<Vec<Lookup>, ApiError> {
 
 /// `PATCH <prefix>/` with a JSON array: admitted as a single PATCH (`Update`), the `Idempotency-Key` claimed as a
 /// single PATCH claims it, then the rows and `V::update_many`.
-pub(crate) fn update_route<V: Hooks>(
-    mut request: RequestContext,
-    bytes: BodyBytes,
-) -> impl Future<Output = Response> + Send {
-    async move {
-        let pass = enter::<V>(&mut request, Operation::Update).await?;
-        if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            return pass.answer(update::<V>(request, bytes).await);
-        }
-        pass.answer(boxed(|| once(request, bytes, write(update::<V>))).await)
-    }
-    .map(respond)
+pub(crate) fn update_run<V: Hooks>(
+    request: Request,
+    service: ServiceState,
+    embedders: &SharedEmbedders,
+) -> RouteFuture {
+    let (mut request, parts, body) = entry::context(request, service, embedders);
+    Box::pin(async move {
+        let bytes = entry::bytes(parts, body).await;
+        let admitted = async {
+            let pass = enter::<V>(&mut request, Operation::Update).await?;
+            if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+                return pass.answer(update::<V>(request, bytes).await);
+            }
+            pass.answer(boxed(|| once(request, bytes, write(update::<V>))).await)
+        };
+        respond(admitted.await)
+    })
 }
 
 /// A bulk update after admission: the rows, `V::update_many`, and the minimal answer (204) when `Prefer` asks.

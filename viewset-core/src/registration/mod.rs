@@ -22,6 +22,7 @@
 mod api;
 mod bulk;
 pub(crate) mod discovery;
+mod entry;
 mod fallback;
 pub mod paths;
 pub(crate) mod routes;

@@ -4,11 +4,11 @@ use std::future::Future;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{FromRef, Path};
+use axum::extract::{FromRef, Request};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
-use futures_util::FutureExt;
+
+use super::entry::{self, BodyBytes, Entry, PathPk, RouteFuture, Run};
 
 use crate::access::enter;
 use crate::access::fields::reject_restricted_keys;
@@ -23,7 +23,7 @@ use crate::pagination::csv_stream::stream_csv;
 use crate::query::columns::column_names;
 use crate::query::params::{Filters, is_reserved_query_name};
 use crate::request::embedders::SharedEmbedders;
-use crate::request::{RequestContext, RouteContext, ServiceState};
+use crate::request::{RequestContext, ServiceState};
 use crate::schema::body::json_body;
 use crate::schema::explain::{BodyShape, explain};
 use crate::schema::{CreateSchema, UpdateSchema};
@@ -107,58 +107,71 @@ where
     }
 }
 
-/// The registration itself (axum panics on an overlapping route). Each handler holds `embedders`.
+/// The registration itself (axum panics on an overlapping route). Each route is an [`Entry`] holding `embedders`.
 fn register<V: Hooks, S>(router: Router<S>, embedders: &SharedEmbedders) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
     ServiceState: FromRef<S>,
 {
+    let entry = |run: Run| Entry::new(run, embedders);
     let prefix = V::prefix();
     let base = crate::registration::paths::base(&prefix);
-    let e = embedders.clone();
-    let list = move |c: RouteContext| list_route::<V>(c.embedding(&e));
-    let e = embedders.clone();
-    let create = move |c: RouteContext, bytes: BodyBytes| create_route::<V>(c.embedding(&e), bytes);
-    let e = embedders.clone();
-    let retrieve = move |c: RouteContext, path: PathPk| retrieve_route::<V>(c.embedding(&e), path);
-    let e = embedders.clone();
-    let update = move |c: RouteContext, path: PathPk, bytes: BodyBytes| update_route::<V>(c.embedding(&e), path, bytes);
-    let e = embedders.clone();
-    let delete = move |c: RouteContext, path: PathPk| delete_route::<V>(c.embedding(&e), path);
-    let collection: MethodRouter<S> = get(list).post(create).fallback(method_not_allowed);
-    let collection = if const { V::CONFIG.bulk.delete } {
-        let e = embedders.clone();
-        collection.delete(move |c: RouteContext| super::bulk::delete_route::<V>(c.embedding(&e)))
-    } else {
-        collection
+    let bulk_delete = if const { V::CONFIG.bulk.delete } { Some(entry(super::bulk::delete_run::<V>)) } else { None };
+    let bulk_update = if const { V::CONFIG.bulk.update } { Some(entry(super::bulk::update_run::<V>)) } else { None };
+    let stream = if const { V::CONFIG.stream_enabled } { Some(entry(stream_run::<V>)) } else { None };
+    let table = Table {
+        list: entry(list_run::<V>),
+        create: entry(create_run::<V>),
+        retrieve: entry(retrieve_run::<V>),
+        update: entry(update_run::<V>),
+        delete: entry(delete_run::<V>),
+        bulk_delete,
+        bulk_update,
+        stream,
     };
-    let collection = if const { V::CONFIG.bulk.update } {
-        let e = embedders.clone();
-        collection
-            .patch(move |c: RouteContext, bytes: BodyBytes| super::bulk::update_route::<V>(c.embedding(&e), bytes))
-    } else {
-        collection
-    };
-    let detail: MethodRouter<S> = get(retrieve).patch(update).delete(delete).fallback(method_not_allowed);
-    // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
-    let router = if const { V::CONFIG.stream_enabled } {
-        router.route(
-            &crate::registration::paths::stream(base),
-            get(crate::events::stream_route::<V>).fallback(method_not_allowed),
-        )
-    } else {
-        router
-    };
-    router
-        .route(&crate::registration::paths::collection(base), collection)
-        .route(&crate::registration::paths::detail(base), detail)
+    table.register(router, base)
 }
 
-/// The `{pk}` segment of a detail route, or why it did not extract.
-type PathPk = Result<Path<String>, PathRejection>;
+/// The routes of one ViewSet, as handlers of one type: registered by a function compiled once per state type.
+struct Table {
+    list: Entry,
+    create: Entry,
+    retrieve: Entry,
+    update: Entry,
+    delete: Entry,
+    bulk_delete: Option<Entry>,
+    bulk_update: Option<Entry>,
+    stream: Option<Entry>,
+}
 
-/// A route's raw body, or why it could not be read.
-pub(super) type BodyBytes = Result<Bytes, BytesRejection>;
+impl Table {
+    /// The routes on `router` under `base` (the prefix without its trailing slash).
+    fn register<S>(self, router: Router<S>, base: &str) -> Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+        ServiceState: FromRef<S>,
+    {
+        let mut collection: MethodRouter<S> = get(self.list).post(self.create).fallback(method_not_allowed);
+        if let Some(bulk_delete) = self.bulk_delete {
+            collection = collection.delete(bulk_delete);
+        }
+        if let Some(bulk_update) = self.bulk_update {
+            collection = collection.patch(bulk_update);
+        }
+        let detail: MethodRouter<S> =
+            get(self.retrieve).patch(self.update).delete(self.delete).fallback(method_not_allowed);
+        // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
+        let router = match self.stream {
+            Some(stream) => {
+                router.route(&crate::registration::paths::stream(base), get(stream).fallback(method_not_allowed))
+            }
+            None => router,
+        };
+        router
+            .route(&crate::registration::paths::collection(base), collection)
+            .route(&crate::registration::paths::detail(base), detail)
+    }
+}
 
 /// The JSON 405 of every generated path.
 pub async fn method_not_allowed() -> Response {
@@ -183,7 +196,7 @@ fn router_filters<V: Hooks>(request: &RequestContext) -> Result<Filters, ApiErro
 /// The typed body, after refusing fields this caller may not write; a body that does not parse is explained with
 /// what `shape` knows (every missing, unknown and read-only field at once, in API terms).
 fn body<T: serde::de::DeserializeOwned>(
-    bytes: Result<Bytes, BytesRejection>,
+    bytes: BodyBytes,
     request: &RequestContext,
     shape: impl FnOnce() -> BodyShape,
 ) -> Result<T, ApiError> {
@@ -212,12 +225,16 @@ pub(super) fn update_shape<V: Hooks>() -> BodyShape {
     BodyShape { schema: V::Update::openapi_schema(), model_fields: column_names::<V::Entity>() }
 }
 
-fn list_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Response> + Send {
-    async move {
-        let pass = enter::<V>(&mut request, Operation::List).await?;
-        pass.answer(list::<V>(request).await)
-    }
-    .map(respond)
+/// `GET <prefix>/`.
+fn list_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
+    let (mut request, ..) = entry::context(request, service, embedders);
+    Box::pin(async move {
+        let admitted = async {
+            let pass = enter::<V>(&mut request, Operation::List).await?;
+            pass.answer(list::<V>(request).await)
+        };
+        respond(admitted.await)
+    })
 }
 
 /// The list's work after admission. Not an `async fn`, which would keep `request` twice in its future
@@ -248,31 +265,42 @@ fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Respon
     }
 }
 
-fn retrieve_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
-    async move {
-        let pass = enter::<V>(&mut request, Operation::Retrieve).await?;
-        pass.answer(
-            async move {
-                let pk = Lookup::from_path::<V>(path)?;
-                let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
-                Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
-            }
-            .await,
-        )
-    }
-    .map(respond)
+/// `GET <prefix>/{pk}`.
+fn retrieve_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
+    let (mut request, mut parts, _) = entry::context(request, service, embedders);
+    Box::pin(async move {
+        let path = entry::path(&mut parts).await;
+        let admitted = async {
+            let pass = enter::<V>(&mut request, Operation::Retrieve).await?;
+            pass.answer(
+                async move {
+                    let pk = Lookup::from_path::<V>(path)?;
+                    let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
+                    Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
+                }
+                .await,
+            )
+        };
+        respond(admitted.await)
+    })
 }
 
-fn create_route<V: Hooks>(mut request: RequestContext, bytes: BodyBytes) -> impl Future<Output = Response> + Send {
-    async move {
-        let pass = enter::<V>(&mut request, Operation::Create).await?;
-        // Without a key the write runs in the route's own future; with one, the claim's work is allocated apart.
-        if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            return pass.answer(create::<V>(request, bytes).await);
-        }
-        pass.answer(boxed(|| once(request, bytes, write(create::<V>))).await)
-    }
-    .map(respond)
+/// `POST <prefix>/`.
+fn create_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
+    let (mut request, parts, body) = entry::context(request, service, embedders);
+    Box::pin(async move {
+        let bytes = entry::bytes(parts, body).await;
+        let admitted = async {
+            let pass = enter::<V>(&mut request, Operation::Create).await?;
+            // Without a key the write runs in the route's own future; with one, the claim's work is allocated
+            // apart.
+            if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+                return pass.answer(create::<V>(request, bytes).await);
+            }
+            pass.answer(boxed(|| once(request, bytes, write(create::<V>))).await)
+        };
+        respond(admitted.await)
+    })
 }
 
 /// The create's work after admission: the body, `V::create`, and the minimal answer when `Prefer` asks for it.
@@ -328,21 +356,21 @@ fn bulk_create_route<V: Hooks>() -> Option<fn(RequestContext, Bytes, bool) -> An
     Some(|request, bytes, minimal| Box::pin(super::bulk::create::<V>(request, bytes, minimal)))
 }
 
-fn update_route<V: Hooks>(
-    mut request: RequestContext,
-    path: PathPk,
-    bytes: BodyBytes,
-) -> impl Future<Output = Response> + Send {
-    async move {
-        let pass = enter::<V>(&mut request, Operation::Update).await?;
-        if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            return pass.answer(update::<V>(request, path, bytes).await);
-        }
-        pass.answer(
-            boxed(|| once(request, bytes, write(move |request, bytes| update::<V>(request, path, bytes)))).await,
-        )
-    }
-    .map(respond)
+/// `PATCH <prefix>/{pk}`.
+fn update_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
+    let (mut request, parts, body) = entry::context(request, service, embedders);
+    Box::pin(async move {
+        let (path, bytes) = entry::path_and_bytes(parts, body).await;
+        let admitted = async {
+            let pass = enter::<V>(&mut request, Operation::Update).await?;
+            if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+                return pass.answer(update::<V>(request, path, bytes).await);
+            }
+            let work = move |request, bytes| update::<V>(request, path, bytes);
+            pass.answer(boxed(|| once(request, bytes, write(work))).await)
+        };
+        respond(admitted.await)
+    })
 }
 
 /// The update's work after admission: `If-Match` when required, the `{pk}`, the body, `V::update`, and the
@@ -366,16 +394,27 @@ fn update<V: Hooks>(
     }
 }
 
-fn delete_route<V: Hooks>(mut request: RequestContext, path: PathPk) -> impl Future<Output = Response> + Send {
-    async move {
-        let pass = enter::<V>(&mut request, Operation::Delete).await?;
-        pass.answer(
-            async move {
-                crate::viewset::etag::require_if_match::<V>(&request)?;
-                V::delete(Lookup::from_path::<V>(path)?, request).await
-            }
-            .await,
-        )
-    }
-    .map(respond)
+/// `DELETE <prefix>/{pk}`.
+fn delete_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
+    let (mut request, mut parts, _) = entry::context(request, service, embedders);
+    Box::pin(async move {
+        let path = entry::path(&mut parts).await;
+        let admitted = async {
+            let pass = enter::<V>(&mut request, Operation::Delete).await?;
+            pass.answer(
+                async move {
+                    crate::viewset::etag::require_if_match::<V>(&request)?;
+                    V::delete(Lookup::from_path::<V>(path)?, request).await
+                }
+                .await,
+            )
+        };
+        respond(admitted.await)
+    })
+}
+
+/// `GET <prefix>/stream` ([`crate::events::stream_route`]).
+fn stream_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
+    let (request, ..) = entry::context(request, service, embedders);
+    Box::pin(crate::events::stream_route::<V>(request))
 }

@@ -358,19 +358,12 @@ impl RouteContext {
         }
         self.0
     }
-}
 
-impl<S> FromRequestParts<S> for RouteContext
-where
-    ServiceState: FromRef<S>,
-    S: Send + Sync,
-{
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+    /// The context of the request `parts` belong to, taking its headers, URI and principal.
+    pub(crate) fn take(parts: &mut Parts, service: ServiceState) -> Self {
         let (headers, uri) = (std::mem::take(&mut parts.headers), std::mem::take(&mut parts.uri));
         // Taken too, not copied: no extractor of a generated route reads it after this one.
         let principal = parts.extensions.remove::<Principal>().unwrap_or_default();
-        Ok(RouteContext(RequestContext::from_parts(parts, ServiceState::from_ref(state), headers, uri, principal)))
+        RouteContext(RequestContext::from_parts(parts, service, headers, uri, principal))
     }
 }

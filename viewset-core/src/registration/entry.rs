@@ -1,0 +1,90 @@
+//! The handler of every generated route: one type, [`Entry`], for each route of each ViewSet, holding the plain
+//! function that runs the route for its ViewSet.
+//!
+//! A closure handler per route and ViewSet made axum compile its handler machinery (the extractors' future, the
+//! handler service, the boxed route, the future's `map`) once per route of every ViewSet, some 7,000 lines of LLVM
+//! IR per ViewSet (BENCHMARKS.md, "Build time per ViewSet"). With one handler type that machinery is compiled once
+//! per application state; what is left per ViewSet is the route's own `async` block. A request costs what it cost
+//! with a closure handler: axum boxed the handler's future, and [`Entry`] boxes the route's.
+//!
+//! The request is read as the generated routes read it: the [`RequestContext`] first (taking the headers and URI,
+//! with the route's embedders), then the `{pk}` segment, then the body ([`path`], [`bytes`]).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
+use axum::handler::Handler;
+use axum::http::request::Parts;
+use axum::response::Response;
+
+use crate::request::embedders::SharedEmbedders;
+use crate::request::{RequestContext, RouteContext, ServiceState};
+
+/// A route's answer to one request, boxed.
+pub(crate) type RouteFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
+
+/// What a route of one ViewSet does with a request: a plain function, instantiated once per ViewSet and route.
+pub(crate) type Run = fn(Request, ServiceState, &SharedEmbedders) -> RouteFuture;
+
+/// The `{pk}` segment of a detail route, or why it did not extract.
+pub(crate) type PathPk = Result<Path<String>, PathRejection>;
+
+/// A route's raw body, or why it could not be read.
+pub(crate) type BodyBytes = Result<Bytes, BytesRejection>;
+
+/// A generated route as an axum handler: its [`Run`] and the embedders of the [`crate::Api`] it belongs to.
+#[derive(Clone)]
+pub(crate) struct Entry {
+    run: Run,
+    embedders: SharedEmbedders,
+}
+
+impl Entry {
+    /// The handler that runs `run` with `embedders`.
+    pub(crate) fn new(run: Run, embedders: &SharedEmbedders) -> Self {
+        Entry { run, embedders: embedders.clone() }
+    }
+}
+
+impl<S> Handler<Entry, S> for Entry
+where
+    S: Clone + Send + Sync + 'static,
+    ServiceState: FromRef<S>,
+{
+    type Future = RouteFuture;
+
+    fn call(self, request: Request, state: S) -> RouteFuture {
+        (self.run)(request, ServiceState::from_ref(&state), &self.embedders)
+    }
+}
+
+/// The context of a generated route's request (its headers and URI taken, the principal and `embedders` in it),
+/// and what the route's other extractors read: the parts (the `{pk}` is in their extensions) and the body.
+pub(crate) fn context(
+    request: Request,
+    service: ServiceState,
+    embedders: &SharedEmbedders,
+) -> (RequestContext, Parts, Body) {
+    let (mut parts, body) = request.into_parts();
+    let context = RouteContext::take(&mut parts, service).embedding(embedders);
+    (context, parts, body)
+}
+
+/// The `{pk}` segment of a detail route.
+pub(crate) async fn path(parts: &mut Parts) -> PathPk {
+    Path::<String>::from_request_parts(parts, &()).await
+}
+
+/// The body, within the request's body limit (`DefaultBodyLimit`, read from the parts' extensions).
+pub(crate) async fn bytes(parts: Parts, body: Body) -> BodyBytes {
+    Bytes::from_request(Request::from_parts(parts, body), &()).await
+}
+
+/// The `{pk}` segment, then the body.
+pub(crate) async fn path_and_bytes(mut parts: Parts, body: Body) -> (PathPk, BodyBytes) {
+    let path = path(&mut parts).await;
+    (path, bytes(parts, body).await)
+}
