@@ -6,7 +6,7 @@
 
 use axum::body::Bytes;
 use axum::extract::Request;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
@@ -84,21 +84,17 @@ pub(crate) fn delete_run<V: Hooks>(
 ) -> RouteFuture {
     let (mut request, ..) = entry::context(request, service, embedders);
     Box::pin(async move {
-        let admitted = async {
-            let pass = enter::<V>(&mut request, Operation::Delete).await?;
-            pass.answer(
-                async move {
-                    if V::require_if_match() {
-                        // One `If-Match` cannot hold the tag of every record.
-                        return Err(ApiError::PreconditionRequired);
-                    }
-                    let keys = keys::<V>(&request)?;
-                    V::delete_many(keys, request).await
-                }
-                .await,
-            )
+        let pass = match enter::<V>(&mut request, Operation::Delete).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-        respond(admitted.await)
+        // One `If-Match` cannot hold the tag of every record.
+        let keys = if V::require_if_match() { Err(ApiError::PreconditionRequired) } else { keys::<V>(&request) };
+        let answer = match keys {
+            Ok(keys) => V::delete_many(keys, request).await,
+            Err(err) => Err(err),
+        };
+        respond(pass.answer(answer))
     })
 }
 
@@ -143,14 +139,16 @@ pub(crate) fn update_run<V: Hooks>(
     let (mut request, parts, body) = entry::context(request, service, embedders);
     Box::pin(async move {
         let bytes = entry::bytes(parts, body).await;
-        let admitted = async {
-            let pass = enter::<V>(&mut request, Operation::Update).await?;
-            if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-                return pass.answer(update::<V>(request, bytes).await);
-            }
-            pass.answer(boxed(|| once(request, bytes, write(update::<V>))).await)
+        let pass = match enter::<V>(&mut request, Operation::Update).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-        respond(admitted.await)
+        let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            update::<V>(request, bytes).await
+        } else {
+            boxed(|| once(request, bytes, write(update::<V>))).await
+        };
+        respond(pass.answer(answer))
     })
 }
 

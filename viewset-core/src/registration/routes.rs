@@ -229,11 +229,11 @@ pub(super) fn update_shape<V: Hooks>() -> BodyShape {
 fn list_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
     let (mut request, ..) = entry::context(request, service, embedders);
     Box::pin(async move {
-        let admitted = async {
-            let pass = enter::<V>(&mut request, Operation::List).await?;
-            pass.answer(list::<V>(request).await)
+        let pass = match enter::<V>(&mut request, Operation::List).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-        respond(admitted.await)
+        respond(pass.answer(list::<V>(request).await))
     })
 }
 
@@ -270,18 +270,19 @@ fn retrieve_run<V: Hooks>(request: Request, service: ServiceState, embedders: &S
     let (mut request, mut parts, _) = entry::context(request, service, embedders);
     Box::pin(async move {
         let path = entry::path(&mut parts).await;
-        let admitted = async {
-            let pass = enter::<V>(&mut request, Operation::Retrieve).await?;
-            pass.answer(
-                async move {
-                    let pk = Lookup::from_path::<V>(path)?;
-                    let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
-                    Ok(crate::viewset::etag::not_modified(if_none_match, V::retrieve(pk, request).await?))
-                }
-                .await,
-            )
+        let pass = match enter::<V>(&mut request, Operation::Retrieve).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-        respond(admitted.await)
+        let answer = match Lookup::from_path::<V>(path) {
+            Ok(pk) => {
+                let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
+                let found = V::retrieve(pk, request).await;
+                found.map(|response| crate::viewset::etag::not_modified(if_none_match, response))
+            }
+            Err(err) => Err(err),
+        };
+        respond(pass.answer(answer))
     })
 }
 
@@ -290,16 +291,17 @@ fn create_run<V: Hooks>(request: Request, service: ServiceState, embedders: &Sha
     let (mut request, parts, body) = entry::context(request, service, embedders);
     Box::pin(async move {
         let bytes = entry::bytes(parts, body).await;
-        let admitted = async {
-            let pass = enter::<V>(&mut request, Operation::Create).await?;
-            // Without a key the write runs in the route's own future; with one, the claim's work is allocated
-            // apart.
-            if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-                return pass.answer(create::<V>(request, bytes).await);
-            }
-            pass.answer(boxed(|| once(request, bytes, write(create::<V>))).await)
+        let pass = match enter::<V>(&mut request, Operation::Create).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-        respond(admitted.await)
+        // Without a key the write runs in the route's own future; with one, the claim's work is allocated apart.
+        let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            create::<V>(request, bytes).await
+        } else {
+            boxed(|| once(request, bytes, write(create::<V>))).await
+        };
+        respond(pass.answer(answer))
     })
 }
 
@@ -361,15 +363,17 @@ fn update_run<V: Hooks>(request: Request, service: ServiceState, embedders: &Sha
     let (mut request, parts, body) = entry::context(request, service, embedders);
     Box::pin(async move {
         let (path, bytes) = entry::path_and_bytes(parts, body).await;
-        let admitted = async {
-            let pass = enter::<V>(&mut request, Operation::Update).await?;
-            if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-                return pass.answer(update::<V>(request, path, bytes).await);
-            }
-            let work = move |request, bytes| update::<V>(request, path, bytes);
-            pass.answer(boxed(|| once(request, bytes, write(work))).await)
+        let pass = match enter::<V>(&mut request, Operation::Update).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-        respond(admitted.await)
+        let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            update::<V>(request, path, bytes).await
+        } else {
+            let work = move |request, bytes| update::<V>(request, path, bytes);
+            boxed(|| once(request, bytes, write(work))).await
+        };
+        respond(pass.answer(answer))
     })
 }
 
@@ -399,17 +403,16 @@ fn delete_run<V: Hooks>(request: Request, service: ServiceState, embedders: &Sha
     let (mut request, mut parts, _) = entry::context(request, service, embedders);
     Box::pin(async move {
         let path = entry::path(&mut parts).await;
-        let admitted = async {
-            let pass = enter::<V>(&mut request, Operation::Delete).await?;
-            pass.answer(
-                async move {
-                    crate::viewset::etag::require_if_match::<V>(&request)?;
-                    V::delete(Lookup::from_path::<V>(path)?, request).await
-                }
-                .await,
-            )
+        let pass = match enter::<V>(&mut request, Operation::Delete).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-        respond(admitted.await)
+        let pk = crate::viewset::etag::require_if_match::<V>(&request).and_then(|()| Lookup::from_path::<V>(path));
+        let answer = match pk {
+            Ok(pk) => V::delete(pk, request).await,
+            Err(err) => Err(err),
+        };
+        respond(pass.answer(answer))
     })
 }
 
