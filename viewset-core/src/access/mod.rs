@@ -247,8 +247,10 @@ pub(crate) fn admit_object(
 /// A transaction for a conditional write (`If-Match`): on SQLite it is begun `IMMEDIATE`, so it holds the
 /// database's write lock from its first statement; on PostgreSQL [`fetch_visible_locked`] locks the row. Either
 /// way a second writer of the same record waits until this one commits, then reads what it wrote.
-pub async fn begin_locking<V: Hooks>(request: &RequestContext) -> Result<DatabaseTransaction, ApiError> {
-    crate::store::begin_immediate::<V>(&request.db).await
+pub fn begin_locking<V: Hooks>(
+    request: &RequestContext,
+) -> impl Future<Output = Result<DatabaseTransaction, ApiError>> + Send + '_ {
+    crate::store::begin_immediate::<V>(&request.db)
 }
 
 /// [`fetch_visible`] inside `txn` (from [`begin_locking`]), the row locked until the transaction ends

@@ -222,10 +222,25 @@ pub(crate) async fn delete<V: ViewSet>(on: On<'_>, model: ModelOf<V>) -> Result<
 
 /// A transaction for a conditional write (`If-Match`): on SQLite it is begun `IMMEDIATE`, so it holds the
 /// database's write lock from its first statement; on PostgreSQL the locking read locks the row.
-pub(crate) async fn begin_immediate<V: ViewSet>(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiError> {
+pub(crate) fn begin_immediate<V: ViewSet>(
+    db: &DatabaseConnection,
+) -> impl Future<Output = Result<DatabaseTransaction, ApiError>> + Send + '_ {
+    begin_immediate_on(db, table::<V>())
+}
+
+/// [`begin_immediate`], its errors read for `table`: one function for every ViewSet.
+pub(crate) async fn begin_immediate_on(
+    db: &DatabaseConnection,
+    table: &'static str,
+) -> Result<DatabaseTransaction, ApiError> {
     let options =
         TransactionOptions { sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate), ..Default::default() };
-    begin(db, options).await.map_err(db_err::<V::Entity>)
+    begin(db, options).await.map_err(|err| ApiError::from_db(err, table))
+}
+
+/// The table of `V`'s entity, which reads a database error's constraint ([`ApiError::from_db`]).
+pub(crate) fn table<V: ViewSet>() -> &'static str {
+    sea_orm::EntityName::table_name(&V::Entity::default())
 }
 
 /// Begins a transaction in a task of its own. sqlx counts a connection as inside a transaction only once `BEGIN`
@@ -242,8 +257,13 @@ async fn begin(db: &DatabaseConnection, options: TransactionOptions) -> Result<D
 }
 
 /// Commits `txn`.
-pub(crate) async fn commit<V: ViewSet>(txn: DatabaseTransaction) -> Result<(), ApiError> {
-    boxed(|| txn.commit()).await.map_err(db_err::<V::Entity>)
+pub(crate) fn commit<V: ViewSet>(txn: DatabaseTransaction) -> impl Future<Output = Result<(), ApiError>> + Send {
+    commit_on(txn, table::<V>())
+}
+
+/// [`commit`], its errors read for `table`: one function for every ViewSet.
+pub(crate) async fn commit_on(txn: DatabaseTransaction, table: &'static str) -> Result<(), ApiError> {
+    boxed(|| txn.commit()).await.map_err(|err| ApiError::from_db(err, table))
 }
 
 /// The primary key value of `active`.

@@ -8,8 +8,8 @@
 use sea_orm::{ConnectionTrait, DatabaseConnection, DatabaseTransaction, Statement};
 
 use super::run::{On, execute, rows};
-use super::write::{begin_immediate, commit};
-use crate::error::{ApiError, db_err};
+use super::write::{begin_immediate_on, commit_on, table};
+use crate::error::ApiError;
 use crate::events::EventBus;
 use crate::events::event::ChangeEvent;
 use crate::events::migration::{Recorded, record_sql, recorded};
@@ -24,9 +24,16 @@ pub(crate) struct Writing {
 
 impl Writing {
     /// A write of `request`: in a transaction when its events are written with it, else on the pool.
-    pub(crate) async fn begin<V: ViewSet>(request: &RequestContext) -> Result<Self, ApiError> {
+    pub(crate) fn begin<V: ViewSet>(
+        request: &RequestContext,
+    ) -> impl Future<Output = Result<Self, ApiError>> + Send + '_ {
+        Self::begin_on(request, table::<V>())
+    }
+
+    /// [`Writing::begin`], its errors read for `table`: one function for every ViewSet.
+    async fn begin_on(request: &RequestContext, table: &'static str) -> Result<Self, ApiError> {
         let txn = match request.events.is_durable() {
-            true => Some(begin_immediate::<V>(&request.db).await?),
+            true => Some(begin_immediate_on(&request.db, table).await?),
             false => None,
         };
         Ok(Writing { txn, events: Vec::new() })
@@ -56,14 +63,20 @@ impl Writing {
     }
 
     /// Commits the write (with its events on a durable bus), then publishes its events on any other bus.
-    pub(crate) async fn commit<V: ViewSet>(self, bus: &EventBus) -> Result<(), ApiError> {
+    pub(crate) fn commit<V: ViewSet>(self, bus: &EventBus) -> impl Future<Output = Result<(), ApiError>> + Send + '_ {
+        self.commit_on(bus, table::<V>())
+    }
+
+    /// [`Writing::commit`], its errors read for `table`: one function for every ViewSet.
+    async fn commit_on(self, bus: &EventBus, table: &'static str) -> Result<(), ApiError> {
         let durable = bus.is_durable();
         let mut recorded = Vec::new();
         if let Some(txn) = self.txn {
             if durable && !self.events.is_empty() {
-                recorded = record(&txn, &self.events, bus.relays()).await.map_err(db_err::<V::Entity>)?;
+                let written = record(&txn, &self.events, bus.relays()).await;
+                recorded = written.map_err(|err| ApiError::from_db(err, table))?;
             }
-            commit::<V>(txn).await?;
+            commit_on(txn, table).await?;
         }
         if durable {
             bus.committed(recorded).await;
