@@ -62,7 +62,11 @@ pub(crate) async fn insert_many<V: ViewSet>(
     }
     let mut saved = Vec::with_capacity(rows_to_insert.len());
     for active in rows_to_insert {
-        saved.push(Box::pin(Active::<V>::before_save(active, txn, true)).await.map_err(db_err::<V::Entity>)?);
+        saved.push(
+            Box::pin(Active::<V>::before_save(active, &On::Txn(txn).executor(), true))
+                .await
+                .map_err(db_err::<V::Entity>)?,
+        );
     }
     let mut slots: Vec<Option<ModelOf<V>>> = (0..saved.len()).map(|_| None).collect();
     for (set, indices) in by_columns::<V>(&saved) {
@@ -83,7 +87,11 @@ pub(crate) async fn insert_many<V: ViewSet>(
         }
     }
     for model in slots.into_iter().flatten() {
-        stored.push(Box::pin(Active::<V>::after_save(model, txn, true)).await.map_err(db_err::<V::Entity>)?);
+        stored.push(
+            Box::pin(Active::<V>::after_save(model, &On::Txn(txn).executor(), true))
+                .await
+                .map_err(db_err::<V::Entity>)?,
+        );
     }
     Ok(stored)
 }
@@ -131,7 +139,11 @@ pub(crate) async fn delete_many<V: ViewSet>(
     let column = crate::query::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
     let mut deleting = Vec::with_capacity(models.len());
     for model in models {
-        deleting.push(Box::pin(Active::<V>::before_delete(model.into_active_model(), txn)).await.map_err(refused)?);
+        deleting.push(
+            Box::pin(Active::<V>::before_delete(model.into_active_model(), &On::Txn(txn).executor()))
+                .await
+                .map_err(refused)?,
+        );
     }
     let on = On::Txn(txn);
     for chunk in keys.chunks(rows_per_statement(on.backend(), 1)) {
@@ -139,7 +151,7 @@ pub(crate) async fn delete_many<V: ViewSet>(
         execute(on, on.backend().build(&query), "delete").await.map_err(refused)?;
     }
     for active in deleting {
-        Box::pin(Active::<V>::after_delete(active, txn)).await.map_err(refused)?;
+        Box::pin(Active::<V>::after_delete(active, &On::Txn(txn).executor())).await.map_err(refused)?;
     }
     Ok(())
 }

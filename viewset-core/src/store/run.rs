@@ -16,7 +16,16 @@ pub(crate) enum On<'a> {
     Txn(&'a DatabaseTransaction),
 }
 
-impl On<'_> {
+impl<'a> On<'a> {
+    /// The connection as one type of [`sea_orm::ConnectionTrait`], for the model's `ActiveModelBehavior` hooks: a
+    /// hook is compiled once per model, not once per kind of connection.
+    pub(crate) fn executor(self) -> sea_orm::DatabaseExecutor<'a> {
+        match self {
+            On::Pool(db) => sea_orm::DatabaseExecutor::Connection(db),
+            On::Txn(txn) => sea_orm::DatabaseExecutor::Transaction(txn),
+        }
+    }
+
     /// The backend of the connection.
     pub(crate) fn backend(self) -> sea_orm::DbBackend {
         match self {

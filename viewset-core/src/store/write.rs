@@ -59,10 +59,7 @@ where
     if !super::plan::inserts_returning(on.backend()) {
         return insert_then_read(on, active, decode).await;
     }
-    let active = match on {
-        On::Pool(db) => Box::pin(A::before_save(active, db, true)).await?,
-        On::Txn(txn) => Box::pin(A::before_save(active, txn, true)).await?,
-    };
+    let active = Box::pin(A::before_save(active, &on.executor(), true)).await?;
     let backend = on.backend();
     let statement = super::statements::insert(backend, &active, |_| {
         let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
@@ -71,10 +68,7 @@ where
     })?;
     let stored = one_decoded(on, statement, decode, "insert").await?;
     let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
-    match on {
-        On::Pool(db) => Box::pin(A::after_save(stored, db, true)).await,
-        On::Txn(txn) => Box::pin(A::after_save(stored, txn, true)).await,
-    }
+    Box::pin(A::after_save(stored, &on.executor(), true)).await
 }
 
 /// Inserts `active` where the database has no `INSERT … RETURNING` (MySQL, MariaDB before 10.5), as `ActiveModelTrait::insert`
@@ -90,10 +84,7 @@ where
     A: ActiveModelTrait + ActiveModelBehavior + Send,
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
-    let active = match on {
-        On::Pool(db) => Box::pin(A::before_save(active, db, true)).await?,
-        On::Txn(txn) => Box::pin(A::before_save(active, txn, true)).await?,
-    };
+    let active = Box::pin(A::before_save(active, &on.executor(), true)).await?;
     let backend = on.backend();
     let set_key = active.get_primary_key_value();
     let insert = backend.build(&<A::Entity as EntityTrait>::insert(active).into_query());
@@ -110,10 +101,7 @@ where
     let read = by_key::<A::Entity>(key).limit(1).build(backend);
     let stored = one_decoded(on, read, decode, "insert").await?;
     let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
-    match on {
-        On::Pool(db) => Box::pin(A::after_save(stored, db, true)).await,
-        On::Txn(txn) => Box::pin(A::after_save(stored, txn, true)).await,
-    }
+    Box::pin(A::after_save(stored, &on.executor(), true)).await
 }
 
 /// Writes the set columns of `active` to the record of `V` whose lookup field is `value`, within
@@ -153,10 +141,7 @@ pub(crate) fn update_where<'a, V: ViewSet>(
 /// `before_save`, the `UPDATE` of its row by primary key (`RETURNING` every column, or read back by key in the same
 /// transaction where the backend has no `RETURNING`), `after_save`.
 pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<ModelOf<V>, ApiError> {
-    let active = match on {
-        On::Pool(db) => Box::pin(Active::<V>::before_save(active, db, false)).await,
-        On::Txn(txn) => Box::pin(Active::<V>::before_save(active, txn, false)).await,
-    };
+    let active = Box::pin(Active::<V>::before_save(active, &on.executor(), false)).await;
     let active = active.map_err(db_err::<V::Entity>)?;
     let key = primary_key(&active).map_err(db_err::<V::Entity>)?;
     let mut query = V::Entity::update(active).validate().map_err(db_err::<V::Entity>)?.into_query();
@@ -179,10 +164,7 @@ pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<
         update_then_read::<V>(on, backend.build(&query), key).await?
     };
     let written = written.ok_or(ApiError::NotFound)?;
-    let written = match on {
-        On::Pool(db) => Box::pin(Active::<V>::after_save(written, db, false)).await,
-        On::Txn(txn) => Box::pin(Active::<V>::after_save(written, txn, false)).await,
-    };
+    let written = Box::pin(Active::<V>::after_save(written, &on.executor(), false)).await;
     written.map_err(db_err::<V::Entity>)
 }
 
@@ -206,17 +188,11 @@ pub(crate) async fn delete<V: ViewSet>(on: On<'_>, model: ModelOf<V>) -> Result<
         ApiError::ForeignKeyViolation => ApiError::StillReferenced,
         other => other,
     };
-    let active = match on {
-        On::Pool(db) => Box::pin(Active::<V>::before_delete(model.into_active_model(), db)).await,
-        On::Txn(txn) => Box::pin(Active::<V>::before_delete(model.into_active_model(), txn)).await,
-    };
+    let active = Box::pin(Active::<V>::before_delete(model.into_active_model(), &on.executor())).await;
     let active = active.map_err(refused)?;
     let query = V::Entity::delete(active.clone()).validate().map_err(refused)?.into_query();
     execute(on, on.backend().build(&query), "delete").await.map_err(refused)?;
-    let done = match on {
-        On::Pool(db) => Box::pin(Active::<V>::after_delete(active, db)).await,
-        On::Txn(txn) => Box::pin(Active::<V>::after_delete(active, txn)).await,
-    };
+    let done = Box::pin(Active::<V>::after_delete(active, &on.executor())).await;
     done.map(drop).map_err(refused)
 }
 
