@@ -1,7 +1,6 @@
 //! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}` (`?count=`, or a ViewSet
 //! `count_mode` other than `exact`, adds `count_mode`; `count` is `null` with `count=none`).
 
-use futures_util::TryFutureExt;
 use serde::Serialize;
 
 use super::count::fetch_with_count;
@@ -51,14 +50,16 @@ impl Paginator for LimitOffsetPagination {
         request: &RequestContext,
     ) -> impl Future<Output = Result<PageBody, ApiError>> + Send {
         let (limit, offset) = (page.limit, page.offset);
-        // The statements are rendered now (see `fetch_rows`); `and_then` holds either the fetch or what follows it.
-        fetch_with_count::<V>(page, request).and_then(move |(rows, counted, asked)| async move {
+        // The statements are rendered now (see `fetch_rows`); the block holds either the fetch or what follows it.
+        let fetch = fetch_with_count::<V>(page, request);
+        async move {
+            let (rows, counted, asked) = fetch.await?;
             let results = list_items::<V>(rows, request).await?;
             match (counted.value(), asked) {
                 (Some(count), false) => PageBody::new(&Page { count, results, limit, offset }),
                 (count, _) => PageBody::new(&ModedPage { count, count_mode: counted.mode(), results, limit, offset }),
             }
-        })
+        }
     }
 }
 

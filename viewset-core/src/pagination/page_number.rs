@@ -1,6 +1,5 @@
 //! `PageNumberPagination`: `?page=&page_size=` and `{count, page, page_size, total_pages, results}`.
 
-use futures_util::TryFutureExt;
 use serde::Serialize;
 
 use super::count::{Counted, fetch_with_count};
@@ -47,8 +46,10 @@ impl Paginator for PageNumberPagination {
     ) -> impl Future<Output = Result<PageBody, ApiError>> + Send {
         let page_size = page.limit;
         let number = page.offset / page_size + 1;
-        // The statements are rendered now (see `fetch_rows`); `and_then` holds either the fetch or what follows it.
-        fetch_with_count::<V>(page, request).and_then(move |(rows, counted, asked)| async move {
+        // The statements are rendered now (see `fetch_rows`); the block holds either the fetch or what follows it.
+        let fetch = fetch_with_count::<V>(page, request);
+        async move {
+            let (rows, counted, asked) = fetch.await?;
             let total_pages = counted.value().map(|count| count.div_ceil(page_size));
             if let (Counted::Exact(_), Some(total)) = (counted, total_pages)
                 && number > total.max(1)
@@ -65,6 +66,6 @@ impl Paginator for PageNumberPagination {
                 results,
                 count_mode,
             })
-        })
+        }
     }
 }
