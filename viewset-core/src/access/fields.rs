@@ -62,9 +62,13 @@ pub fn reject_restricted_keys(bytes: &[u8], restricted: &[&'static str]) -> Resu
 /// # Ok(()) }
 /// ```
 pub fn sparse_fields<V: ViewSet>(request: &RequestContext) -> Result<Vec<&'static str>, ApiError> {
+    sparse_fields_of(request, column_names::<V::Entity>())
+}
+
+/// [`sparse_fields`] of a model whose fields are `fields`: one function for every ViewSet.
+fn sparse_fields_of(request: &RequestContext, fields: Vec<&'static str>) -> Result<Vec<&'static str>, ApiError> {
     let Some(raw) = request.query.one("fields")? else { return Ok(Vec::new()) };
-    let shown: Vec<&'static str> =
-        column_names::<V::Entity>().into_iter().filter(|f| !request.hidden_fields.contains(f)).collect();
+    let shown: Vec<&'static str> = fields.into_iter().filter(|f| !request.hidden_fields.contains(f)).collect();
     let asked: Vec<&str> = raw.split(',').collect();
     let unknown: Vec<&str> = asked.iter().copied().filter(|name| !shown.contains(name)).collect();
     if !unknown.is_empty() {

@@ -26,12 +26,15 @@ impl ChangeEvent {
 /// Integer and text keys are read column by column; any other key type (a UUID, a date) takes the record's own
 /// serialization so the value is the same as in response bodies.
 fn primary_key_json<V: ViewSet>(record: &ModelOf<V>) -> serde_json::Value {
-    let keys: Option<Vec<_>> =
-        <V::Entity as EntityTrait>::PrimaryKey::iter().map(|key| plain_json(record.get(key.into_column()))).collect();
-    match keys {
-        Some(keys) => one_or_array(keys),
-        None => key_from_json::<V>(&serde_json::to_value(record).unwrap_or_default()),
+    // A loop, not an iterator chain: adapters over closures are compiled again for every ViewSet.
+    let mut keys = Vec::new();
+    for key in <V::Entity as EntityTrait>::PrimaryKey::iter() {
+        match plain_json(record.get(key.into_column())) {
+            Some(value) => keys.push(value),
+            None => return key_from_json::<V>(&serde_json::to_value(record).unwrap_or_default()),
+        }
     }
+    one_or_array(keys)
 }
 
 /// A key value whose JSON form does not depend on the model's serializer.
@@ -51,11 +54,11 @@ fn plain_json(value: Value) -> Option<serde_json::Value> {
 }
 
 fn key_from_json<V: ViewSet>(json: &serde_json::Value) -> serde_json::Value {
-    one_or_array(
-        <V::Entity as EntityTrait>::PrimaryKey::iter()
-            .map(|k| json.get(field_name::<V::Entity>(k.into_column())).cloned().unwrap_or_default())
-            .collect(),
-    )
+    let mut keys = Vec::new();
+    for key in <V::Entity as EntityTrait>::PrimaryKey::iter() {
+        keys.push(json.get(field_name::<V::Entity>(key.into_column())).cloned().unwrap_or_default());
+    }
+    one_or_array(keys)
 }
 
 /// A single key as itself, a composite key as an array.

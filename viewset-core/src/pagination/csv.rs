@@ -159,10 +159,14 @@ impl Formulas {
 /// The fields of `E` whose JSON is a number written as a string (decimal columns): their cells are numbers, never
 /// formulas.
 pub(crate) fn decimal_fields<E: EntityTrait>() -> Vec<&'static str> {
-    E::Column::iter()
-        .filter(|c| matches!(c.def().get_column_type(), ColumnType::Decimal(_) | ColumnType::Money(_)))
-        .map(field_name::<E>)
-        .collect()
+    // A loop, not an iterator chain: adapters over closures are compiled again for every entity.
+    let mut fields = Vec::new();
+    for column in E::Column::iter() {
+        if matches!(column.def().get_column_type(), ColumnType::Decimal(_) | ColumnType::Money(_)) {
+            fields.push(field_name::<E>(column));
+        }
+    }
+    fields
 }
 
 /// Whether `text` is a plain decimal number (`-9.99`): what a decimal column's JSON string holds.

@@ -14,20 +14,36 @@ use sea_orm::{EntityTrait, IdenStatic, Iterable};
 
 /// The column of the model field `name`.
 pub fn column<E: EntityTrait>(name: &str) -> Option<E::Column> {
-    E::Column::iter().zip(field_names::<E>()).find(|(_, field)| **field == name).map(|(column, _)| column)
+    // Loops, not iterator chains, in this module: adapters over closures are compiled again for every entity.
+    E::Column::iter().nth(position(field_names::<E>(), name)?)
+}
+
+/// Where `name` is in `names`. Not a closure of a generic function, which is compiled again for every entity.
+fn position(names: &[&str], name: &str) -> Option<usize> {
+    names.iter().position(|field| *field == name)
 }
 
 /// The column of `E` named `name` in the database.
 pub(crate) fn column_named<E: EntityTrait>(name: &str) -> Option<E::Column> {
-    E::Column::iter().find(|c| c.as_str() == name)
+    for column in E::Column::iter() {
+        if column.as_str() == name {
+            return Some(column);
+        }
+    }
+    None
 }
 
 /// The model field name of `column`.
 pub fn field_name<E: EntityTrait>(column: E::Column) -> &'static str {
-    E::Column::iter()
-        .zip(field_names::<E>())
-        .find(|(c, _)| c.as_str() == column.as_str())
-        .map_or_else(|| column.as_str(), |(_, field)| field)
+    let names = field_names::<E>();
+    let mut position = 0;
+    for each in E::Column::iter() {
+        if each.as_str() == column.as_str() {
+            return names.get(position).copied().unwrap_or(column.as_str());
+        }
+        position += 1;
+    }
+    column.as_str()
 }
 
 /// Every model field name, in declaration order.
@@ -43,13 +59,12 @@ fn field_names<E: EntityTrait>() -> &'static [&'static str] {
     if let Some(found) = names.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
         return found;
     }
-    let computed: Vec<&'static str> = E::Column::iter()
-        .map(|column| {
-            let field = format!("{column:?}").to_snake_case();
-            // Unrenamed columns (the usual case) keep their static name; renamed ones get theirs once per entity.
-            if field == column.as_str() { column.as_str() } else { &*Box::leak(field.into_boxed_str()) }
-        })
-        .collect();
+    let mut computed: Vec<&'static str> = Vec::new();
+    for column in E::Column::iter() {
+        let field = format!("{column:?}").to_snake_case();
+        // Unrenamed columns (the usual case) keep their static name; renamed ones get theirs once per entity.
+        computed.push(if field == column.as_str() { column.as_str() } else { Box::leak(field.into_boxed_str()) });
+    }
     let mut names = names.write().unwrap_or_else(std::sync::PoisonError::into_inner);
     names.entry(key).or_insert_with(|| Box::leak(computed.into_boxed_slice()))
 }

@@ -190,7 +190,13 @@ fn router_filters<V: Hooks>(request: &RequestContext) -> Result<Filters, ApiErro
     let allowed = V::get_filter_fields();
     let reserved = |k: &str| is_reserved_query_name(k) || V::Pagination::PARAMETERS.contains(&k);
     let read = request.query.read_once(|k| allowed.contains(&k) && !reserved(k) && request.may_query(k))?;
-    Ok(read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    Ok(owned_filters(read))
+}
+
+/// The filters a list read, owned. Not a closure of [`router_filters`]: collected there, a map's sort would be
+/// compiled again for every ViewSet.
+fn owned_filters(read: Vec<(&str, &str)>) -> Filters {
+    read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 /// The typed body, after refusing fields this caller may not write; a body that does not parse is explained with

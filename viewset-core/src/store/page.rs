@@ -15,6 +15,7 @@ use sea_orm::{
 
 use super::memo::Memo;
 use super::replica::{read_row, read_rows};
+use super::write::table;
 use crate::error::{ApiError, db_err};
 use crate::query::list_query::OrderTerm;
 use crate::query::ordering::apply_order;
@@ -90,7 +91,7 @@ impl CountedPage {
         if self.windowed {
             return counted_rows::<V>(self, reader).await;
         }
-        let count = count_of::<V>(self.inner, reader);
+        let count = count_of(self.inner, reader, table::<V>());
         futures_util::future::try_join(page_rows::<V>(self.page, self.limit, reader), count).await
     }
 }
@@ -98,14 +99,25 @@ impl CountedPage {
 /// The rows and count of a [`CountedPage::windowed`] page: the count from its first row; an empty page at offset
 /// 0 counts 0, and one past the end asks the count's own statement.
 async fn counted_rows<V: ViewSet>(page: CountedPage, reader: Reader<'_>) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
+    let table = table::<V>();
+    let (rows, count) = counted_raw_rows(page, reader, table).await?;
+    Ok((V::decode_rows(&rows).map_err(|err| ApiError::from_db(err, table))?, count))
+}
+
+/// [`counted_rows`] before decoding, its errors read for `table`: one function for every ViewSet.
+async fn counted_raw_rows(
+    page: CountedPage,
+    reader: Reader<'_>,
+    table: &'static str,
+) -> Result<(Vec<sea_orm::QueryResult>, u64), ApiError> {
     let capacity = page.limit.min(256) as usize;
-    let rows = read_rows(reader, page.page, capacity, "page").await.map_err(db_err::<V::Entity>)?;
+    let rows = read_rows(reader, page.page, capacity, "page").await.map_err(|err| ApiError::from_db(err, table))?;
     let count = match rows.first() {
-        Some(row) => row.try_get::<i64>("", WINDOW_COUNT).map_err(db_err::<V::Entity>)?.max(0) as u64,
+        Some(row) => row.try_get::<i64>("", WINDOW_COUNT).map_err(|err| ApiError::from_db(err, table))?.max(0) as u64,
         None if page.offset == 0 => 0,
-        None => count_of::<V>(page.inner, reader).await?,
+        None => count_of(page.inner, reader, table).await?,
     };
-    Ok((V::decode_rows(&rows).map_err(db_err::<V::Entity>)?, count))
+    Ok((rows, count))
 }
 
 /// The rows of a page `statement` (role `page`), decoded by the ViewSet ([`ViewSet::decode_rows`]: by position
@@ -157,7 +169,7 @@ pub(crate) fn select_page<'a, V: ViewSet>(
 /// ```
 pub async fn count_rows<'a, V: ViewSet>(select: Select<V::Entity>, db: impl Into<Reader<'a>>) -> Result<u64, ApiError> {
     let reader = db.into();
-    count_of::<V>(unordered(select, reader.backend()), reader).await
+    count_of(unordered(select, reader.backend()), reader, table::<V>()).await
 }
 
 /// `select` rendered for `backend` without its ordering.
@@ -169,9 +181,10 @@ fn unordered<E: EntityTrait>(select: Select<E>, backend: DbBackend) -> Statement
 
 /// The number of rows `inner` (a built select, its `ORDER BY` ignored by the database) returns: sea-orm's
 /// `PaginatorTrait::count` statement (role `count`).
-async fn count_of<V: ViewSet>(inner: Statement, reader: Reader<'_>) -> Result<u64, ApiError> {
-    let count = read_row(reader.into(), count_statement(inner), "count").await.map_err(db_err::<V::Entity>)?;
-    let count = count.map(|row| row.try_get::<i64>("", "num_items")).transpose().map_err(db_err::<V::Entity>)?;
+async fn count_of(inner: Statement, reader: Reader<'_>, table: &'static str) -> Result<u64, ApiError> {
+    let refused = |err| ApiError::from_db(err, table);
+    let count = read_row(reader.into(), count_statement(inner), "count").await.map_err(refused)?;
+    let count = count.map(|row| row.try_get::<i64>("", "num_items")).transpose().map_err(refused)?;
     Ok(count.map_or(0, |n| n.max(0) as u64))
 }
 
