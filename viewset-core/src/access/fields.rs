@@ -79,6 +79,11 @@ fn sparse_fields_of(request: &RequestContext, fields: Vec<&'static str>) -> Resu
     Ok(shown.into_iter().filter(|field| !asked.contains(field)).collect())
 }
 
+/// `fields` without those in `left_out`.
+pub(crate) fn leave_out(fields: &mut Vec<&'static str>, left_out: &[&'static str]) {
+    fields.retain(|field| !left_out.contains(field));
+}
+
 /// A representation without the hidden fields.
 pub fn visible<T: Serialize>(item: &T, hidden: &[&'static str]) -> serde_json::Value {
     let mut value = serde_json::to_value(item).unwrap_or(serde_json::Value::Null);

@@ -138,8 +138,7 @@ pub(crate) fn load<'a, R: Hooks>(
         let column = column_named::<R::Entity>(batch.column);
         let missing = || sea_orm::DbErr::Custom(format!("no column `{}` to embed by", batch.column));
         let column = column.ok_or_else(|| ApiError::Database(missing()))?;
-        let column_type = column.def().get_column_type().clone();
-        let values: Vec<sea_orm::Value> = batch.keys.iter().filter_map(|k| from_json(&column_type, k).ok()).collect();
+        let values = key_values(column.def().get_column_type(), &batch.keys);
         let query = ListQuery::new(access::scoped_query::<R>(&own, &Filters::new())?.filter(column.is_in(values)));
         let order = effective_order::<R>(&query, &own);
         let select = apply_order(query.select, &order, false).limit(MAX_EMBEDDED_ROWS + 1);
@@ -149,24 +148,30 @@ pub(crate) fn load<'a, R: Hooks>(
                 format!("More than {MAX_EMBEDDED_ROWS} records to embed (limit MAX_EMBEDDED_ROWS): ask a smaller page");
             return Err(ApiError::input(["query", "expand"], msg, "too_many_embedded"));
         }
-        let rows: Vec<ModelOf<R>> = rows
-            .into_iter()
-            .filter(|row| R::permission_classes(&mut |p| permission::check_object(p, &own, row)).is_ok())
-            .collect();
-        let nested = embed_rows::<R>(&rows, batch.nested, &own).await?;
+        // Loops, not iterator chains: adapters over closures are compiled again for every ViewSet.
+        let mut permitted: Vec<ModelOf<R>> = Vec::with_capacity(rows.len());
+        for row in rows {
+            if R::permission_classes(&mut |p| permission::check_object(p, &own, &row)).is_ok() {
+                permitted.push(row);
+            }
+        }
+        let nested = embed_rows::<R>(&permitted, batch.nested, &own).await?;
         let left_out = own.left_out();
         let field = field_name::<R::Entity>(column);
-        Ok(rows
-            .into_iter()
-            .zip(nested)
-            .map(|(row, embedded)| {
-                let key = serde_json::to_value(&row).ok().and_then(|m| m.get(field).cloned()).unwrap_or_default();
-                let mut record = visible(&R::ListItem::from_model(row), &left_out);
-                super::attach(&mut record, embedded);
-                (key.to_string(), record)
-            })
-            .collect())
+        let mut loaded = Vec::with_capacity(permitted.len());
+        for (row, embedded) in permitted.into_iter().zip(nested) {
+            let key = serde_json::to_value(&row).ok().and_then(|m| m.get(field).cloned()).unwrap_or_default();
+            let mut record = visible(&R::ListItem::from_model(row), &left_out);
+            super::attach(&mut record, embedded);
+            loaded.push((key.to_string(), record));
+        }
+        Ok(loaded)
     })
+}
+
+/// The keys of a batch as values of a column of type `column_type` (those it cannot hold left out).
+fn key_values(column_type: &sea_orm::sea_query::ColumnType, keys: &[Json]) -> Vec<sea_orm::Value> {
+    keys.iter().filter_map(|key| from_json(column_type, key).ok()).collect()
 }
 
 impl Embedder {

@@ -14,7 +14,7 @@ use sea_orm::{
 
 use super::batch::{Answers, Chunk, Run, Turn};
 use crate::access;
-use crate::error::{ApiError, db_err};
+use crate::error::ApiError;
 use crate::query::columns::field_name;
 use crate::query::params::Filters;
 use crate::query::value::from_json;
@@ -57,24 +57,8 @@ pub(crate) async fn visible_frame_in<V: Hooks>(
     {
         return Ok(visible_record::<V>(request, pk).await?.map(frame));
     }
-    let reader = request.reader();
-    // Built by the leader only: the record's own select, every column, by key.
-    let run: Run<'_> = Box::new(move |scopes| {
-        Box::pin(async move {
-            let record = V::Entity::find().filter(condition).into_query();
-            let chunks = crate::store::visibility::admitted_by_each(reader, record, scopes).await;
-            let mut answers = Vec::new();
-            for chunk in chunks.map_err(db_err::<V::Entity>)? {
-                let model = match chunk.row {
-                    Some(row) => V::decode_rows(std::slice::from_ref(&row)).map_err(db_err::<V::Entity>)?.pop(),
-                    None => None,
-                };
-                let record = model.map(|model| Mutex::new(Box::new(model) as Box<dyn Any + Send>));
-                answers.push(Chunk { record, admits: chunk.admits });
-            }
-            Ok(Answers::new(answers))
-        })
-    });
+    let of = Record { select: record_select::<V>, condition, decode: decode_any::<V> };
+    let run = by_each(request.reader(), of, V::Entity::default().table_name());
     let Some((outcome, index)) = turn.submit(scope, run).await else {
         return Ok(visible_record::<V>(request, pk).await?.map(frame));
     };
@@ -92,6 +76,44 @@ pub(crate) async fn visible_frame_in<V: Hooks>(
             answers.with_admitted(index, |model: &ModelOf<V>| model.clone()).map(frame)
         })),
     }
+}
+
+/// The record's own select, every column, by key: built by the batch's leader only.
+fn record_select<V: Hooks>(condition: Condition) -> sea_orm::sea_query::SelectStatement {
+    V::Entity::find().filter(condition).into_query()
+}
+
+/// What [`by_each`] reads of the record: its select (`select(condition)`) and how its row decodes.
+struct Record {
+    select: fn(Condition) -> sea_orm::sea_query::SelectStatement,
+    condition: Condition,
+    decode: fn(&sea_orm::QueryResult) -> Result<Option<Box<dyn Any + Send>>, DbErr>,
+}
+
+/// A row of `V` decoded, as the batch keeps it.
+fn decode_any<V: Hooks>(row: &sea_orm::QueryResult) -> Result<Option<Box<dyn Any + Send>>, DbErr> {
+    Ok(V::decode_rows(std::slice::from_ref(row))?.pop().map(|model| Box::new(model) as Box<dyn Any + Send>))
+}
+
+/// The batch's run for [`visible_frame_in`]: the record's select asked with each chunk of scopes, its row decoded.
+/// One function for every ViewSet.
+fn by_each<'a>(reader: crate::request::Reader<'a>, of: Record, table: &'static str) -> Run<'a> {
+    Box::new(move |scopes| {
+        Box::pin(async move {
+            let refused = |err| ApiError::from_db(err, table);
+            let (record, decode) = ((of.select)(of.condition), of.decode);
+            let chunks = crate::store::visibility::admitted_by_each(reader, record, scopes).await;
+            let mut answers = Vec::new();
+            for chunk in chunks.map_err(refused)? {
+                let model = match chunk.row {
+                    Some(row) => decode(&row).map_err(refused)?,
+                    None => None,
+                };
+                answers.push(Chunk { record: model.map(Mutex::new), admits: chunk.admits });
+            }
+            Ok(Answers::new(answers))
+        })
+    })
 }
 
 /// The condition selecting the record with primary key `pk` (`None`: not a key of `V`).
@@ -138,16 +160,11 @@ pub(crate) async fn could_see_deleted_in<V: Hooks>(
     let Some(turn) = turn else { return could_see_deleted::<V>(request, snapshot).await };
     let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
     let scope = access::scoped_query::<V>(request, &Filters::new())?.into_query();
-    let row: Vec<_> = row.into_iter().map(|(column, value)| (column.as_str(), value)).collect();
-    let table = V::Entity::default().table_name();
-    let reader = request.reader();
-    let run: Run<'_> = Box::new(move |scopes| {
-        Box::pin(async move {
-            let chunks = crate::store::visibility::admitted_over_row(reader, table, row, scopes).await;
-            let chunks = chunks.map_err(db_err::<V::Entity>)?;
-            Ok(Answers::new(chunks.into_iter().map(|admits| Chunk { record: None, admits }).collect()))
-        })
-    });
+    let mut named = Vec::with_capacity(row.len());
+    for (column, value) in row {
+        named.push((column.as_str(), value));
+    }
+    let run = over_row(request.reader(), V::Entity::default().table_name(), named);
     let Some((outcome, index)) = turn.submit(scope, run).await else {
         return could_see_deleted::<V>(request, snapshot).await;
     };
@@ -155,6 +172,18 @@ pub(crate) async fn could_see_deleted_in<V: Hooks>(
         Ok(answers) => Ok(answers.admits(index)),
         Err(err) => Err(ApiError::Database(DbErr::Custom(err.clone()))),
     }
+}
+
+/// The batch's run for [`could_see_deleted_in`]: the scopes asked over the one-row common table expression of `row`
+/// (named like `table`). One function for every ViewSet.
+fn over_row<'a>(reader: crate::request::Reader<'a>, table: &'static str, row: Vec<(&'static str, Value)>) -> Run<'a> {
+    Box::new(move |scopes| {
+        Box::pin(async move {
+            let chunks = crate::store::visibility::admitted_over_row(reader, table, row, scopes).await;
+            let chunks = chunks.map_err(|err| ApiError::from_db(err, table))?;
+            Ok(Answers::new(chunks.into_iter().map(|admits| Chunk { record: None, admits }).collect()))
+        })
+    })
 }
 
 /// The last state of a deleted record as its columns' values (`None`: a field the column cannot hold).

@@ -155,8 +155,41 @@ pub(crate) fn condition<C: ColumnTrait>(
     backend: DbBackend,
     limits: &QueryLimits,
 ) -> Result<Expr, ApiError> {
-    let def = col.def();
-    let ty = def.get_column_type();
+    // The checks and the values are worked out once for every column type; only the expression is `C`'s.
+    Ok(match operand(col.def().get_column_type(), lookup, raw, param, limits)? {
+        Operand::IsNull(true) => col.is_null(),
+        Operand::IsNull(false) => col.is_not_null(),
+        Operand::Eq(value) => col.eq(value),
+        Operand::Gt(value) => col.gt(value),
+        Operand::Gte(value) => col.gte(value),
+        Operand::Lt(value) => col.lt(value),
+        Operand::Lte(value) => col.lte(value),
+        Operand::In(values) => col.is_in(values),
+        Operand::Contains { insensitive } => text_match(col, raw, Wildcards::Literal, insensitive, backend),
+    })
+}
+
+/// What a filter compares its column with, checked and typed.
+enum Operand {
+    IsNull(bool),
+    Eq(sea_orm::Value),
+    Gt(sea_orm::Value),
+    Gte(sea_orm::Value),
+    Lt(sea_orm::Value),
+    Lte(sea_orm::Value),
+    In(Vec<sea_orm::Value>),
+    Contains { insensitive: bool },
+}
+
+/// The operand of `lookup` on a column of type `ty` for the raw value `raw` of `param` (a 422 naming `param` when
+/// the lookup does not apply or the value does not parse).
+fn operand(
+    ty: &sea_orm::sea_query::ColumnType,
+    lookup: FilterLookup,
+    raw: &str,
+    param: &str,
+    limits: &QueryLimits,
+) -> Result<Operand, ApiError> {
     let bad = |msg: String, kind: &str| ApiError::input(["query", param], msg, kind);
     let value = |raw: &str| parse_value(ty, raw).map_err(|msg| bad(msg, "value_error"));
     if !lookup.applies_to(ty) {
@@ -168,25 +201,24 @@ pub(crate) fn condition<C: ColumnTrait>(
         return Err(bad(msg, "unsupported_lookup"));
     }
     Ok(match lookup {
-        FilterLookup::Exact if is_null_word(raw) => col.is_null(),
-        FilterLookup::Exact => col.eq(value(raw)?),
+        FilterLookup::Exact if is_null_word(raw) => Operand::IsNull(true),
+        FilterLookup::Exact => Operand::Eq(value(raw)?),
         FilterLookup::Gt | FilterLookup::Gte | FilterLookup::Lt | FilterLookup::Lte => {
             let v = comparable(ty, raw, lookup).map_err(|msg| bad(msg, "value_error"))?;
             match lookup {
-                FilterLookup::Gt => col.gt(v),
-                FilterLookup::Gte => col.gte(v),
-                FilterLookup::Lt => col.lt(v),
-                _ => col.lte(v),
+                FilterLookup::Gt => Operand::Gt(v),
+                FilterLookup::Gte => Operand::Gte(v),
+                FilterLookup::Lt => Operand::Lt(v),
+                _ => Operand::Lte(v),
             }
         }
         FilterLookup::In => {
             let items: Vec<&str> = raw.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
             limits.check_in_values(param, items.len())?;
-            col.is_in(items.into_iter().map(value).collect::<Result<Vec<_>, _>>()?)
+            Operand::In(items.into_iter().map(value).collect::<Result<Vec<_>, _>>()?)
         }
         FilterLookup::IsNull => match parse_bool(raw) {
-            Some(true) => col.is_null(),
-            Some(false) => col.is_not_null(),
+            Some(null) => Operand::IsNull(null),
             None => {
                 return Err(bad("Input should be a valid boolean (true/false, yes/no, 1/0)".into(), "bool_parsing"));
             }
@@ -194,7 +226,7 @@ pub(crate) fn condition<C: ColumnTrait>(
         FilterLookup::Contains | FilterLookup::IContains => {
             limits.check_search(param, raw)?;
             check_text(raw).map_err(|msg| bad(msg, "value_error"))?;
-            text_match(col, raw, Wildcards::Literal, lookup == FilterLookup::IContains, backend)
+            Operand::Contains { insensitive: lookup == FilterLookup::IContains }
         }
     })
 }

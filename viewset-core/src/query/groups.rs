@@ -87,33 +87,50 @@ pub(crate) fn group_condition<V: ViewSet>(
     backend: DbBackend,
     limits: &QueryLimits,
 ) -> Result<Condition, ApiError> {
-    let combine = |start: Condition, items: &[FilterGroup]| {
-        items.iter().try_fold(start, |acc, item| Ok(acc.add(group_condition::<V>(item, request, backend, limits)?)))
+    let combine = |mut combined: Condition, items: &[FilterGroup]| {
+        for item in items {
+            combined = combined.add(group_condition::<V>(item, request, backend, limits)?);
+        }
+        Ok(combined)
     };
     match group {
         FilterGroup::All(items) => combine(Condition::all(), items),
         FilterGroup::Any(items) => combine(Condition::any(), items),
         FilterGroup::Term(key, value) => {
-            let allowed = V::CONFIG.filterable_fields.iter().filter(|f| request.may_query(f));
-            let allowed: Vec<&str> = allowed.copied().collect();
+            let allowed = queryable(V::CONFIG.filterable_fields, request);
             let related =
                 RelatedField::find(V::CONFIG.related_fields, key).filter(|(rf, _)| allowed.contains(&rf.path));
             let built = match related {
                 Some((rf, lookup)) => super::related::filter::<V::Entity>(rf, lookup, value, "or", request),
                 None => term_condition::<V>(key, value, &allowed, backend, limits),
             };
-            match built {
-                Ok(expr) => Ok(Condition::all().add(expr)),
-                Err(ApiError::Input(mut errors)) => {
-                    for error in &mut errors {
-                        error.msg = format!("`{key}` in `or`: {}", error.msg);
-                    }
-                    Err(ApiError::Input(errors))
-                }
-                Err(other) => Err(other),
-            }
+            in_or(key, built)
         }
     }
+}
+
+/// The fields of `fields` this caller may filter on.
+fn queryable(fields: &'static [&'static str], request: &RequestContext) -> Vec<&'static str> {
+    fields.iter().copied().filter(|field| request.may_query(field)).collect()
+}
+
+/// A term's condition, its errors saying they are `key` in `or`.
+fn in_or(key: &str, built: Result<Expr, ApiError>) -> Result<Condition, ApiError> {
+    match built {
+        Ok(expr) => Ok(Condition::all().add(expr)),
+        Err(ApiError::Input(mut errors)) => {
+            for error in &mut errors {
+                error.msg = format!("`{key}` in `or`: {}", error.msg);
+            }
+            Err(ApiError::Input(errors))
+        }
+        Err(other) => Err(other),
+    }
+}
+
+/// A term naming a field that is not a filter here.
+fn not_filterable(allowed: &[&str]) -> ApiError {
+    group_error(format!("not a filter of this endpoint (filterable: {})", allowed.join(", ")), "unknown_field")
 }
 
 /// A term on a field of `V` itself.
@@ -125,10 +142,10 @@ fn term_condition<V: ViewSet>(
     limits: &QueryLimits,
 ) -> Result<Expr, ApiError> {
     let (field, lookup) = FilterLookup::split(key);
-    let col = column::<V::Entity>(field).filter(|_| allowed.contains(&field)).ok_or_else(|| {
-        let msg = format!("not a filter of this endpoint (filterable: {})", allowed.join(", "));
-        group_error(msg, "unknown_field")
-    })?;
+    let col = match column::<V::Entity>(field) {
+        Some(col) if allowed.contains(&field) => col,
+        _ => return Err(not_filterable(allowed)),
+    };
     let Some(lookup) = lookup else {
         let suffix = key.split_once("__").map_or("", |(_, suffix)| suffix);
         return Err(group_error(format!("unsupported lookup `{suffix}`"), "unsupported_lookup"));

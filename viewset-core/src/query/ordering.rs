@@ -29,7 +29,7 @@ impl FilterBackend for OrderingFilter {
         if !V::CONFIG.ordering_fields.exists() {
             return Ok(query);
         }
-        let terms: Vec<&str> = raw.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
+        let terms = ordering_terms(raw);
         request.query.limits().check_ordering_terms(terms.len())?;
         if terms.is_empty() {
             return Ok(query);
@@ -54,6 +54,11 @@ impl FilterBackend for OrderingFilter {
         query.ordering = if applied { OrderingState::Applied } else { OrderingState::OnlyInvalid };
         Ok(query)
     }
+}
+
+/// The terms of `?ordering=`, trimmed, empty ones left out.
+fn ordering_terms(raw: &str) -> Vec<&str> {
+    raw.split(',').map(str::trim).filter(|term| !term.is_empty()).collect()
 }
 
 /// The effective ordering: requested terms, or the ViewSet's default when none was requested, then the primary key

@@ -187,16 +187,15 @@ pub fn respond(result: Result<Response, ApiError>) -> Response {
 /// Query parameters named in `get_filter_fields()` become the router's exact-match filters (each at most once),
 /// except the reserved names (`query::RESERVED_QUERY_NAMES` and the paginator's parameters).
 fn router_filters<V: Hooks>(request: &RequestContext) -> Result<Filters, ApiError> {
-    let allowed = V::get_filter_fields();
-    let reserved = |k: &str| is_reserved_query_name(k) || V::Pagination::PARAMETERS.contains(&k);
-    let read = request.query.read_once(|k| allowed.contains(&k) && !reserved(k) && request.may_query(k))?;
-    Ok(owned_filters(read))
+    filters_of(request, &V::get_filter_fields(), V::Pagination::PARAMETERS)
 }
 
-/// The filters a list read, owned. Not a closure of [`router_filters`]: collected there, a map's sort would be
-/// compiled again for every ViewSet.
-fn owned_filters(read: Vec<(&str, &str)>) -> Filters {
-    read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+/// [`router_filters`] of the fields `allowed`, the paginator's parameters being `paginator`: one function for every
+/// ViewSet (in the generic one, the closures and the map's sort were compiled again for each).
+fn filters_of(request: &RequestContext, allowed: &[&str], paginator: &[&str]) -> Result<Filters, ApiError> {
+    let reserved = |k: &str| is_reserved_query_name(k) || paginator.contains(&k);
+    let read = request.query.read_once(|k| allowed.contains(&k) && !reserved(k) && request.may_query(k))?;
+    Ok(read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
 }
 
 /// The typed body, after refusing fields this caller may not write; a body that does not parse is explained with
@@ -260,7 +259,7 @@ fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Respon
                 // The header of an empty page: the model's fields this response shows.
                 let left_out = request.left_out();
                 let mut header = column_names::<V::Entity>();
-                header.retain(|field| !left_out.contains(field));
+                crate::access::fields::leave_out(&mut header, &left_out);
                 if Plan::of::<V>(request.db.get_database_backend()).streams_csv {
                     return boxed(|| stream_csv::<V>(request, filters, header)).await;
                 }

@@ -117,7 +117,11 @@ fn entity_then_count(names: &mut dyn Iterator<Item = &str>, entity: &mut dyn Ite
 /// # Ok(()) }
 /// ```
 pub fn decode_by_name<M: FromQueryResult>(rows: &[QueryResult]) -> Result<Vec<M>, DbErr> {
-    rows.iter().map(|row| M::from_query_result(row, "")).collect()
+    let mut decoded = Vec::with_capacity(rows.len());
+    for row in rows {
+        decoded.push(M::from_query_result(row, "")?);
+    }
+    Ok(decoded)
 }
 
 #[cfg(test)]

@@ -29,18 +29,20 @@ use crate::query::value::{check_fits, check_storable};
 /// assert_eq!(err.status(), 422);
 /// ```
 pub fn check_storable_body<A: ActiveModelTrait>(active: &A) -> Result<(), ApiError> {
-    let errors: Vec<InputError> = <A::Entity as EntityTrait>::Column::iter()
-        .filter_map(|column| match active.get(column) {
-            ActiveValue::Set(value) => check_storable(&value)
-                // Only a decimal has a precision to fit (`def()` builds the column's definition).
-                .and_then(|()| match value {
-                    sea_orm::Value::Decimal(Some(_)) => check_fits(column.def().get_column_type(), &value),
-                    _ => Ok(()),
-                })
-                .err()
-                .map(|msg| InputError::new(["body", field_name::<A::Entity>(column)], msg, "value_error")),
-            _ => None,
-        })
-        .collect();
+    // A loop, not an iterator chain: adapters over closures are compiled again for every model.
+    let mut errors = Vec::new();
+    for column in <A::Entity as EntityTrait>::Column::iter() {
+        let ActiveValue::Set(value) = active.get(column) else { continue };
+        let checked = match check_storable(&value) {
+            // Only a decimal has a precision to fit (`def()` builds the column's definition).
+            Ok(()) if matches!(value, sea_orm::Value::Decimal(Some(_))) => {
+                check_fits(column.def().get_column_type(), &value)
+            }
+            checked => checked,
+        };
+        if let Err(msg) = checked {
+            errors.push(InputError::new(["body", field_name::<A::Entity>(column)], msg, "value_error"));
+        }
+    }
     if errors.is_empty() { Ok(()) } else { Err(ApiError::Input(errors)) }
 }

@@ -207,22 +207,47 @@ fn page_statement<E: EntityTrait>(of: TypeId, page: PageQuery<E>, inner: &Statem
     let Some(key) = ordering_key(&page.order).map(|k| (of, std::mem::discriminant(&backend), k)) else {
         return rendered(page, backend);
     };
-    let before = inner.values.as_ref().map_or(0, |v| v.0.len());
-    if let Some(found) = CACHE.read().get(&key) {
-        let Some(order) = found else { return rendered(page, backend) };
-        let mut sql = String::with_capacity(inner.sql.len() + order.len() + 32);
-        sql.push_str(&inner.sql);
-        sql.push_str(order);
-        push_window(&mut sql, backend, before);
-        let mut values = Vec::with_capacity(before + 2);
-        values.extend(inner.values.iter().flat_map(|v| v.0.iter().cloned()));
-        values.extend(window_values(&page));
-        return Statement { sql, values: Some(Values(values)), db_backend: backend };
+    let window = window_values(&page);
+    // The read lock is released here: `learn` takes the write lock.
+    let cached = CACHE.read().get(&key).cloned();
+    match cached {
+        Some(Some(order)) => from_cached(inner, &order, window, backend),
+        Some(None) => rendered(page, backend),
+        None => {
+            let full = rendered(page, backend);
+            learn(key, inner, &full, window, backend);
+            full
+        }
     }
-    let expected = window_values(&page);
+}
+
+/// `inner`, then the cached `order` text, then the window: the page's statement without sea-query.
+fn from_cached(inner: &Statement, order: &str, window: [Value; 2], backend: DbBackend) -> Statement {
+    let before = inner.values.as_ref().map_or(0, |v| v.0.len());
+    let mut sql = String::with_capacity(inner.sql.len() + order.len() + 32);
+    sql.push_str(&inner.sql);
+    sql.push_str(order);
+    push_window(&mut sql, backend, before);
+    let mut values = Vec::with_capacity(before + 2);
+    if let Some(inner) = &inner.values {
+        values.extend_from_slice(&inner.0);
+    }
+    values.extend(window);
+    Statement { sql, values: Some(Values(values)), db_backend: backend }
+}
+
+/// Caches under `key` the ordering text of `full` (the page sea-query rendered), found between `inner` and the
+/// window when the values agree; else that this ordering is rendered in full every time.
+fn learn(
+    key: (TypeId, Discriminant<DbBackend>, u64),
+    inner: &Statement,
+    full: &Statement,
+    expected: [Value; 2],
+    backend: DbBackend,
+) {
+    let before = inner.values.as_ref().map_or(0, |v| v.0.len());
     let mut window = String::new();
     push_window(&mut window, backend, before);
-    let full = rendered(page, backend);
     let order = full
         .sql
         .strip_prefix(inner.sql.as_str())
@@ -234,7 +259,6 @@ fn page_statement<E: EntityTrait>(of: TypeId, page: PageQuery<E>, inner: &Statem
         })
         .map(Arc::from);
     CACHE.insert(key, order);
-    full
 }
 
 /// The page rendered through sea-query: the select ordered, then its offset and limit.

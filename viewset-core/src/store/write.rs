@@ -257,8 +257,10 @@ fn by_key<E: EntityTrait>(key: ValueTuple) -> Select<E> {
 /// (as the rows decode by position). Other backends' statements as they are.
 pub(super) fn returning_on_mariadb<E: EntityTrait>(mut statement: Statement) -> Statement {
     if statement.db_backend == sea_orm::DbBackend::MySql {
-        let columns: Vec<String> =
-            E::Column::iter().map(|c| format!("`{}`", sea_orm::IdenStatic::as_str(&c).replace('`', "``"))).collect();
+        let mut columns = Vec::new();
+        for column in E::Column::iter() {
+            columns.push(format!("`{}`", sea_orm::IdenStatic::as_str(&column).replace('`', "``")));
+        }
         statement.sql = format!("{} RETURNING {}", statement.sql, columns.join(", "));
     }
     statement
@@ -267,6 +269,9 @@ pub(super) fn returning_on_mariadb<E: EntityTrait>(mut statement: Statement) -> 
 /// `RETURNING` every column of `E`, each as sea-orm's own `exec_with_returning` selects it (so the row decodes as the
 /// model).
 pub(super) fn every_column<E: EntityTrait>(backend: sea_orm::DbBackend) -> sea_orm::sea_query::ReturningClause {
-    let columns = E::Column::iter().map(|c| c.select_as(c.into_returning_expr(backend)));
+    let mut columns = Vec::new();
+    for column in E::Column::iter() {
+        columns.push(column.select_as(column.into_returning_expr(backend)));
+    }
     sea_orm::sea_query::Query::returning().exprs(columns)
 }
