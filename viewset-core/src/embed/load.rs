@@ -69,12 +69,15 @@ pub fn embed_rows<'a, V: ViewSet>(
     // A ViewSet without `expandable` is never asked to embed: its code for embedding is not compiled (a branch a
     // constant rules out is not instantiated; build time: BENCHMARKS.md, "Compile cost").
     if const { V::CONFIG.expandable.is_empty() } {
-        return Either::Left(ready(Ok(rows.iter().map(|_| Vec::new()).collect())));
+        return Either::Left(ready(Ok(nothing_embedded(rows.len(), 0))));
     }
     if expand.is_empty() || rows.is_empty() {
-        return Either::Left(ready(Ok(rows.iter().map(|_| Vec::with_capacity(expand.items.len())).collect())));
+        return Either::Left(ready(Ok(nothing_embedded(rows.len(), expand.items.len()))));
     }
-    let models: Vec<Json> = rows.iter().map(|row| serde_json::to_value(row).unwrap_or(Json::Null)).collect();
+    let mut models = Vec::with_capacity(rows.len());
+    for row in rows {
+        models.push(serde_json::to_value(row).unwrap_or(Json::Null));
+    }
     Either::Right(Box::pin(embed_models(models, &field_of::<V::Entity>, expand, request)))
 }
 
@@ -100,6 +103,11 @@ async fn embed_models(
         }
     }
     Ok(out)
+}
+
+/// No embedded value for each of `rows` records, with room for `relations`.
+fn nothing_embedded(rows: usize, relations: usize) -> Embedded {
+    (0..rows).map(|_| Vec::with_capacity(relations)).collect()
 }
 
 /// The embedded values of each record: per relation asked, its name and value.

@@ -118,15 +118,17 @@ fn by_each<'a>(reader: crate::request::Reader<'a>, of: Record, table: &'static s
 
 /// The condition selecting the record with primary key `pk` (`None`: not a key of `V`).
 fn key_condition<V: Hooks>(pk: &serde_json::Value) -> Option<Condition> {
-    let keys: Vec<_> = <V::Entity as EntityTrait>::PrimaryKey::iter().map(|k| k.into_column()).collect();
-    let values: Vec<&serde_json::Value> = match (keys.len(), pk) {
-        (1, v) => vec![v],
-        (_, serde_json::Value::Array(vs)) => vs.iter().collect(),
+    // A loop, not an iterator chain: adapters over closures are compiled again for every ViewSet.
+    let count = <V::Entity as EntityTrait>::PrimaryKey::iter().count();
+    let values: &[serde_json::Value] = match (count, pk) {
+        (1, value) => std::slice::from_ref(value),
+        (_, serde_json::Value::Array(values)) if values.len() == count => values,
         _ => return None,
     };
     let mut condition = Condition::all();
-    for (col, value) in keys.into_iter().zip(values) {
-        condition = condition.add(col.eq(typed(col, value)?));
+    for (position, key) in <V::Entity as EntityTrait>::PrimaryKey::iter().enumerate() {
+        let col = key.into_column();
+        condition = condition.add(col.eq(typed(col, &values[position])?));
     }
     Some(condition)
 }

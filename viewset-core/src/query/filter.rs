@@ -66,13 +66,7 @@ impl FilterBackend for ServiceFilterBackend {
         let limits = *request.query.limits();
         // Every parameter naming an allowed field is read, so each may appear once (a repeated filter is a 422).
         let related = V::CONFIG.related_fields;
-        let read = request.query.read_once(|key| match RelatedField::find(related, key) {
-            Some((path, _)) => allowed.contains(&path.path),
-            None => {
-                let field = FilterLookup::split(key).0;
-                allowed.contains(&field) && request.may_query(field)
-            }
-        })?;
+        let read = read_filters(request, allowed, related)?;
         let mut conditions = Vec::with_capacity(read.len());
         for (key, raw) in read {
             if let Some((path, lookup)) = RelatedField::find(related, key) {
@@ -80,13 +74,8 @@ impl FilterBackend for ServiceFilterBackend {
                 continue;
             }
             let (field, lookup) = FilterLookup::split(key);
-            let col = column::<V::Entity>(field)
-                .ok_or_else(|| ApiError::input(["query", key], format!("Unknown field `{field}`"), "unknown_field"))?;
-            let Some(lookup) = lookup else {
-                let suffix = key.split_once("__").map_or("", |(_, suffix)| suffix);
-                let msg = format!("unsupported lookup `{suffix}`");
-                return Err(ApiError::input(["query", key], msg, "unsupported_lookup"));
-            };
+            let Some(col) = column::<V::Entity>(field) else { return Err(unknown_field(key, field)) };
+            let Some(lookup) = lookup else { return Err(unsupported_lookup(key)) };
             conditions.push(condition(col, lookup, raw, key, backend, &limits)?);
         }
         if let Some(all) = all_of(conditions) {
@@ -98,6 +87,33 @@ impl FilterBackend for ServiceFilterBackend {
         }
         Ok(query)
     }
+}
+
+/// The filter parameters of a list: each naming an allowed field (or a related field's path) this caller may query,
+/// read once. One function for every ViewSet.
+fn read_filters<'r>(
+    request: &'r RequestContext,
+    allowed: &[&str],
+    related: &'static [RelatedField],
+) -> Result<Vec<(&'r str, &'r str)>, ApiError> {
+    request.query.read_once(|key| match RelatedField::find(related, key) {
+        Some((path, _)) => allowed.contains(&path.path),
+        None => {
+            let field = FilterLookup::split(key).0;
+            allowed.contains(&field) && request.may_query(field)
+        }
+    })
+}
+
+/// A filter parameter `key` naming no field of the model.
+fn unknown_field(key: &str, field: &str) -> ApiError {
+    ApiError::input(["query", key], format!("Unknown field `{field}`"), "unknown_field")
+}
+
+/// A filter parameter `key` with a lookup no filter has.
+fn unsupported_lookup(key: &str) -> ApiError {
+    let suffix = key.split_once("__").map_or("", |(_, suffix)| suffix);
+    ApiError::input(["query", key], format!("unsupported lookup `{suffix}`"), "unsupported_lookup")
 }
 
 /// The conjunction of `conditions` as a balanced tree: its depth (and so the stack its rendering and dropping

@@ -129,8 +129,10 @@ pub(crate) async fn page_rows<V: ViewSet>(
     reader: Reader<'_>,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
     let capacity = limit.min(256) as usize;
-    let rows = read_rows(reader, statement, capacity, "page").await.and_then(|rows| V::decode_rows(&rows));
-    rows.map_err(db_err::<V::Entity>)
+    match read_rows(reader, statement, capacity, "page").await {
+        Ok(rows) => V::decode_rows(&rows).map_err(db_err::<V::Entity>),
+        Err(err) => Err(db_err::<V::Entity>(err)),
+    }
 }
 
 /// The rows of `select`, an ordered window whose `LIMIT` is `limit`, as a page ([`page_rows`]). The statement is
