@@ -87,8 +87,11 @@ fn record_select<V: Hooks>(condition: Condition) -> sea_orm::sea_query::SelectSt
 struct Record {
     select: fn(Condition) -> sea_orm::sea_query::SelectStatement,
     condition: Condition,
-    decode: fn(&sea_orm::QueryResult) -> Result<Option<Box<dyn Any + Send>>, DbErr>,
+    decode: DecodeAny,
 }
+
+/// How [`by_each`] decodes a row of the record: into the model, boxed as the batch keeps it.
+type DecodeAny = fn(&sea_orm::QueryResult) -> Result<Option<Box<dyn Any + Send>>, DbErr>;
 
 /// A row of `V` decoded, as the batch keeps it.
 fn decode_any<V: Hooks>(row: &sea_orm::QueryResult) -> Result<Option<Box<dyn Any + Send>>, DbErr> {

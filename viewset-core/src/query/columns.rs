@@ -24,6 +24,7 @@ fn position(names: &[&str], name: &str) -> Option<usize> {
 }
 
 /// The column of `E` named `name` in the database.
+#[allow(clippy::manual_find)] // `find` takes a closure: compiled again for every entity.
 pub(crate) fn column_named<E: EntityTrait>(name: &str) -> Option<E::Column> {
     for column in E::Column::iter() {
         if column.as_str() == name {
@@ -36,12 +37,10 @@ pub(crate) fn column_named<E: EntityTrait>(name: &str) -> Option<E::Column> {
 /// The model field name of `column`.
 pub fn field_name<E: EntityTrait>(column: E::Column) -> &'static str {
     let names = field_names::<E>();
-    let mut position = 0;
-    for each in E::Column::iter() {
+    for (position, each) in E::Column::iter().enumerate() {
         if each.as_str() == column.as_str() {
             return names.get(position).copied().unwrap_or(column.as_str());
         }
-        position += 1;
     }
     column.as_str()
 }

@@ -13,12 +13,14 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
 use axum::handler::Handler;
 use axum::http::request::Parts;
 use axum::response::Response;
+use axum::routing::{MethodRouter, get};
 
 use crate::request::embedders::SharedEmbedders;
 use crate::request::{RequestContext, RouteContext, ServiceState};
@@ -58,6 +60,49 @@ where
 
     fn call(self, request: Request, state: S) -> RouteFuture {
         (self.run)(request, ServiceState::from_ref(&state), &self.embedders)
+    }
+}
+
+/// The routes of one ViewSet, as handlers of one type: registered by a function compiled once per state type.
+pub(crate) struct Table {
+    pub(crate) list: Entry,
+    pub(crate) create: Entry,
+    pub(crate) retrieve: Entry,
+    pub(crate) update: Entry,
+    pub(crate) delete: Entry,
+    pub(crate) bulk_delete: Option<Entry>,
+    pub(crate) bulk_update: Option<Entry>,
+    pub(crate) stream: Option<Entry>,
+}
+
+impl Table {
+    /// The routes on `router` under `base` (the prefix without its trailing slash).
+    pub(crate) fn register<S>(self, router: Router<S>, base: &str) -> Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+        ServiceState: FromRef<S>,
+    {
+        let mut collection: MethodRouter<S> =
+            get(self.list).post(self.create).fallback(super::routes::method_not_allowed);
+        if let Some(bulk_delete) = self.bulk_delete {
+            collection = collection.delete(bulk_delete);
+        }
+        if let Some(bulk_update) = self.bulk_update {
+            collection = collection.patch(bulk_update);
+        }
+        let detail: MethodRouter<S> =
+            get(self.retrieve).patch(self.update).delete(self.delete).fallback(super::routes::method_not_allowed);
+        // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
+        let router = match self.stream {
+            Some(stream) => router.route(
+                &crate::registration::paths::stream(base),
+                get(stream).fallback(super::routes::method_not_allowed),
+            ),
+            None => router,
+        };
+        router
+            .route(&crate::registration::paths::collection(base), collection)
+            .route(&crate::registration::paths::detail(base), detail)
     }
 }
 

@@ -6,9 +6,8 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{FromRef, Request};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get};
 
-use super::entry::{self, BodyBytes, Entry, PathPk, RouteFuture, Run};
+use super::entry::{self, BodyBytes, Entry, PathPk, RouteFuture, Run, Table};
 
 use crate::access::enter;
 use crate::access::fields::reject_restricted_keys;
@@ -130,47 +129,6 @@ where
         stream,
     };
     table.register(router, base)
-}
-
-/// The routes of one ViewSet, as handlers of one type: registered by a function compiled once per state type.
-struct Table {
-    list: Entry,
-    create: Entry,
-    retrieve: Entry,
-    update: Entry,
-    delete: Entry,
-    bulk_delete: Option<Entry>,
-    bulk_update: Option<Entry>,
-    stream: Option<Entry>,
-}
-
-impl Table {
-    /// The routes on `router` under `base` (the prefix without its trailing slash).
-    fn register<S>(self, router: Router<S>, base: &str) -> Router<S>
-    where
-        S: Clone + Send + Sync + 'static,
-        ServiceState: FromRef<S>,
-    {
-        let mut collection: MethodRouter<S> = get(self.list).post(self.create).fallback(method_not_allowed);
-        if let Some(bulk_delete) = self.bulk_delete {
-            collection = collection.delete(bulk_delete);
-        }
-        if let Some(bulk_update) = self.bulk_update {
-            collection = collection.patch(bulk_update);
-        }
-        let detail: MethodRouter<S> =
-            get(self.retrieve).patch(self.update).delete(self.delete).fallback(method_not_allowed);
-        // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
-        let router = match self.stream {
-            Some(stream) => {
-                router.route(&crate::registration::paths::stream(base), get(stream).fallback(method_not_allowed))
-            }
-            None => router,
-        };
-        router
-            .route(&crate::registration::paths::collection(base), collection)
-            .route(&crate::registration::paths::detail(base), detail)
-    }
 }
 
 /// The JSON 405 of every generated path.
