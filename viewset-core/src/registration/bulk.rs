@@ -4,8 +4,9 @@
 //! `Create`, `Update` or `Delete`); each row of a body is read as a single create's or PATCH's body is
 //! ([`parse_body`]), its errors located at its index.
 
+use axum::body::Body;
 use axum::body::Bytes;
-use axum::extract::Request;
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -18,8 +19,7 @@ use crate::access::operation::Operation;
 use crate::error::{ApiError, InputError};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
-use crate::request::embedders::SharedEmbedders;
-use crate::request::{RequestContext, ServiceState};
+use crate::request::RequestContext;
 use crate::store::run::boxed;
 use crate::viewset::bulk::at_row;
 use crate::viewset::hooks::Hooks;
@@ -77,12 +77,7 @@ pub(super) fn items<V: Hooks>(bytes: &[u8]) -> Result<Vec<&RawValue>, ApiError> 
 }
 
 /// `DELETE <prefix>/?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.
-pub(crate) fn delete_run<V: Hooks>(
-    request: Request,
-    service: ServiceState,
-    embedders: &SharedEmbedders,
-) -> RouteFuture {
-    let (mut request, ..) = entry::context(request, service, embedders);
+pub(crate) fn delete_run<V: Hooks>(mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
         let pass = match enter::<V>(&mut request, Operation::Delete).await {
             Ok(pass) => pass,
@@ -131,12 +126,7 @@ fn keys<V: Hooks>(request: &RequestContext) -> Result<Vec<Lookup>, ApiError> {
 
 /// `PATCH <prefix>/` with a JSON array: admitted as a single PATCH (`Update`), the `Idempotency-Key` claimed as a
 /// single PATCH claims it, then the rows and `V::update_many`.
-pub(crate) fn update_run<V: Hooks>(
-    request: Request,
-    service: ServiceState,
-    embedders: &SharedEmbedders,
-) -> RouteFuture {
-    let (mut request, parts, body) = entry::context(request, service, embedders);
+pub(crate) fn update_run<V: Hooks>(mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
     Box::pin(async move {
         let bytes = entry::bytes(parts, body).await;
         let pass = match enter::<V>(&mut request, Operation::Update).await {

@@ -8,7 +8,8 @@
 //! with a closure handler: axum boxed the handler's future, and [`Entry`] boxes the route's.
 //!
 //! The request is read as the generated routes read it: the [`RequestContext`] first (taking the headers and URI,
-//! with the route's embedders), then the `{pk}` segment, then the body ([`path`], [`bytes`]).
+//! with the route's embedders: [`RequestContext::of_route`]), then the `{pk}` segment, then the body ([`path`],
+//! [`bytes`]).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -23,13 +24,14 @@ use axum::response::Response;
 use axum::routing::{MethodRouter, get};
 
 use crate::request::embedders::SharedEmbedders;
-use crate::request::{RequestContext, RouteContext, ServiceState};
+use crate::request::{RequestContext, ServiceState};
 
 /// A route's answer to one request, boxed.
 pub(crate) type RouteFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
 
-/// What a route of one ViewSet does with a request: a plain function, instantiated once per ViewSet and route.
-pub(crate) type Run = fn(Request, ServiceState, &SharedEmbedders) -> RouteFuture;
+/// What a route of one ViewSet does with a request, given its context and what the route's other extractors read
+/// (the parts, the `{pk}` in their extensions, and the body): a plain function, one per ViewSet and route.
+pub(crate) type Run = fn(RequestContext, Parts, Body) -> RouteFuture;
 
 /// The `{pk}` segment of a detail route, or why it did not extract.
 pub(crate) type PathPk = Result<Path<String>, PathRejection>;
@@ -59,7 +61,9 @@ where
     type Future = RouteFuture;
 
     fn call(self, request: Request, state: S) -> RouteFuture {
-        (self.run)(request, ServiceState::from_ref(&state), &self.embedders)
+        let (mut parts, body) = request.into_parts();
+        let context = RequestContext::of_route(&mut parts, ServiceState::from_ref(&state), &self.embedders);
+        (self.run)(context, parts, body)
     }
 }
 
@@ -104,18 +108,6 @@ impl Table {
             .route(&crate::registration::paths::collection(base), collection)
             .route(&crate::registration::paths::detail(base), detail)
     }
-}
-
-/// The context of a generated route's request (its headers and URI taken, the principal and `embedders` in it),
-/// and what the route's other extractors read: the parts (the `{pk}` is in their extensions) and the body.
-pub(crate) fn context(
-    request: Request,
-    service: ServiceState,
-    embedders: &SharedEmbedders,
-) -> (RequestContext, Parts, Body) {
-    let (mut parts, body) = request.into_parts();
-    let context = RouteContext::take(&mut parts, service).embedding(embedders);
-    (context, parts, body)
 }
 
 /// The `{pk}` segment of a detail route.

@@ -3,8 +3,10 @@
 use std::future::Future;
 
 use axum::Router;
+use axum::body::Body;
 use axum::body::Bytes;
-use axum::extract::{FromRef, Request};
+use axum::extract::FromRef;
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
 use super::entry::{self, BodyBytes, Entry, PathPk, RouteFuture, Run, Table};
@@ -189,8 +191,7 @@ pub(super) fn update_shape<V: Hooks>() -> BodyShape {
 }
 
 /// `GET <prefix>/`.
-fn list_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
-    let (mut request, ..) = entry::context(request, service, embedders);
+fn list_run<V: Hooks>(mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
         let pass = match enter::<V>(&mut request, Operation::List).await {
             Ok(pass) => pass,
@@ -229,8 +230,7 @@ fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Respon
 }
 
 /// `GET <prefix>/{pk}`.
-fn retrieve_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
-    let (mut request, mut parts, _) = entry::context(request, service, embedders);
+fn retrieve_run<V: Hooks>(mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
         let path = entry::path(&mut parts).await;
         let pass = match enter::<V>(&mut request, Operation::Retrieve).await {
@@ -250,8 +250,7 @@ fn retrieve_run<V: Hooks>(request: Request, service: ServiceState, embedders: &S
 }
 
 /// `POST <prefix>/`.
-fn create_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
-    let (mut request, parts, body) = entry::context(request, service, embedders);
+fn create_run<V: Hooks>(mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
     Box::pin(async move {
         let bytes = entry::bytes(parts, body).await;
         let pass = match enter::<V>(&mut request, Operation::Create).await {
@@ -322,8 +321,7 @@ fn bulk_create_route<V: Hooks>() -> Option<fn(RequestContext, Bytes, bool) -> An
 }
 
 /// `PATCH <prefix>/{pk}`.
-fn update_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
-    let (mut request, parts, body) = entry::context(request, service, embedders);
+fn update_run<V: Hooks>(mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
     Box::pin(async move {
         let (path, bytes) = entry::path_and_bytes(parts, body).await;
         let pass = match enter::<V>(&mut request, Operation::Update).await {
@@ -362,8 +360,7 @@ fn update<V: Hooks>(
 }
 
 /// `DELETE <prefix>/{pk}`.
-fn delete_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
-    let (mut request, mut parts, _) = entry::context(request, service, embedders);
+fn delete_run<V: Hooks>(mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
         let path = entry::path(&mut parts).await;
         let pass = match enter::<V>(&mut request, Operation::Delete).await {
@@ -380,7 +377,6 @@ fn delete_run<V: Hooks>(request: Request, service: ServiceState, embedders: &Sha
 }
 
 /// `GET <prefix>/stream` ([`crate::events::stream_route`]).
-fn stream_run<V: Hooks>(request: Request, service: ServiceState, embedders: &SharedEmbedders) -> RouteFuture {
-    let (request, ..) = entry::context(request, service, embedders);
+fn stream_run<V: Hooks>(request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     Box::pin(crate::events::stream_route::<V>(request))
 }

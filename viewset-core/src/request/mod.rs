@@ -345,25 +345,18 @@ impl RequestContext {
     }
 }
 
-/// The [`RequestContext`] of a generated route, which takes the request's headers and URI instead of copying them:
-/// the route's other extractors (`Path`, the body) read neither.
-pub(crate) struct RouteContext(pub(crate) RequestContext);
-
-impl RouteContext {
-    /// The context with the embedders of the route's `Api`, when it has become a router (else those of a request
-    /// extension, if the application installed one).
-    pub(crate) fn embedding(mut self, shared: &SharedEmbedders) -> RequestContext {
-        if let Some(embedders) = shared.get() {
-            self.0.embedders = Some(embedders.clone());
-        }
-        self.0
-    }
-
-    /// The context of the request `parts` belong to, taking its headers, URI and principal.
-    pub(crate) fn take(parts: &mut Parts, service: ServiceState) -> Self {
+impl RequestContext {
+    /// The context of a generated route's request: it takes the headers, the URI and the principal of `parts`
+    /// instead of copying them (the route's other extractors, the `{pk}` and the body, read none of them), with the
+    /// embedders of the route's `Api` once it has become a router (else those of a request extension, if the
+    /// application installed one).
+    pub(crate) fn of_route(parts: &mut Parts, service: ServiceState, shared: &SharedEmbedders) -> Self {
         let (headers, uri) = (std::mem::take(&mut parts.headers), std::mem::take(&mut parts.uri));
-        // Taken too, not copied: no extractor of a generated route reads it after this one.
         let principal = parts.extensions.remove::<Principal>().unwrap_or_default();
-        RouteContext(RequestContext::from_parts(parts, service, headers, uri, principal))
+        let mut context = RequestContext::from_parts(parts, service, headers, uri, principal);
+        if let Some(embedders) = shared.get() {
+            context.embedders = Some(embedders.clone());
+        }
+        context
     }
 }
