@@ -209,13 +209,17 @@ fn page_statement<E: EntityTrait>(of: TypeId, page: PageQuery<E>, inner: &Statem
     let Some(key) = ordering_key(&page.order).map(|k| (of, std::mem::discriminant(&backend), k)) else {
         return rendered(page, backend);
     };
-    let window = window_values(&page);
-    // The read lock is released here: `learn` takes the write lock.
-    let cached = CACHE.read().get(&key).cloned();
+    // The statement is written under the read lock, which is released before `learn` takes the write lock.
+    let cached = match CACHE.read().get(&key) {
+        Some(Some(order)) => Some(Some(from_cached(inner, order, window_values(&page), backend))),
+        Some(None) => Some(None),
+        None => None,
+    };
     match cached {
-        Some(Some(order)) => from_cached(inner, &order, window, backend),
+        Some(Some(statement)) => statement,
         Some(None) => rendered(page, backend),
         None => {
+            let window = window_values(&page);
             let full = rendered(page, backend);
             learn(key, inner, &full, window, backend);
             full
