@@ -16,7 +16,7 @@ use crate::error::{ApiError, InputError};
 pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     refuse_non_objects(bytes)?;
     // The common case, a valid body, parses once; only a failure is parsed again to locate the problem.
-    let trailing = match serde_json::from_slice(bytes) {
+    let failed = match serde_json::from_slice(bytes) {
         Ok(value) => return Ok(value),
         Err(err) => err,
     };
@@ -27,13 +27,7 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
     {
         return Ok(parsed);
     }
-    let de = &mut serde_json::Deserializer::from_slice(bytes);
-    let located: Result<T, _> = serde_path_to_error::deserialize(de);
-    located.map_err(located_error)?;
-    // The value parsed, so the whole-body parse failed after it: characters after the JSON value.
-    let msg = trailing.to_string();
-    let msg = msg.split(" at line ").next().unwrap_or(&msg).to_string();
-    Err(ApiError::Input(vec![InputError { loc: vec!["body".to_string()], msg, kind: "json_invalid".to_string() }]))
+    Err(located_error(failed, bytes))
 }
 
 /// An empty body, a JSON array (serde would read a struct from it, fields by position), or a body with the NUL
@@ -62,17 +56,16 @@ fn with_integral_floats(bytes: &[u8]) -> Option<Vec<u8>> {
     integral_floats_to_integers(&mut value).then(|| value.to_string().into_bytes())
 }
 
-/// A body that does not deserialize, at the field where it failed.
-fn located_error(err: serde_path_to_error::Error<serde_json::Error>) -> ApiError {
+/// A body that does not deserialize (`bytes`), at the field where it failed (found from the error's position: one
+/// function for every body type).
+fn located_error(err: serde_json::Error, bytes: &[u8]) -> ApiError {
     let mut loc = vec!["body".to_string()];
-    let path = err.path().to_string();
-    let inner = err.into_inner();
-    let msg = inner.to_string();
-    let kind = classify(&inner, &msg);
+    let msg = err.to_string();
+    let kind = classify(&err, &msg);
     // serde reports a missing or unknown field at the parent; name the field itself.
     let field = between_backticks(&msg);
-    if path != "." && kind != "json_invalid" {
-        loc.extend(path.split('.').filter(|segment| *segment != "?").map(str::to_string));
+    if kind != "json_invalid" {
+        loc.extend(super::located::path_at(bytes, err.line(), err.column()));
     }
     if matches!(kind, "missing" | "extra_forbidden")
         && let Some(field) = field
@@ -262,5 +255,34 @@ mod tests {
         assert_eq!(loc_kind(r#"{"title": "a\U0000"}"#).1, "json_invalid");
         // An escaped backslash followed by `u0000` is text, not NUL.
         assert!(parse_json_body::<Body>(br#"{"title": "a\\u0000"}"#).is_ok());
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        n: i32,
+        tags: Vec<u8>,
+    }
+
+    #[derive(serde::Deserialize, Debug)]
+    #[allow(dead_code)]
+    struct Outer {
+        title: String,
+        inner: Option<Inner>,
+        list: Option<Vec<Inner>>,
+    }
+
+    #[test]
+    fn nested_locations() {
+        let loc = |raw: &str| match parse_json_body::<Outer>(raw.as_bytes()).unwrap_err() {
+            ApiError::Input(e) => e[0].loc.join("."),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(loc(r#"{"title": "a", "inner": {"n": 1, "tags": [1, 2, 300]}}"#), "body.inner.tags.2");
+        assert_eq!(loc(r#"{"title": "a", "inner": {"n": 1, "tags": [], "zz": 1}}"#), "body.inner.zz");
+        assert_eq!(loc(r#"{"title": "a", "list": [{"n": 1, "tags": []}, {"n": 2}]}"#), "body.list.1.tags");
+        assert_eq!(loc("{\n  \"title\": \"a\",\n  \"inner\": {\"n\": \"1\",\n \"tags\": []}\n}"), "body.inner.n");
+        assert_eq!(loc(r#"{"t\"x": 1, "title": 5}"#), "body.title");
     }
 }

@@ -6,6 +6,7 @@
 pub(crate) mod body;
 pub(crate) mod checks;
 pub(crate) mod explain;
+mod located;
 pub mod names;
 pub mod rows;
 pub(crate) mod storable;
