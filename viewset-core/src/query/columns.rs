@@ -51,7 +51,7 @@ pub fn column_names<E: EntityTrait>() -> Vec<&'static str> {
 }
 
 /// The field names of `E`'s columns, in declaration order: worked out once per entity and kept.
-fn field_names<E: EntityTrait>() -> &'static [&'static str] {
+pub(crate) fn field_names<E: EntityTrait>() -> &'static [&'static str] {
     static NAMES: OnceLock<RwLock<HashMap<TypeId, &'static [&'static str]>>> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
     let key = TypeId::of::<E>();

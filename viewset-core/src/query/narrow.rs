@@ -9,10 +9,11 @@ use std::any::TypeId;
 
 use sea_orm::sea_query::{ColumnType, Expr, SimpleExpr};
 use sea_orm::{
-    ColumnTrait, DbBackend, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QuerySelect, Select, Value,
+    ColumnDef, ColumnTrait, DbBackend, EntityTrait, IdenStatic, Iterable, PrimaryKeyToColumn, QuerySelect, Select,
+    Value,
 };
 
-use super::columns::field_name;
+use super::columns::field_names;
 use super::list_query::OrderTerm;
 use crate::request::RequestContext;
 use crate::viewset::contract::{ModelOf, ViewSet};
@@ -50,35 +51,61 @@ pub fn narrow<V: ViewSet>(
 where
     ModelOf<V>: 'static,
 {
-    let left_out = request.left_out();
-    if left_out.is_empty() || TypeId::of::<V::ListItem>() != TypeId::of::<ModelOf<V>>() {
+    if TypeId::of::<V::ListItem>() != TypeId::of::<ModelOf<V>>() {
         return select;
     }
-    let needed = |column: &<V::Entity as EntityTrait>::Column| {
-        let name = column.as_str();
-        !left_out.contains(&field_name::<V::Entity>(*column))
-            || <V::Entity as EntityTrait>::PrimaryKey::iter().any(|k| k.into_column().as_str() == name)
-            || order.iter().any(|t| t.column.as_str() == name)
-            || request.expand.items.iter().any(|item| item.from == name)
-    };
-    let mut stand_ins = Vec::new();
-    let backend = request.db.get_database_backend();
-    for column in <V::Entity as EntityTrait>::Column::iter().filter(|c| !needed(c)) {
-        let def = column.def();
-        let Some(value) = stand_in(def.get_column_type(), def.is_null(), backend) else { return select };
-        stand_ins.push((column, value));
-    }
-    if stand_ins.is_empty() {
-        return select;
-    }
-    let mut narrowed = select.select_only();
+    // What the plain function below needs, collected in loops (closures here are compiled again per ViewSet).
+    let mut columns = Vec::new();
     for column in <V::Entity as EntityTrait>::Column::iter() {
-        narrowed = match stand_ins.iter().position(|(c, _)| c.as_str() == column.as_str()) {
-            Some(i) => narrowed.expr_as(SimpleExpr::from(Expr::val(stand_ins[i].1.clone())), column.as_str()),
+        columns.push((column.as_str(), column.def()));
+    }
+    let mut always = Vec::new();
+    for key in <V::Entity as EntityTrait>::PrimaryKey::iter() {
+        always.push(key.into_column().as_str());
+    }
+    for term in order {
+        always.push(term.column.as_str());
+    }
+    let Some(stand_ins) = stand_ins(request, &columns, field_names::<V::Entity>(), always) else { return select };
+    let mut narrowed = select.select_only();
+    let mut stand_ins = stand_ins.into_iter();
+    for column in <V::Entity as EntityTrait>::Column::iter() {
+        narrowed = match stand_ins.next().flatten() {
+            Some(value) => narrowed.expr_as(SimpleExpr::from(Expr::val(value)), column.as_str()),
             None => narrowed.column(column),
         };
     }
     narrowed
+}
+
+/// For each of `columns` (database name and definition; `fields` their model field names), the stand-in read
+/// instead of it, or `None` to read the column. `None` overall when nothing is left out, or when a left-out column
+/// has no stand-in. `always`: the columns read whatever the response shows (primary key, ordering). One function
+/// for every ViewSet.
+fn stand_ins<'a>(
+    request: &'a RequestContext,
+    columns: &[(&'static str, ColumnDef)],
+    fields: &[&str],
+    mut always: Vec<&'a str>,
+) -> Option<Vec<Option<Value>>> {
+    let left_out = request.left_out();
+    if left_out.is_empty() {
+        return None;
+    }
+    always.extend(request.expand.items.iter().map(|item| item.from.as_str()));
+    let backend = request.db.get_database_backend();
+    let mut stand_ins = Vec::with_capacity(columns.len());
+    let mut any = false;
+    for (i, (name, def)) in columns.iter().enumerate() {
+        let field = fields.get(i).copied().unwrap_or(name);
+        if !left_out.contains(&field) || always.contains(name) {
+            stand_ins.push(None);
+            continue;
+        }
+        stand_ins.push(Some(stand_in(def.get_column_type(), def.is_null(), backend)?));
+        any = true;
+    }
+    any.then_some(stand_ins)
 }
 
 /// A typed constant of the column's type (a typed NULL when nullable), or `None` for a type without one. On SQLite a

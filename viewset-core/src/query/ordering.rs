@@ -45,7 +45,7 @@ impl FilterBackend for OrderingFilter {
             }
             if let Some(term) = order_term::<V>(name, direction, request) {
                 // A key already ordered by decides nothing more: the first term for it wins.
-                if !query.order.iter().any(|t| t.key() == term.key()) {
+                if !ordered_by(&query.order, term.key()) {
                     query.order.push(term);
                 }
                 applied = true;
@@ -54,6 +54,16 @@ impl FilterBackend for OrderingFilter {
         query.ordering = if applied { OrderingState::Applied } else { OrderingState::OnlyInvalid };
         Ok(query)
     }
+}
+
+/// Whether `terms` order by `key` already. A loop: an adapter over a closure is compiled again per ViewSet.
+fn ordered_by<E: EntityTrait>(terms: &[OrderTerm<E>], key: &str) -> bool {
+    for term in terms {
+        if term.key() == key {
+            return true;
+        }
+    }
+    false
 }
 
 /// The terms of `?ordering=`, trimmed, empty ones left out.
@@ -67,15 +77,18 @@ pub fn effective_order<V: ViewSet>(
     query: &ListQuery<V::Entity>,
     request: &RequestContext,
 ) -> Vec<OrderTerm<V::Entity>> {
+    // Loops, not adapters over closures: this is compiled for every ViewSet.
     let mut terms = query.order.clone();
     if query.ordering == OrderingState::NotRequested {
-        terms.extend(
-            V::CONFIG.ordering.iter().filter_map(|(name, direction)| order_term::<V>(name, *direction, request)),
-        );
+        for (name, direction) in V::CONFIG.ordering {
+            if let Some(term) = order_term::<V>(name, *direction, request) {
+                terms.push(term);
+            }
+        }
     }
     for key in <V::Entity as EntityTrait>::PrimaryKey::iter() {
         let column = key.into_column();
-        if !terms.iter().any(|t| t.key() == sea_orm::IdenStatic::as_str(&column)) {
+        if !ordered_by(&terms, sea_orm::IdenStatic::as_str(&column)) {
             terms.push(OrderTerm::new(column, Direction::Asc));
         }
     }

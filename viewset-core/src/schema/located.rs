@@ -114,4 +114,17 @@ mod tests {
         assert_eq!(path_at(lines.as_bytes(), 3, "    \"b\": 1".len()), ["a", "b"]);
         assert_eq!(path_at(lines.as_bytes(), 9, 9), Vec::<String>::new());
     }
+
+    #[test]
+    fn any_position_of_any_bytes() {
+        let odd: [&[u8]; 6] =
+            [b"", b"\"", b"{\"a\\", b"{\"\\\"\":[[,]}]}}", b"\n\n{\xff\"\xfe\": 1", b"[{\"k\"}:,:,\"x\":]"];
+        for bytes in odd {
+            for line in 0..5 {
+                for column in 0..bytes.len() + 3 {
+                    let _ = path_at(bytes, line, column);
+                }
+            }
+        }
+    }
 }

@@ -78,21 +78,25 @@ pub fn nullable<T: sea_orm::TryGetable>(row: &QueryResult, index: usize) -> Resu
     row.try_get_by_index::<Option<T>>(index)
 }
 
-/// Whether `row` holds `E`'s columns in `E`'s order (then perhaps [`WINDOW_COUNT`]), read from the driver's row
-/// without copying the names.
+/// Whether `row` holds `E`'s columns in `E`'s order (then perhaps [`WINDOW_COUNT`]).
 fn in_entity_order<E: EntityTrait>(row: &QueryResult) -> bool {
-    let columns = || <E::Column as Iterable>::iter().map(|column| column.as_str());
+    in_order(row, &mut <E::Column as Iterable>::iter().map(|column| column.as_str()))
+}
+
+/// Whether `row` holds the columns `entity` in this order (then perhaps [`WINDOW_COUNT`]), read from the driver's
+/// row without copying the names. One function for every entity.
+fn in_order(row: &QueryResult, entity: &mut dyn Iterator<Item = &str>) -> bool {
     #[cfg(any(feature = "postgres", feature = "sqlite"))]
     use sqlx::{Column, Row};
     #[cfg(feature = "postgres")]
     if let Some(row) = row.try_as_pg_row() {
-        return entity_then_count(&mut row.columns().iter().map(|c| c.name()), &mut columns());
+        return entity_then_count(&mut row.columns().iter().map(|c| c.name()), entity);
     }
     #[cfg(feature = "sqlite")]
     if let Some(row) = row.try_as_sqlite_row() {
-        return entity_then_count(&mut row.columns().iter().map(|c| c.name()), &mut columns());
+        return entity_then_count(&mut row.columns().iter().map(|c| c.name()), entity);
     }
-    entity_then_count(&mut row.column_names().iter().map(String::as_str), &mut columns())
+    entity_then_count(&mut row.column_names().iter().map(String::as_str), entity)
 }
 
 /// Whether `names` are exactly `entity`'s, perhaps followed by [`WINDOW_COUNT`].

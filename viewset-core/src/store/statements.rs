@@ -42,17 +42,22 @@ fn statement<E>(
     values: Vec<Value>,
     build: impl FnOnce(&[Value]) -> Result<Statement, E>,
 ) -> Result<Statement, E> {
+    // Matches, not `Option` combinators: this is compiled for every ViewSet and shape.
     let (mut build, mut failed) = (Some(build), None);
-    let mut built = |values: &[Value]| match build.take().map(|build| build(values)) {
-        Some(Ok(statement)) => Some(statement),
-        Some(Err(err)) => {
-            failed = Some(err);
-            None
+    let mut built = |values: &[Value]| {
+        let build = build.take()?;
+        match build(values) {
+            Ok(statement) => Some(statement),
+            Err(err) => {
+                failed = Some(err);
+                None
+            }
         }
-        None => None,
     };
-    let statement = cached_or_built(of, backend, shape, values, &mut built);
-    statement.ok_or_else(|| failed.expect("a statement, or the error building it"))
+    match cached_or_built(of, backend, shape, values, &mut built) {
+        Some(statement) => Ok(statement),
+        None => Err(failed.expect("a statement, or the error building it")),
+    }
 }
 
 /// [`statement`] past its generic part (compiled once, not per ViewSet and shape): `None` when `build` failed.
