@@ -80,25 +80,21 @@ impl Answers {
         self.chunk(index).is_some()
     }
 
-    /// The frame data of the `index`th scope's record shown without `left_out`: made by `make` for the first view
-    /// that shows it so, then shared.
-    pub(crate) fn frame(
-        &self,
-        index: usize,
-        left_out: Vec<&'static str>,
-        make: impl FnOnce() -> Option<Arc<str>>,
-    ) -> Option<Arc<str>> {
-        let lock = || self.frames.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let known = lock().iter().find(|(i, out, _)| *i == index && *out == left_out).map(|(.., data)| data.clone());
-        if known.is_some() {
-            return known;
-        }
-        let data = make()?;
-        let mut frames = lock();
+    /// The frame data of the `index`th scope's record shown without `left_out`, when a view that shows it so has
+    /// made it ([`Answers::keep_frame`]).
+    pub(crate) fn known_frame(&self, index: usize, left_out: &[&'static str]) -> Option<Arc<str>> {
+        let frames = self.frames.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        frames.iter().find(|(i, out, _)| *i == index && out == left_out).map(|(.., data)| data.clone())
+    }
+
+    /// `data`, kept as the frame data of the `index`th scope's record shown without `left_out`, for the next views
+    /// that show it so.
+    pub(crate) fn keep_frame(&self, index: usize, left_out: Vec<&'static str>, data: Arc<str>) -> Arc<str> {
+        let mut frames = self.frames.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if frames.len() < FRAMES {
             frames.push((index, left_out, data.clone()));
         }
-        Some(data)
+        data
     }
 }
 

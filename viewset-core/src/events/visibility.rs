@@ -12,7 +12,7 @@ use sea_orm::{
     QueryTrait, Value,
 };
 
-use super::batch::{Answers, Chunk, Run, Turn};
+use super::batch::{Answers, Chunk, Outcome, Run, Turn};
 use crate::access;
 use crate::error::ApiError;
 use crate::query::columns::field_name;
@@ -48,34 +48,69 @@ pub(crate) async fn visible_frame_in<V: Hooks>(
     turn: Option<Turn<'_>>,
     frame: impl FnOnce(ModelOf<V>) -> Arc<str>,
 ) -> Result<Option<Arc<str>>, ApiError> {
-    let Some(turn) = turn else { return Ok(visible_record::<V>(request, pk).await?.map(frame)) };
-    let Some(condition) = key_condition::<V>(pk) else { return Ok(None) };
+    // One `await` of the record alone (each `await` of a future adds its states to this one, per ViewSet).
+    let batched = match turn {
+        Some(turn) => match batch_of::<V>(request, pk)? {
+            InBatch::NoRecord => return Ok(None),
+            InBatch::Alone => None,
+            InBatch::Asked(scope, run) => turn.submit(scope, run).await,
+        },
+        None => None,
+    };
+    match batched {
+        Some((outcome, index)) => shown::<V>(request, &outcome, index, frame),
+        None => Ok(visible_record::<V>(request, pk).await?.map(frame)),
+    }
+}
+
+/// How [`visible_frame_in`] reads the record: not at all (`pk` is no key of `V`), alone, or in the batch with this
+/// view's scope and the batch's run.
+enum InBatch<'a> {
+    NoRecord,
+    Alone,
+    Asked(sea_orm::sea_query::SelectStatement, Run<'a>),
+}
+
+/// [`InBatch`] for this view of `V`: in the batch when the ViewSet's scope selects the record itself.
+fn batch_of<'a, V: Hooks>(request: &'a RequestContext, pk: &serde_json::Value) -> Result<InBatch<'a>, ApiError> {
+    let Some(condition) = key_condition::<V>(pk) else { return Ok(InBatch::NoRecord) };
     let backend = request.db.get_database_backend();
     let scope = access::scoped_query::<V>(request, &Filters::new())?.filter(condition.clone()).into_query();
     if !Plan::of::<V>(backend).default_scope
         && !crate::store::visibility::selects_the_record(backend, &scope, &V::Entity::find().into_query())
     {
-        return Ok(visible_record::<V>(request, pk).await?.map(frame));
+        return Ok(InBatch::Alone);
     }
     let of = Record { select: record_select::<V>, condition, decode: decode_any::<V> };
-    let run = by_each(request.reader(), of, V::Entity::default().table_name());
-    let Some((outcome, index)) = turn.submit(scope, run).await else {
-        return Ok(visible_record::<V>(request, pk).await?.map(frame));
-    };
-    let answers = match &*outcome {
+    Ok(InBatch::Asked(scope, by_each(request.reader(), of, V::Entity::default().table_name())))
+}
+
+/// The frame of the record the batch read for the `index`th view (this one), when its object permissions admit this
+/// caller: shared with the views that show it without the same fields.
+fn shown<V: Hooks>(
+    request: &RequestContext,
+    outcome: &Outcome,
+    index: usize,
+    frame: impl FnOnce(ModelOf<V>) -> Arc<str>,
+) -> Result<Option<Arc<str>>, ApiError> {
+    let answers = match &**outcome {
         Ok(answers) => answers,
         Err(err) => return Err(ApiError::Database(DbErr::Custom(err.clone()))),
     };
-    let permitted = answers.with_admitted(index, |model: &ModelOf<V>| {
-        not_visible_as_none(access::admit_object(request, model, V::permission_classes))
-    });
-    match permitted {
-        None | Some(Ok(None)) => Ok(None),
-        Some(Err(err)) => Err(err),
-        Some(Ok(Some(()))) => Ok(answers.frame(index, request.left_out(), || {
-            answers.with_admitted(index, |model: &ModelOf<V>| model.clone()).map(frame)
-        })),
+    let admitted =
+        answers.with_admitted(index, |model: &ModelOf<V>| access::admit_object(request, model, V::permission_classes));
+    match admitted {
+        Some(Ok(())) => {}
+        None | Some(Err(ApiError::NotFound | ApiError::PermissionDenied(_))) => return Ok(None),
+        Some(Err(err)) => return Err(err),
     }
+    let left_out = request.left_out();
+    if let Some(known) = answers.known_frame(index, &left_out) {
+        return Ok(Some(known));
+    }
+    // Cloned only for the first view that shows the record without these fields.
+    let Some(model) = answers.with_admitted(index, <ModelOf<V> as Clone>::clone) else { return Ok(None) };
+    Ok(Some(answers.keep_frame(index, left_out, frame(model))))
 }
 
 /// The record's own select, every column, by key: built by the batch's leader only.
@@ -162,17 +197,21 @@ pub(crate) async fn could_see_deleted_in<V: Hooks>(
     snapshot: &serde_json::Value,
     turn: Option<Turn<'_>>,
 ) -> Result<bool, ApiError> {
-    let Some(turn) = turn else { return could_see_deleted::<V>(request, snapshot).await };
-    let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
-    let scope = access::scoped_query::<V>(request, &Filters::new())?.into_query();
-    let mut named = Vec::with_capacity(row.len());
-    for (column, value) in row {
-        named.push((column.as_str(), value));
-    }
-    let run = over_row(request.reader(), V::Entity::default().table_name(), named);
-    let Some((outcome, index)) = turn.submit(scope, run).await else {
-        return could_see_deleted::<V>(request, snapshot).await;
+    // One `await` of the question asked alone (each `await` adds its future's states to this one, per ViewSet).
+    let batched = match turn {
+        Some(turn) => {
+            let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
+            let scope = access::scoped_query::<V>(request, &Filters::new())?.into_query();
+            let mut named = Vec::with_capacity(row.len());
+            for (column, value) in row {
+                named.push((column.as_str(), value));
+            }
+            let run = over_row(request.reader(), V::Entity::default().table_name(), named);
+            turn.submit(scope, run).await
+        }
+        None => None,
     };
+    let Some((outcome, index)) = batched else { return could_see_deleted::<V>(request, snapshot).await };
     match &*outcome {
         Ok(answers) => Ok(answers.admits(index)),
         Err(err) => Err(ApiError::Database(DbErr::Custom(err.clone()))),
