@@ -1,9 +1,7 @@
 //! The reads the access path, embedding, the cursor paginator and the stream ask for, by what they need.
 
-use sea_orm::sea_query::{
-    Alias, CommonTableExpression, Expr, MysqlQueryBuilder, PostgresQueryBuilder, Query, SqliteQueryBuilder, WithClause,
-};
-use sea_orm::{DbBackend, EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Statement, Value};
+use sea_orm::sea_query::{Expr, SelectStatement};
+use sea_orm::{EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Value};
 
 use super::replica::{ReadOn, read_row, read_rows};
 use crate::error::{ApiError, db_err};
@@ -27,7 +25,15 @@ pub(crate) fn find<'a, V: ViewSet>(
     on: impl Into<ReadOn<'a>>,
     what: Find<V::Entity>,
 ) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
-    let on = on.into();
+    // Only the conversion is compiled per connection type; the read, once per ViewSet.
+    find_on::<V>(on.into(), what)
+}
+
+/// [`find`] on a connection already converted.
+fn find_on<'a, V: ViewSet>(
+    on: ReadOn<'a>,
+    what: Find<V::Entity>,
+) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
     let backend = on.backend();
     let statement = match what {
         Find::Lookup(value) => super::statements::lookup::<V>(backend, value),
@@ -57,26 +63,28 @@ pub(crate) fn all<'a, V: ViewSet>(
 /// Whether `scope` (a scoped select of `V`) admits a row that is no longer stored, given as its columns' values
 /// (the last state of a deleted record): the scope runs over a one-row common table expression named like the
 /// table (role `visibility`), read through `reader`.
-pub(crate) async fn admits_row<V: ViewSet>(
-    reader: Reader<'_>,
+pub(crate) fn admits_row<'a, V: ViewSet>(
+    reader: Reader<'a>,
     scope: Select<V::Entity>,
     row_values: Vec<(<V::Entity as EntityTrait>::Column, Value)>,
-) -> Result<bool, ApiError> {
-    let mut one_row = Query::select();
+) -> impl Future<Output = Result<bool, ApiError>> + Send + 'a {
+    let mut named = Vec::with_capacity(row_values.len());
     for (column, value) in row_values {
-        one_row.expr_as(Expr::val(value), Alias::new(column.as_str()));
+        named.push((column.as_str(), value));
     }
-    let mut cte = CommonTableExpression::new();
-    cte.query(one_row).table_name(Alias::new(V::Entity::default().table_name()));
-    let mut query = scope.into_query();
+    admits_named_row(reader, scope.into_query(), named, V::Entity::default().table_name())
+}
+
+/// [`admits_row`] with the row's columns by name and the scope's select (of `table`): one function for every
+/// ViewSet.
+async fn admits_named_row(
+    reader: Reader<'_>,
+    mut query: SelectStatement,
+    row: Vec<(&'static str, Value)>,
+    table: &'static str,
+) -> Result<bool, ApiError> {
     query.clear_selects().expr(Expr::val(1)).limit(1);
-    let with = query.with(WithClause::new().cte(cte).to_owned());
-    let backend = reader.backend();
-    let (sql, values) = match backend {
-        DbBackend::Postgres => with.build(PostgresQueryBuilder),
-        DbBackend::MySql => with.build(MysqlQueryBuilder),
-        _ => with.build(SqliteQueryBuilder),
-    };
-    let statement = Statement::from_sql_and_values(backend, sql, values);
-    Ok(read_row(reader.into(), statement, "visibility").await.map_err(db_err::<V::Entity>)?.is_some())
+    let statement = super::visibility::rendered(reader.backend(), &query.with(super::visibility::one_row(table, row)));
+    let found = read_row(reader.into(), statement, "visibility").await;
+    Ok(found.map_err(|err| ApiError::from_db(err, table))?.is_some())
 }

@@ -8,7 +8,7 @@
 use futures_util::future::try_join_all;
 use sea_orm::sea_query::{
     Alias, CommonTableExpression, Expr, MysqlQueryBuilder, PostgresQueryBuilder, Query, SelectStatement,
-    SqliteQueryBuilder, WithClause,
+    SqliteQueryBuilder, WithClause, WithQuery,
 };
 use sea_orm::{DbBackend, DbErr, QueryResult, Statement, Value};
 
@@ -76,25 +76,13 @@ pub(crate) async fn admitted_over_row(
     scopes: Vec<SelectStatement>,
 ) -> Result<Vec<Vec<bool>>, DbErr> {
     let backend = reader.backend();
-    let mut one_row = Query::select();
-    for (column, value) in row {
-        one_row.expr_as(Expr::val(value), Alias::new(column));
-    }
-    let mut cte = CommonTableExpression::new();
-    cte.query(one_row).table_name(Alias::new(table));
-    let with = WithClause::new().cte(cte).to_owned();
+    let with = one_row(table, row);
     let mut statements = Vec::with_capacity(scopes.len().div_ceil(SCOPES_PER_STATEMENT));
     let mut scopes = scopes.into_iter().peekable();
     while scopes.peek().is_some() {
         let mut statement = Query::select();
         let count = with_scopes(&mut statement, scopes.by_ref().take(SCOPES_PER_STATEMENT));
-        let query = statement.with(with.clone());
-        let (sql, values) = match backend {
-            DbBackend::Postgres => query.build(PostgresQueryBuilder),
-            DbBackend::MySql => query.build(MysqlQueryBuilder),
-            _ => query.build(SqliteQueryBuilder),
-        };
-        statements.push((Statement::from_sql_and_values(backend, sql, values), count));
+        statements.push((rendered(backend, &statement.with(with.clone())), count));
     }
     try_join_all(statements.into_iter().map(|(statement, count)| async move {
         let row = read_row(reader.into(), statement, "visibility").await?;
@@ -104,6 +92,27 @@ pub(crate) async fn admitted_over_row(
         }
     }))
     .await
+}
+
+/// The one-row common table expression of `row` (columns by name and value), named like `table`.
+pub(super) fn one_row(table: &'static str, row: Vec<(&'static str, Value)>) -> WithClause {
+    let mut one_row = Query::select();
+    for (column, value) in row {
+        one_row.expr_as(Expr::val(value), Alias::new(column));
+    }
+    let mut cte = CommonTableExpression::new();
+    cte.query(one_row).table_name(Alias::new(table));
+    WithClause::new().cte(cte).to_owned()
+}
+
+/// `query` (with its common table expressions) as `backend` runs it.
+pub(super) fn rendered(backend: DbBackend, query: &WithQuery) -> Statement {
+    let (sql, values) = match backend {
+        DbBackend::Postgres => query.build(PostgresQueryBuilder),
+        DbBackend::MySql => query.build(MysqlQueryBuilder),
+        _ => query.build(SqliteQueryBuilder),
+    };
+    Statement::from_sql_and_values(backend, sql, values)
 }
 
 /// Adds an `EXISTS` column per scope to `statement` (each scope's select list replaced by `1`, `LIMIT 1` as a
