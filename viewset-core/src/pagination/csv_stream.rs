@@ -87,24 +87,29 @@ fn fetch<V: Hooks>(request: RequestContext, select: sea_orm::Select<V::Entity>) 
 
 /// The streamed CSV answer of `V`'s list for `request` (see the module): `header` names the columns of an empty
 /// window.
-pub(crate) async fn stream_csv<V: Hooks>(
+pub(crate) fn stream_csv<V: Hooks>(
     request: RequestContext,
     filters: Filters,
     header: Vec<&'static str>,
-) -> Result<Response, ApiError> {
+) -> impl Future<Output = Result<Response, ApiError>> + Send {
+    // The work per ViewSet is done here, before any future; the future is the same type for every ViewSet.
+    respond(export::<V>(request, filters), header)
+}
+
+/// The export of `V`'s list for `request`: its window, scope, ordering and columns.
+fn export<V: Hooks>(request: RequestContext, filters: Filters) -> Result<Export, ApiError> {
     let window = V::Pagination::window(&request.query, &V::CONFIG)?;
     let query = access::scoped_list::<V>(&request, &filters)?;
     let order = effective_order::<V>(&query, &request);
     let select = apply_order(narrow::<V>(query.select, &request, &order), &order, false);
     let end = window.offset.saturating_add(window.limit);
     let (decimals, formulas) = (decimal_fields::<V::Entity>(), Formulas::of(&V::CONFIG));
-    let export =
-        Export { fetch: fetch::<V>(request, select), keys: Vec::new(), decimals, formulas, next: window.offset, end };
-    respond(export, header).await
+    Ok(Export { fetch: fetch::<V>(request, select), keys: Vec::new(), decimals, formulas, next: window.offset, end })
 }
 
 /// The answer of `export`: its first chunk read before the answer starts, the others as the body is sent.
-async fn respond(mut export: Export, header: Vec<&'static str>) -> Result<Response, ApiError> {
+async fn respond(export: Result<Export, ApiError>, header: Vec<&'static str>) -> Result<Response, ApiError> {
+    let mut export = export?;
     // The first chunk before the answer starts: a failing query is the JSON error of the whole request.
     let first = export.chunk().await?.map(|(rows, _)| rows).unwrap_or_default();
     if export.keys.is_empty() {
