@@ -95,9 +95,13 @@ pub fn admit<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Re
 /// [`admit`], then [`check_throttles`]: what every generated route and the stream run first, so a request over
 /// a rate is refused (429) after its permissions and before any statement. The [`Pass`] carries the `RateLimit`
 /// headers to the answer.
-pub async fn enter<V: Hooks>(request: &mut RequestContext, operation: Operation) -> Result<Pass, ApiError> {
-    admit::<V>(request, operation)?;
-    check_throttles::<V>(request, None).await
+pub fn enter<V: Hooks>(
+    request: &mut RequestContext,
+    operation: Operation,
+) -> impl Future<Output = Result<Pass, ApiError>> + Send + '_ {
+    // The admission and the ViewSet's throttles are read here; the future is the same type for every ViewSet.
+    let admitted = admit::<V>(request, operation);
+    throttled::entered(request, admitted, throttled::throttles_of::<V>())
 }
 
 /// `request` as a list request of `R`'s own, for records of `R` reached from another ViewSet (an embedded relation,

@@ -16,17 +16,31 @@ use crate::viewset::hooks::Hooks;
 /// Counts `request` against the throttles of `V` for its operation (and `action`'s own rate, for an action):
 /// 429 `throttled` over a rate, 503 `throttle_unavailable` when the store cannot be asked and the throttle fails
 /// closed. [`enter`](super::enter) runs it after the permissions; a route that is not throttled pays one branch.
-pub async fn check_throttles<V: Hooks>(request: &RequestContext, action: Option<Rate>) -> Result<Pass, ApiError> {
-    let own = &V::CONFIG.throttle;
-    if own.is_empty() && action.is_none() && request.throttle.0.defaults.is_empty() {
-        return Ok(Pass::default());
-    }
+pub fn check_throttles<V: Hooks>(
+    request: &RequestContext,
+    action: Option<Rate>,
+) -> impl Future<Output = Result<Pass, ApiError>> + Send + '_ {
+    check(request, throttles_of::<V>(), action)
+}
+
+/// The throttles `V` declares and the name its buckets are counted under.
+pub(crate) fn throttles_of<V: Hooks>() -> (&'static Throttles, &'static str) {
     // `ViewSet::basename` without its `String`: the table's name is static.
     let basename = match V::CONFIG.basename {
         "" => sea_orm::EntityName::table_name(&V::Entity::default()),
         basename => basename,
     };
-    check(request, (own, basename), action).await
+    (&V::CONFIG.throttle, basename)
+}
+
+/// [`super::enter`] past its generic part: `admitted`, then the throttles of `viewset`.
+pub(crate) async fn entered(
+    request: &RequestContext,
+    admitted: Result<(), ApiError>,
+    viewset: (&'static Throttles, &'static str),
+) -> Result<Pass, ApiError> {
+    admitted?;
+    check(request, viewset, None).await
 }
 
 /// [`check_throttles`] past its generic part: the ViewSet's throttles and basename. Compiled once, not per
@@ -36,6 +50,9 @@ async fn check(
     viewset: (&'static Throttles, &'static str),
     action: Option<Rate>,
 ) -> Result<Pass, ApiError> {
+    if viewset.0.is_empty() && action.is_none() && request.throttle.0.defaults.is_empty() {
+        return Ok(Pass::default());
+    }
     let throttle = &request.throttle.0;
     let who = match &request.principal.user_id {
         Some(id) => ["u:", id].concat(),

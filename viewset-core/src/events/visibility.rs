@@ -65,6 +65,7 @@ pub(crate) async fn visible_frame_in<V: Hooks>(
 
 /// How [`visible_frame_in`] reads the record: not at all (`pk` is no key of `V`), alone, or in the batch with this
 /// view's scope and the batch's run.
+#[allow(clippy::large_enum_variant)] // Consumed as soon as it is made, never held across an `await`.
 enum InBatch<'a> {
     NoRecord,
     Alone,
