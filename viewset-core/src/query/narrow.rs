@@ -51,7 +51,8 @@ pub fn narrow<V: ViewSet>(
 where
     ModelOf<V>: 'static,
 {
-    if TypeId::of::<V::ListItem>() != TypeId::of::<ModelOf<V>>() {
+    let left_out = request.left_out();
+    if left_out.is_empty() || TypeId::of::<V::ListItem>() != TypeId::of::<ModelOf<V>>() {
         return select;
     }
     // What the plain function below needs, collected in loops (closures here are compiled again per ViewSet).
@@ -66,7 +67,8 @@ where
     for term in order {
         always.push(term.column.as_str());
     }
-    let Some(stand_ins) = stand_ins(request, &columns, field_names::<V::Entity>(), always) else { return select };
+    let fields = field_names::<V::Entity>();
+    let Some(stand_ins) = stand_ins(request, &left_out, &columns, fields, always) else { return select };
     let mut narrowed = select.select_only();
     let mut stand_ins = stand_ins.into_iter();
     for column in <V::Entity as EntityTrait>::Column::iter() {
@@ -79,19 +81,16 @@ where
 }
 
 /// For each of `columns` (database name and definition; `fields` their model field names), the stand-in read
-/// instead of it, or `None` to read the column. `None` overall when nothing is left out, or when a left-out column
-/// has no stand-in. `always`: the columns read whatever the response shows (primary key, ordering). One function
-/// for every ViewSet.
+/// instead of it, or `None` to read the column. `None` overall when nothing of `left_out` is among them, or when a
+/// left-out column has no stand-in. `always`: the columns read whatever the response shows (primary key, ordering).
+/// One function for every ViewSet.
 fn stand_ins<'a>(
     request: &'a RequestContext,
+    left_out: &[&str],
     columns: &[(&'static str, ColumnDef)],
     fields: &[&str],
     mut always: Vec<&'a str>,
 ) -> Option<Vec<Option<Value>>> {
-    let left_out = request.left_out();
-    if left_out.is_empty() {
-        return None;
-    }
     always.extend(request.expand.items.iter().map(|item| item.from.as_str()));
     let backend = request.db.get_database_backend();
     let mut stand_ins = Vec::with_capacity(columns.len());
