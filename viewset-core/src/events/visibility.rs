@@ -203,11 +203,7 @@ pub(crate) async fn could_see_deleted_in<V: Hooks>(
         Some(turn) => {
             let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
             let scope = access::scoped_query::<V>(request, &Filters::new())?.into_query();
-            let mut named = Vec::with_capacity(row.len());
-            for (column, value) in row {
-                named.push((column.as_str(), value));
-            }
-            let run = over_row(request.reader(), V::Entity::default().table_name(), named);
+            let run = over_row(request.reader(), V::Entity::default().table_name(), row);
             turn.submit(scope, run).await
         }
         None => None,
@@ -232,11 +228,12 @@ fn over_row<'a>(reader: crate::request::Reader<'a>, table: &'static str, row: Ve
 }
 
 /// The last state of a deleted record as its columns' values (`None`: a field the column cannot hold).
-fn snapshot_row<V: Hooks>(snapshot: &serde_json::Value) -> Option<Vec<(<V::Entity as EntityTrait>::Column, Value)>> {
+/// Columns by their database names, as the one-row common table expression names them.
+fn snapshot_row<V: Hooks>(snapshot: &serde_json::Value) -> Option<Vec<(&'static str, Value)>> {
     let mut row = Vec::new();
     for col in <V::Entity as EntityTrait>::Column::iter() {
         let field = snapshot.get(field_name::<V::Entity>(col)).unwrap_or(&serde_json::Value::Null);
-        row.push((col, typed(col, field)?));
+        row.push((col.as_str(), typed(col, field)?));
     }
     Some(row)
 }

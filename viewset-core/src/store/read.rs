@@ -1,7 +1,7 @@
 //! The reads the access path, embedding, the cursor paginator and the stream ask for, by what they need.
 
 use sea_orm::sea_query::{Expr, SelectStatement};
-use sea_orm::{EntityName, EntityTrait, IdenStatic, QuerySelect, QueryTrait, Select, Value};
+use sea_orm::{EntityName, QuerySelect, QueryTrait, Select, Value};
 
 use super::replica::{ReadOn, read_row, read_rows};
 use crate::error::{ApiError, db_err};
@@ -60,23 +60,18 @@ pub(crate) fn all<'a, V: ViewSet>(
     }
 }
 
-/// Whether `scope` (a scoped select of `V`) admits a row that is no longer stored, given as its columns' values
-/// (the last state of a deleted record): the scope runs over a one-row common table expression named like the
-/// table (role `visibility`), read through `reader`.
+/// Whether `scope` (a scoped select of `V`) admits a row that is no longer stored, given as its columns' values by
+/// column name (the last state of a deleted record): the scope runs over a one-row common table expression named
+/// like the table (role `visibility`), read through `reader`.
 pub(crate) fn admits_row<'a, V: ViewSet>(
     reader: Reader<'a>,
     scope: Select<V::Entity>,
-    row_values: Vec<(<V::Entity as EntityTrait>::Column, Value)>,
+    row: Vec<(&'static str, Value)>,
 ) -> impl Future<Output = Result<bool, ApiError>> + Send + 'a {
-    let mut named = Vec::with_capacity(row_values.len());
-    for (column, value) in row_values {
-        named.push((column.as_str(), value));
-    }
-    admits_named_row(reader, scope.into_query(), named, V::Entity::default().table_name())
+    admits_named_row(reader, scope.into_query(), row, V::Entity::default().table_name())
 }
 
-/// [`admits_row`] with the row's columns by name and the scope's select (of `table`): one function for every
-/// ViewSet.
+/// [`admits_row`] with the scope's select (of `table`): one function for every ViewSet.
 async fn admits_named_row(
     reader: Reader<'_>,
     mut query: SelectStatement,
