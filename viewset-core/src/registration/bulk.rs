@@ -12,6 +12,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::entry::{self, BodyBytes, RouteFuture};
+use super::ops::Ops;
 use super::routes::{create_shape, parse_body, respond, update_shape};
 use crate::access::enter;
 use crate::access::lookup::Lookup;
@@ -77,7 +78,7 @@ pub(super) fn items<V: Hooks>(bytes: &[u8]) -> Result<Vec<&RawValue>, ApiError> 
 }
 
 /// `DELETE <prefix>/?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.
-pub(crate) fn delete_run<V: Hooks>(mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
+pub(crate) fn delete_run<V: Hooks>(_: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
         let pass = match enter::<V>(&mut request, Operation::Delete).await {
             Ok(pass) => pass,
@@ -126,7 +127,12 @@ fn keys<V: Hooks>(request: &RequestContext) -> Result<Vec<Lookup>, ApiError> {
 
 /// `PATCH <prefix>/` with a JSON array: admitted as a single PATCH (`Update`), the `Idempotency-Key` claimed as a
 /// single PATCH claims it, then the rows and `V::update_many`.
-pub(crate) fn update_run<V: Hooks>(mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+pub(crate) fn update_run<V: Hooks>(
+    _: &'static Ops,
+    mut request: RequestContext,
+    parts: Parts,
+    body: Body,
+) -> RouteFuture {
     Box::pin(async move {
         let bytes = entry::bytes(parts, body).await;
         let pass = match enter::<V>(&mut request, Operation::Update).await {

@@ -23,15 +23,17 @@ use axum::http::request::Parts;
 use axum::response::Response;
 use axum::routing::{MethodRouter, get};
 
+use super::ops::Ops;
 use crate::request::embedders::SharedEmbedders;
 use crate::request::{RequestContext, ServiceState};
 
 /// A route's answer to one request, boxed.
 pub(crate) type RouteFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
 
-/// What a route of one ViewSet does with a request, given its context and what the route's other extractors read
-/// (the parts, the `{pk}` in their extensions, and the body): a plain function, one per ViewSet and route.
-pub(crate) type Run = fn(RequestContext, Parts, Body) -> RouteFuture;
+/// What a route does with a request, given its ViewSet's [`Ops`], the request's context and what the route's other
+/// extractors read (the parts, the `{pk}` in their extensions, and the body): a plain function, one per route for
+/// every ViewSet (one per ViewSet for the bulk routes and the stream).
+pub(crate) type Run = fn(&'static Ops, RequestContext, Parts, Body) -> RouteFuture;
 
 /// The `{pk}` segment of a detail route, or why it did not extract.
 pub(crate) type PathPk = Result<Path<String>, PathRejection>;
@@ -39,17 +41,19 @@ pub(crate) type PathPk = Result<Path<String>, PathRejection>;
 /// A route's raw body, or why it could not be read.
 pub(crate) type BodyBytes = Result<Bytes, BytesRejection>;
 
-/// A generated route as an axum handler: its [`Run`] and the embedders of the [`crate::Api`] it belongs to.
+/// A generated route as an axum handler: its [`Run`], its ViewSet's [`Ops`] and the embedders of the [`crate::Api`]
+/// it belongs to.
 #[derive(Clone)]
 pub(crate) struct Entry {
     run: Run,
+    ops: &'static Ops,
     embedders: SharedEmbedders,
 }
 
 impl Entry {
-    /// The handler that runs `run` with `embedders`.
-    pub(crate) fn new(run: Run, embedders: &SharedEmbedders) -> Self {
-        Entry { run, embedders: embedders.clone() }
+    /// The handler that runs `run` for the ViewSet of `ops` with `embedders`.
+    pub(crate) fn new(run: Run, ops: &'static Ops, embedders: &SharedEmbedders) -> Self {
+        Entry { run, ops, embedders: embedders.clone() }
     }
 }
 
@@ -63,7 +67,7 @@ where
     fn call(self, request: Request, state: S) -> RouteFuture {
         let (mut parts, body) = request.into_parts();
         let context = RequestContext::of_route(&mut parts, ServiceState::from_ref(&state), &self.embedders);
-        (self.run)(context, parts, body)
+        (self.run)(self.ops, context, parts, body)
     }
 }
 

@@ -24,6 +24,7 @@ mod bulk;
 pub(crate) mod discovery;
 mod entry;
 mod fallback;
+mod ops;
 pub mod paths;
 pub(crate) mod routes;
 mod settings;

@@ -1,26 +1,21 @@
 //! Route registration: the CRUD routes of a ViewSet on an axum `Router`.
 
-use std::future::Future;
-
 use axum::Router;
 use axum::body::Body;
-use axum::body::Bytes;
 use axum::extract::FromRef;
 use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 
 use super::entry::{self, BodyBytes, Entry, PathPk, RouteFuture, Run, Table};
+use super::ops::Ops;
 
-use crate::access::enter;
 use crate::access::fields::reject_restricted_keys;
-use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::error::ApiError;
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
 use crate::pagination::csv::ListFormat;
-use crate::pagination::csv::{Formulas, decimal_fields, into_csv};
-use crate::pagination::csv_stream::stream_csv;
+use crate::pagination::csv::{Formulas, into_csv};
 use crate::query::columns::column_names;
 use crate::query::params::{Filters, is_reserved_query_name};
 use crate::request::embedders::SharedEmbedders;
@@ -28,10 +23,8 @@ use crate::request::{RequestContext, ServiceState};
 use crate::schema::body::json_body;
 use crate::schema::explain::{BodyShape, explain};
 use crate::schema::{CreateSchema, UpdateSchema};
-use crate::store::plan::Plan;
 use crate::store::run::boxed;
 use crate::viewset::hooks::Hooks;
-use crate::viewset::paginator::Paginator;
 use crate::viewset::prefer::{self, Written, wants_minimal};
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
@@ -81,27 +74,35 @@ where
     // axum refuses an overlapping route by panicking; there is no fallible form and no way to ask a `Router` which
     // routes it has. Its panic is caught only to be replaced by one that says which ViewSet and what to do (an
     // action's route included: without an `Api`, the actions go on the same router, inside the catch).
-    let register = || {
+    let mut parts = Some((router, actions));
+    let mut register = || {
+        let (router, actions) = parts.take().expect("registered once");
         let router = register::<V, S>(router, embedders);
         match actions {
             Some(actions) => (router, Some(V::register_actions(actions))),
             None => (V::register_actions(router), None),
         }
     };
+    guarded(V::CONFIG.name, V::prefix, &mut register)
+}
+
+/// Runs `register`, replacing axum's panic on an overlapping route by one naming the ViewSet `name` (prefix
+/// `prefix()`) and what to do. One function for every ViewSet.
+#[track_caller]
+fn guarded<R>(name: &str, prefix: fn() -> String, register: &mut dyn FnMut() -> R) -> R {
     let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(register)) {
-        Ok(routers) => return routers,
+        Ok(registered) => return registered,
         Err(payload) => payload,
     };
     let axum = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied());
     match axum {
         Some(axum) if axum.starts_with("Overlapping method route") || axum.contains("both have a fallback") => {
-            let name = V::CONFIG.name;
             panic!(
                 "include_viewset::<{name}>: a route of {name} (prefix `{prefix}`) is already on this Router ({axum}); \
                  {name} is registered twice, or another ViewSet or route has the same method and path. \
                  include_viewset cannot see earlier registrations: register through viewset_core::Api \
                  (`api.include::<{name}>()?`), which returns a RegistrationError naming both sides",
-                prefix = V::prefix(),
+                prefix = prefix(),
             )
         }
         _ => std::panic::resume_unwind(payload),
@@ -114,23 +115,32 @@ where
     S: Clone + Send + Sync + 'static,
     ServiceState: FromRef<S>,
 {
-    let entry = |run: Run| Entry::new(run, embedders);
-    let prefix = V::prefix();
-    let base = crate::registration::paths::base(&prefix);
-    let bulk_delete = if const { V::CONFIG.bulk.delete } { Some(entry(super::bulk::delete_run::<V>)) } else { None };
-    let bulk_update = if const { V::CONFIG.bulk.update } { Some(entry(super::bulk::update_run::<V>)) } else { None };
-    let stream = if const { V::CONFIG.stream_enabled } { Some(entry(stream_run::<V>)) } else { None };
-    let table = Table {
-        list: entry(list_run::<V>),
-        create: entry(create_run::<V>),
-        retrieve: entry(retrieve_run::<V>),
-        update: entry(update_run::<V>),
-        delete: entry(delete_run::<V>),
-        bulk_delete,
-        bulk_update,
-        stream,
-    };
-    table.register(router, base)
+    let bulk_delete: Option<Run> =
+        if const { V::CONFIG.bulk.delete } { Some(super::bulk::delete_run::<V>) } else { None };
+    let bulk_update: Option<Run> =
+        if const { V::CONFIG.bulk.update } { Some(super::bulk::update_run::<V>) } else { None };
+    let stream: Option<Run> = if const { V::CONFIG.stream_enabled } { Some(stream_run::<V>) } else { None };
+    let table = table(Ops::of::<V>(), embedders, [bulk_delete, bulk_update, stream]);
+    table.register(router, crate::registration::paths::base(&V::prefix()))
+}
+
+/// The routes of a ViewSet whose table is `ops`, with its bulk delete, bulk update and stream when it has them.
+fn table(
+    ops: &'static Ops,
+    embedders: &SharedEmbedders,
+    [bulk_delete, bulk_update, stream]: [Option<Run>; 3],
+) -> Table {
+    let entry = |run: Run| Entry::new(run, ops, embedders);
+    Table {
+        list: entry(list_run),
+        create: entry(create_run),
+        retrieve: entry(retrieve_run),
+        update: entry(update_run),
+        delete: entry(delete_run),
+        bulk_delete: bulk_delete.map(entry),
+        bulk_update: bulk_update.map(entry),
+        stream: stream.map(entry),
+    }
 }
 
 /// The JSON 405 of every generated path.
@@ -145,22 +155,18 @@ pub fn respond(result: Result<Response, ApiError>) -> Response {
 }
 
 /// Query parameters named in `get_filter_fields()` become the router's exact-match filters (each at most once),
-/// except the reserved names (`query::RESERVED_QUERY_NAMES` and the paginator's parameters).
-fn router_filters<V: Hooks>(request: &RequestContext) -> Result<Filters, ApiError> {
-    filters_of(request, &V::get_filter_fields(), V::Pagination::PARAMETERS)
-}
-
-/// [`router_filters`] of the fields `allowed`, the paginator's parameters being `paginator`: one function for every
-/// ViewSet (in the generic one, the closures and the map's sort were compiled again for each).
-fn filters_of(request: &RequestContext, allowed: &[&str], paginator: &[&str]) -> Result<Filters, ApiError> {
-    let reserved = |k: &str| is_reserved_query_name(k) || paginator.contains(&k);
+/// except the reserved names (`query::RESERVED_QUERY_NAMES` and the paginator's parameters). One function for every
+/// ViewSet (in a generic one, the closures and the map's sort were compiled again for each).
+fn router_filters(ops: &Ops, request: &RequestContext) -> Result<Filters, ApiError> {
+    let allowed = (ops.filter_fields)();
+    let reserved = |k: &str| is_reserved_query_name(k) || ops.paginator_parameters.contains(&k);
     let read = request.query.read_once(|k| allowed.contains(&k) && !reserved(k) && request.may_query(k))?;
     Ok(read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
 }
 
 /// The typed body, after refusing fields this caller may not write; a body that does not parse is explained with
 /// what `shape` knows (every missing, unknown and read-only field at once, in API terms).
-fn body<T: serde::de::DeserializeOwned>(
+pub(super) fn body<T: serde::de::DeserializeOwned>(
     bytes: BodyBytes,
     request: &RequestContext,
     shape: impl FnOnce() -> BodyShape,
@@ -191,56 +197,51 @@ pub(super) fn update_shape<V: Hooks>() -> BodyShape {
 }
 
 /// `GET <prefix>/`.
-fn list_run<V: Hooks>(mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
+fn list_run(ops: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
-        let pass = match enter::<V>(&mut request, Operation::List).await {
+        let pass = match ops.enter(&mut request, Operation::List).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };
-        respond(pass.answer(list::<V>(request).await))
+        respond(pass.answer(list(ops, request).await))
     })
 }
 
-/// The list's work after admission. Not an `async fn`, which would keep `request` twice in its future
-/// (rust-lang/rust#62958).
-#[allow(clippy::manual_async_fn)]
-fn list<V: Hooks>(request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send {
-    async move {
-        request.query.check()?;
-        let format = ListFormat::from_request(&request.query, &request.headers)?;
-        let window = V::Pagination::window(&request.query, &V::CONFIG)?;
-        let filters = router_filters::<V>(&request)?;
-        // The list's future (the page, its count, the embedded relations) is several KB: built in a heap
-        // allocation, the route's own future stays small, and axum does not copy the whole of it twice.
-        match format {
-            ListFormat::Json => boxed(|| V::list(request, window.limit, window.offset, filters)).await,
-            ListFormat::Csv => {
-                // The header of an empty page: the model's fields this response shows.
-                let left_out = request.left_out();
-                let mut header = column_names::<V::Entity>();
-                crate::access::fields::leave_out(&mut header, &left_out);
-                if Plan::of::<V>(request.db.get_database_backend()).streams_csv {
-                    return boxed(|| stream_csv::<V>(request, filters, header)).await;
-                }
-                let page = boxed(|| V::list(request, window.limit, window.offset, filters)).await?;
-                into_csv(page, &header, Formulas::of(&V::CONFIG), &decimal_fields::<V::Entity>()).await
+/// The list's work after admission. The list's future (the page, its count, the embedded relations) is several
+/// KB: built in a heap allocation, the route's own future stays small, and axum does not copy the whole of it twice.
+async fn list(ops: &'static Ops, request: RequestContext) -> Result<Response, ApiError> {
+    request.query.check()?;
+    let format = ListFormat::from_request(&request.query, &request.headers)?;
+    let window = (ops.window)(&request.query, ops.config)?;
+    let filters = router_filters(ops, &request)?;
+    match format {
+        ListFormat::Json => (ops.list)(request, window.limit, window.offset, filters).await,
+        ListFormat::Csv => {
+            // The header of an empty page: the model's fields this response shows.
+            let left_out = request.left_out();
+            let mut header = (ops.columns)();
+            crate::access::fields::leave_out(&mut header, &left_out);
+            if (ops.plan)(request.db.get_database_backend()).streams_csv {
+                return (ops.stream_csv)(request, filters, header).await;
             }
+            let page = (ops.list)(request, window.limit, window.offset, filters).await?;
+            into_csv(page, &header, Formulas::of(ops.config), &(ops.decimal_fields)()).await
         }
     }
 }
 
 /// `GET <prefix>/{pk}`.
-fn retrieve_run<V: Hooks>(mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
+fn retrieve_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
         let path = entry::path(&mut parts).await;
-        let pass = match enter::<V>(&mut request, Operation::Retrieve).await {
+        let pass = match ops.enter(&mut request, Operation::Retrieve).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };
-        let answer = match Lookup::from_path::<V>(path) {
+        let answer = match (ops.lookup)(path) {
             Ok(pk) => {
                 let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
-                let found = V::retrieve(pk, request).await;
+                let found = (ops.retrieve)(pk, request).await;
                 found.map(|response| crate::viewset::etag::not_modified(if_none_match, response))
             }
             Err(err) => Err(err),
@@ -250,126 +251,97 @@ fn retrieve_run<V: Hooks>(mut request: RequestContext, mut parts: Parts, _: Body
 }
 
 /// `POST <prefix>/`.
-fn create_run<V: Hooks>(mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+fn create_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
     Box::pin(async move {
         let bytes = entry::bytes(parts, body).await;
-        let pass = match enter::<V>(&mut request, Operation::Create).await {
+        let pass = match ops.enter(&mut request, Operation::Create).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };
         // Without a key the write runs in the route's own future; with one, the claim's work is allocated apart.
         let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            create::<V>(request, bytes).await
+            create(ops, request, bytes).await
         } else {
-            boxed(|| once(request, bytes, write(create::<V>))).await
+            boxed(|| once(request, bytes, write(move |request, bytes| create(ops, request, bytes)))).await
         };
         respond(pass.answer(answer))
     })
 }
 
-/// The create's work after admission: the body, `V::create`, and the minimal answer when `Prefer` asks for it.
-#[allow(clippy::manual_async_fn)]
-fn create<V: Hooks>(
-    request: RequestContext,
-    bytes: BodyBytes,
-) -> impl Future<Output = Result<Response, ApiError>> + Send {
-    async move {
-        let upsert = super::upsert::wanted::<V>(&request)?;
-        if let Some(route) = upsert_route::<V>()
-            && let (Some((key, resolution)), Ok(bytes)) = (upsert, &bytes)
-        {
-            return route(request, bytes.clone(), key, resolution).await;
-        }
-        let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
-        if let Some(route) = bulk_create_route::<V>()
-            && let Ok(bytes) = &bytes
-            && super::bulk::is_array(bytes)
-        {
-            return route(request, bytes.clone(), minimal.is_some()).await;
-        }
-        let data = body(bytes, &request, create_shape::<V>)?;
-        let response = V::create(data, request).await?;
-        Ok(match minimal {
-            Some(path) => prefer::minimal::<V>(response, &path, Written::Created).await,
-            None => response,
-        })
+/// The create's work after admission: the upsert or bulk form when asked for and declared, else the body and
+/// `V::create`, and the minimal answer when `Prefer` asks for it.
+async fn create(ops: &'static Ops, request: RequestContext, bytes: BodyBytes) -> Result<Response, ApiError> {
+    let upsert = super::upsert::wanted(ops.config, &request)?;
+    if let Some(route) = ops.upsert
+        && let (Some((key, resolution)), Ok(bytes)) = (upsert, &bytes)
+    {
+        return route(request, bytes.clone(), key, resolution).await;
     }
-}
-
-/// A route's answer, boxed.
-type Answer = std::pin::Pin<Box<dyn Future<Output = Result<Response, ApiError>> + Send>>;
-
-/// An upsert after admission: the request, the body, the key and the resolution.
-type UpsertRoute = fn(RequestContext, Bytes, &'static str, crate::viewset::upsert::Resolution) -> Answer;
-
-/// The upsert form of the create of `V`, when it declares `upsert_keys`. A plain function, not the create's async
-/// block: a branch that a constant rules out is not compiled there, so a ViewSet without upsert keys does not
-/// carry the upsert's code (build time: BENCHMARKS.md, "Compile cost").
-fn upsert_route<V: Hooks>() -> Option<UpsertRoute> {
-    if const { V::CONFIG.bulk.upsert_keys.is_empty() } {
-        return None;
+    let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
+    if let Some(route) = ops.bulk_create
+        && let Ok(bytes) = &bytes
+        && super::bulk::is_array(bytes)
+    {
+        return route(request, bytes.clone(), minimal.is_some()).await;
     }
-    Some(|request, bytes, key, resolution| Box::pin(super::upsert::create::<V>(request, bytes, key, resolution)))
-}
-
-/// The bulk form of the create of `V` (an array body), when it declares `bulk(create)`; as [`upsert_route`].
-fn bulk_create_route<V: Hooks>() -> Option<fn(RequestContext, Bytes, bool) -> Answer> {
-    if const { !V::CONFIG.bulk.create } {
-        return None;
-    }
-    Some(|request, bytes, minimal| Box::pin(super::bulk::create::<V>(request, bytes, minimal)))
+    let response = (ops.create)(request, bytes).await?;
+    Ok(match minimal {
+        Some(path) => prefer::minimal_by(response, &path, Written::Created, ops.config.lookup_field).await,
+        None => response,
+    })
 }
 
 /// `PATCH <prefix>/{pk}`.
-fn update_run<V: Hooks>(mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+fn update_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
     Box::pin(async move {
         let (path, bytes) = entry::path_and_bytes(parts, body).await;
-        let pass = match enter::<V>(&mut request, Operation::Update).await {
+        let pass = match ops.enter(&mut request, Operation::Update).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };
         let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            update::<V>(request, path, bytes).await
+            update(ops, request, path, bytes).await
         } else {
-            let work = move |request, bytes| update::<V>(request, path, bytes);
+            let work = move |request, bytes| update(ops, request, path, bytes);
             boxed(|| once(request, bytes, write(work))).await
         };
         respond(pass.answer(answer))
     })
 }
 
+/// Whether this request may go on without `If-Match` (428 when the ViewSet requires it).
+fn if_match_required(ops: &Ops, request: &RequestContext) -> Result<(), ApiError> {
+    crate::viewset::etag::require_if_match_by((ops.require_if_match)(), request)
+}
+
 /// The update's work after admission: `If-Match` when required, the `{pk}`, the body, `V::update`, and the
 /// minimal answer when `Prefer` asks for it.
-#[allow(clippy::manual_async_fn)]
-fn update<V: Hooks>(
+async fn update(
+    ops: &'static Ops,
     request: RequestContext,
     path: PathPk,
     bytes: BodyBytes,
-) -> impl Future<Output = Result<Response, ApiError>> + Send {
-    async move {
-        crate::viewset::etag::require_if_match::<V>(&request)?;
-        let pk = Lookup::from_path::<V>(path)?;
-        let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
-        let data = body(bytes, &request, update_shape::<V>)?;
-        let response = V::update(pk, data, request).await?;
-        Ok(match minimal {
-            Some(path) => prefer::minimal::<V>(response, &path, Written::Updated).await,
-            None => response,
-        })
-    }
+) -> Result<Response, ApiError> {
+    if_match_required(ops, &request)?;
+    let pk = (ops.lookup)(path)?;
+    let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
+    let response = (ops.update)(pk, request, bytes).await?;
+    Ok(match minimal {
+        Some(path) => prefer::minimal_by(response, &path, Written::Updated, ops.config.lookup_field).await,
+        None => response,
+    })
 }
 
 /// `DELETE <prefix>/{pk}`.
-fn delete_run<V: Hooks>(mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
+fn delete_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
         let path = entry::path(&mut parts).await;
-        let pass = match enter::<V>(&mut request, Operation::Delete).await {
+        let pass = match ops.enter(&mut request, Operation::Delete).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };
-        let pk = crate::viewset::etag::require_if_match::<V>(&request).and_then(|()| Lookup::from_path::<V>(path));
-        let answer = match pk {
-            Ok(pk) => V::delete(pk, request).await,
+        let answer = match if_match_required(ops, &request).and_then(|()| (ops.lookup)(path)) {
+            Ok(pk) => (ops.delete)(pk, request).await,
             Err(err) => Err(err),
         };
         respond(pass.answer(answer))
@@ -377,6 +349,6 @@ fn delete_run<V: Hooks>(mut request: RequestContext, mut parts: Parts, _: Body) 
 }
 
 /// `GET <prefix>/stream` ([`crate::events::stream_route`]).
-fn stream_run<V: Hooks>(request: RequestContext, _: Parts, _: Body) -> RouteFuture {
+fn stream_run<V: Hooks>(_: &'static Ops, request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     Box::pin(crate::events::stream_route::<V>(request))
 }

@@ -17,13 +17,17 @@ use super::routes::{create_shape, parse_body};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::viewset::bulk::at_row;
+use crate::viewset::config::Config;
 use crate::viewset::hooks::Hooks;
 use crate::viewset::upsert::{Resolution, UpsertRow, upsert};
 
 /// The upsert a create asks for: the key and the resolution; `None` for a plain create (also an `on_conflict`
 /// without a known `resolution`). 422 for an `on_conflict` that is not one of `upsert_keys`.
-pub(crate) fn wanted<V: Hooks>(request: &RequestContext) -> Result<Option<(&'static str, Resolution)>, ApiError> {
-    let keys = V::CONFIG.bulk.upsert_keys;
+pub(crate) fn wanted(
+    config: &Config,
+    request: &RequestContext,
+) -> Result<Option<(&'static str, Resolution)>, ApiError> {
+    let keys = config.bulk.upsert_keys;
     let on_conflict = request.query.one("on_conflict")?;
     let resolution = Resolution::from_headers(&request.headers);
     let refused = |msg: String| ApiError::input(["query", "on_conflict"], msg, "invalid");

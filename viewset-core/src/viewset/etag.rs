@@ -139,7 +139,12 @@ pub fn is_conditional(headers: &HeaderMap) -> bool {
 
 /// 428 `precondition_required` when `V` requires `If-Match` ([`Hooks::require_if_match`]) and none was sent.
 pub fn require_if_match<V: Hooks>(request: &RequestContext) -> Result<(), ApiError> {
-    if V::require_if_match() && !request.headers.contains_key(IF_MATCH) {
+    require_if_match_by(V::require_if_match(), request)
+}
+
+/// [`require_if_match`] for a ViewSet that `required` it or not: one function for every ViewSet.
+pub(crate) fn require_if_match_by(required: bool, request: &RequestContext) -> Result<(), ApiError> {
+    if required && !request.headers.contains_key(IF_MATCH) {
         return Err(ApiError::PreconditionRequired);
     }
     Ok(())

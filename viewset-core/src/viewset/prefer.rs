@@ -96,7 +96,7 @@ pub fn minimal<V: ViewSet>(
 }
 
 /// [`minimal`] for a record whose URL ends with its `lookup_field` (compiled once, not per ViewSet).
-async fn minimal_by(response: Response, path: &str, written: Written, lookup_field: &str) -> Response {
+pub(crate) async fn minimal_by(response: Response, path: &str, written: Written, lookup_field: &str) -> Response {
     let expected = match written {
         Written::Created => StatusCode::CREATED,
         Written::Updated => StatusCode::OK,
