@@ -54,11 +54,18 @@ pub(crate) struct Doc {
 impl Doc {
     /// The description of `V`.
     pub(crate) fn of<V: Hooks>() -> Doc {
+        // Loops, not adapters: an adapter over a closure is compiled again for every ViewSet.
         let fields = crate::query::columns::column_names::<V::Entity>();
-        let columns = <V::Entity as EntityTrait>::Column::iter()
-            .zip(fields)
-            .map(|(column, field)| (field, column.def().get_column_type().clone()))
-            .collect();
+        let mut columns = Vec::with_capacity(fields.len());
+        for column in <V::Entity as EntityTrait>::Column::iter() {
+            columns.push((fields[columns.len()], column.def().get_column_type().clone()));
+        }
+        let mut anonymous = Vec::new();
+        for operation in SECURED {
+            if crate::access::admits_anonymous::<V>(operation) {
+                anonymous.push(operation);
+            }
+        }
         Doc {
             config: &V::CONFIG,
             prefix: V::prefix(),
@@ -74,7 +81,7 @@ impl Doc {
             pagination_fields: V::Pagination::RESPONSE_FIELDS,
             columns,
             filter_fields: V::get_filter_fields(),
-            anonymous: SECURED.into_iter().filter(|op| crate::access::admits_anonymous::<V>(*op)).collect(),
+            anonymous,
         }
     }
 

@@ -4,11 +4,10 @@
 
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, IdenStatic, QueryFilter, QuerySelect, Value};
-use serde::Serialize;
 
 use super::cursor_token::CursorToken;
 use super::list_items;
-use super::page_body::PageBody;
+use super::page_body::{Fields, PageBody};
 use crate::error::ApiError;
 use crate::query::columns::field_name;
 use crate::query::list_query::OrderTerm;
@@ -24,13 +23,6 @@ use crate::viewset::paginator::{PageQuery, Paginator, Window};
 /// A cursor is only valid for the ordering it was made with.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CursorPagination;
-
-#[derive(Serialize)]
-struct CursorPage<R> {
-    next: Option<String>,
-    previous: Option<String>,
-    results: R,
-}
 
 fn invalid_cursor(msg: &str) -> ApiError {
     ApiError::input(["query", "cursor"], msg, "cursor_invalid")
@@ -90,7 +82,9 @@ impl Paginator for CursorPagination {
             };
             let walk = Walk { signature, token, backwards, more };
             let (next, previous) = walk.links(request, &edge, rows.is_empty());
-            PageBody::new(&CursorPage { next, previous, results: list_items::<V>(rows, request).await? })
+            let results = list_items::<V>(rows, request).await?;
+            let page = Fields::new().value("next", &next)?.value("previous", &previous)?;
+            Ok(page.value("results", &results)?.end())
         }
     }
 }

@@ -1,11 +1,9 @@
 //! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}` (`?count=`, or a ViewSet
 //! `count_mode` other than `exact`, adds `count_mode`; `count` is `null` with `count=none`).
 
-use serde::Serialize;
-
 use super::count::fetch_with_count;
-use super::page_body::PageBody;
-use super::{Page, list_items};
+use super::list_items;
+use super::page_body::{Fields, PageBody};
 use crate::error::ApiError;
 use crate::query::params::QueryParams;
 use crate::request::RequestContext;
@@ -55,21 +53,14 @@ impl Paginator for LimitOffsetPagination {
         async move {
             let (rows, counted, asked) = fetch.await?;
             let results = list_items::<V>(rows, request).await?;
-            match (counted.value(), asked) {
-                (Some(count), false) => PageBody::new(&Page { count, results, limit, offset }),
-                (count, _) => PageBody::new(&ModedPage { count, count_mode: counted.mode(), results, limit, offset }),
-            }
+            // `{count, results, limit, offset}`, with `count_mode` after `count` when it was asked for or the
+            // count is not exact ([`crate::pagination::Page`] is the first form's type).
+            let page = Fields::new().value("count", &counted.value())?;
+            let page = match (counted.value(), asked) {
+                (Some(_), false) => page,
+                _ => page.value("count_mode", counted.mode())?,
+            };
+            Ok(page.value("results", &results)?.value("limit", &limit)?.value("offset", &offset)?.end())
         }
     }
-}
-
-/// The envelope when `?count=` was given (or the ViewSet's `count_mode` is not `exact`): the count may be `null`,
-/// and `count_mode` says which it is.
-#[derive(Serialize)]
-struct ModedPage<R> {
-    count: Option<u64>,
-    count_mode: &'static str,
-    results: R,
-    limit: u64,
-    offset: u64,
 }

@@ -27,17 +27,69 @@ impl PageBody {
     /// The buffer starts at the size of the last page serialized (at least 1 KiB, at most 256 KiB): a page grown
     /// from 1 KiB was copied three times on its way to 8 KiB.
     pub fn new<T: Serialize + ?Sized>(body: &T) -> Result<Self, ApiError> {
-        let mut buffer = Vec::with_capacity(LAST_PAGE_BYTES.load(Ordering::Relaxed).clamp(1024, 256 * 1024));
-        serde_json::to_writer(&mut buffer, body)
-            .map_err(|e| ApiError::Database(sea_orm::DbErr::Custom(format!("serialize page: {e}"))))?;
-        LAST_PAGE_BYTES.store(buffer.len() + buffer.len() / 8, Ordering::Relaxed);
-        Ok(PageBody(Bytes::from(buffer)))
+        let mut buffer = buffer();
+        serde_json::to_writer(&mut buffer, body).map_err(refused)?;
+        Ok(finished(buffer))
     }
 
     /// The JSON text.
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
+}
+
+/// A page's JSON object written field by field, in the order they are given: the built-in paginators' envelopes.
+/// A typed envelope generic over its results (`Page<Items<Model>>`) is serialized again for every model, and with
+/// each serializer serde_json's struct fields reach; here the fields other than the results are written by code
+/// compiled once, and the results by one serializer (build time: BENCHMARKS.md, "Build time per ViewSet").
+pub(crate) struct Fields(Vec<u8>);
+
+impl Fields {
+    /// An empty object, its buffer sized as [`PageBody::new`]'s.
+    pub(crate) fn new() -> Self {
+        let mut buffer = buffer();
+        buffer.push(b'{');
+        Fields(buffer)
+    }
+
+    /// Writes `"name":` (`name` needs no escaping: the envelopes' own field names).
+    fn name(&mut self, name: &str) {
+        if self.0.len() > 1 {
+            self.0.push(b',');
+        }
+        self.0.push(b'"');
+        self.0.extend_from_slice(name.as_bytes());
+        self.0.extend_from_slice(b"\":");
+    }
+
+    /// A field: a count, a link, the page's results.
+    pub(crate) fn value<T: Serialize + ?Sized>(mut self, name: &str, value: &T) -> Result<Self, ApiError> {
+        self.name(name);
+        serde_json::to_writer(&mut self.0, value).map_err(refused)?;
+        Ok(self)
+    }
+
+    /// The object, closed.
+    pub(crate) fn end(mut self) -> PageBody {
+        self.0.push(b'}');
+        finished(self.0)
+    }
+}
+
+/// A page's buffer: it starts at the size of the last page serialized (at least 1 KiB, at most 256 KiB).
+fn buffer() -> Vec<u8> {
+    Vec::with_capacity(LAST_PAGE_BYTES.load(Ordering::Relaxed).clamp(1024, 256 * 1024))
+}
+
+/// The serialized page, its size remembered for the next.
+fn finished(buffer: Vec<u8>) -> PageBody {
+    LAST_PAGE_BYTES.store(buffer.len() + buffer.len() / 8, Ordering::Relaxed);
+    PageBody(Bytes::from(buffer))
+}
+
+/// A value that did not serialize (its `Serialize` implementation failed): a 500.
+fn refused(e: serde_json::Error) -> ApiError {
+    ApiError::Database(sea_orm::DbErr::Custom(format!("serialize page: {e}")))
 }
 
 impl IntoResponse for PageBody {

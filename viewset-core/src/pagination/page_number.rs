@@ -1,10 +1,8 @@
 //! `PageNumberPagination`: `?page=&page_size=` and `{count, page, page_size, total_pages, results}`.
 
-use serde::Serialize;
-
 use super::count::{Counted, fetch_with_count};
 use super::list_items;
-use super::page_body::PageBody;
+use super::page_body::{Fields, PageBody};
 use crate::error::ApiError;
 use crate::query::params::QueryParams;
 use crate::request::RequestContext;
@@ -17,17 +15,6 @@ use crate::viewset::paginator::{PageQuery, Paginator, Window};
 /// known: `count` and `total_pages` are `null` (or estimated) and a page past the end is empty, not 404.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PageNumberPagination;
-
-#[derive(Serialize)]
-struct NumberedPage<R> {
-    count: Option<u64>,
-    page: u64,
-    page_size: u64,
-    total_pages: Option<u64>,
-    results: R,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    count_mode: Option<&'static str>,
-}
 
 impl Paginator for PageNumberPagination {
     const PARAMETERS: &'static [&'static str] = &["page", "page_size", "count"];
@@ -57,14 +44,12 @@ impl Paginator for PageNumberPagination {
                 return Err(ApiError::NotFound);
             }
             let results = list_items::<V>(rows, request).await?;
-            let count_mode = asked.then(|| counted.mode());
-            PageBody::new(&NumberedPage {
-                count: counted.value(),
-                page: number,
-                page_size,
-                total_pages,
-                results,
-                count_mode,
+            let page = Fields::new().value("count", &counted.value())?.value("page", &number)?;
+            let page = page.value("page_size", &page_size)?.value("total_pages", &total_pages)?;
+            let page = page.value("results", &results)?;
+            Ok(match asked {
+                true => page.value("count_mode", counted.mode())?.end(),
+                false => page.end(),
             })
         }
     }
