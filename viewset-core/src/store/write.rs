@@ -5,13 +5,12 @@
 
 use sea_orm::sea_query::{FromValueTuple, ValueTuple};
 use sea_orm::{
-    ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, DatabaseConnection, DatabaseTransaction, DbErr,
-    EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QuerySelect, QueryTrait, Select,
-    SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
+    ActiveModelBehavior, ActiveModelTrait, ColumnTrait, Condition, DatabaseConnection, DatabaseTransaction, DbBackend,
+    DbErr, EntityTrait, IntoActiveModel, Iterable, PrimaryKeyTrait, QueryFilter, QueryResult, QuerySelect, QueryTrait,
+    Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
 };
 
-use super::read::{Find, find};
-use super::run::{Decode, On, boxed, execute, insert_id, one_decoded};
+use super::run::{Decode, On, boxed, execute, insert_id, one_decoded, row};
 use super::statements::lookup_condition;
 use crate::error::{ApiError, db_err};
 use crate::viewset::contract::{ModelOf, ViewSet};
@@ -139,45 +138,69 @@ pub(crate) fn update_where<'a, V: ViewSet>(
 
 /// Writes the set columns of `active` (a stored record with changes) as `ActiveModelTrait::update` does:
 /// `before_save`, the `UPDATE` of its row by primary key (`RETURNING` every column, or read back by key in the same
-/// transaction where the backend has no `RETURNING`), `after_save`.
+/// transaction where the backend has no `RETURNING`), `after_save`. The statements are built here and run by
+/// [`written_row`], one function for every ViewSet.
 pub(crate) async fn update<V: ViewSet>(on: On<'_>, active: Active<V>) -> Result<ModelOf<V>, ApiError> {
     let active = Box::pin(Active::<V>::before_save(active, &on.executor(), false)).await;
     let active = active.map_err(db_err::<V::Entity>)?;
-    let key = primary_key(&active).map_err(db_err::<V::Entity>)?;
-    let mut query = V::Entity::update(active).validate().map_err(db_err::<V::Entity>)?.into_query();
-    let backend = on.backend();
-    let written = if query.get_values().is_empty() {
-        // Nothing to write: the record as stored.
-        find::<V>(on, Find::First(by_key::<V::Entity>(key.clone()))).await?
-    } else if on.support_returning() {
-        query.returning(every_column::<V::Entity>(backend));
-        let written = one_decoded(on, backend.build(&query), V::decode_rows, "update").await;
-        written.map_err(db_err::<V::Entity>)?
-    } else if let On::Pool(db) = on {
-        // MariaDB / MySQL: the UPDATE and the read of the written row in one transaction, so the answer is the row
-        // this write left, not one a concurrent write made after it.
-        let txn = begin(db, TransactionOptions::default()).await.map_err(db_err::<V::Entity>)?;
-        let written = update_then_read::<V>(On::Txn(&txn), backend.build(&query), key).await?;
-        commit::<V>(txn).await?;
-        written
-    } else {
-        update_then_read::<V>(on, backend.build(&query), key).await?
-    };
-    let written = written.ok_or(ApiError::NotFound)?;
-    let written = Box::pin(Active::<V>::after_save(written, &on.executor(), false)).await;
+    let updating = updating::<V>(on.backend(), active, on.support_returning()).map_err(db_err::<V::Entity>)?;
+    let row = written_row(on, updating, table::<V>()).await?.ok_or(ApiError::NotFound)?;
+    let written = V::decode_rows(std::slice::from_ref(&row)).map_err(db_err::<V::Entity>)?.pop();
+    let written = Box::pin(Active::<V>::after_save(written.ok_or(ApiError::NotFound)?, &on.executor(), false)).await;
     written.map_err(db_err::<V::Entity>)
 }
 
-/// An `UPDATE` without `RETURNING` (MariaDB / MySQL), then the row read by `key`; `None` when no row matched (the
+/// The statements of a record's update.
+enum Updating {
+    /// Nothing to write: the record as stored is read by its key.
+    Read(Statement),
+    /// `UPDATE … RETURNING` every column.
+    Returning(Statement),
+    /// The `UPDATE`, then the read of the written row by its key (MariaDB / MySQL).
+    ThenRead(Statement, Statement),
+}
+
+/// The statements that write `active`'s set columns to its row, by its primary key.
+fn updating<V: ViewSet>(backend: DbBackend, active: Active<V>, returning: bool) -> Result<Updating, DbErr> {
+    let key = primary_key(&active)?;
+    let mut query = V::Entity::update(active).validate()?.into_query();
+    let read = by_key::<V::Entity>(key).limit(1).build(backend);
+    if query.get_values().is_empty() {
+        return Ok(Updating::Read(read));
+    }
+    if returning {
+        query.returning(every_column::<V::Entity>(backend));
+        return Ok(Updating::Returning(backend.build(&query)));
+    }
+    Ok(Updating::ThenRead(backend.build(&query), read))
+}
+
+/// The row `updating` leaves (`None` when no row matched), its errors read for `table`.
+async fn written_row(on: On<'_>, updating: Updating, table: &'static str) -> Result<Option<QueryResult>, ApiError> {
+    let refused = |err| ApiError::from_db(err, table);
+    match updating {
+        Updating::Read(read) => row(on, read, "lookup").await.map_err(refused),
+        Updating::Returning(update) => row(on, update, "update").await.map_err(refused),
+        Updating::ThenRead(update, read) => match on {
+            // The UPDATE and the read of the written row in one transaction, so the answer is the row this write
+            // left, not one a concurrent write made after it.
+            On::Pool(db) => {
+                let txn = begin(db, TransactionOptions::default()).await.map_err(refused)?;
+                let written = update_then_read(On::Txn(&txn), update, read).await.map_err(refused)?;
+                commit_on(txn, table).await?;
+                Ok(written)
+            }
+            On::Txn(_) => update_then_read(on, update, read).await.map_err(refused),
+        },
+    }
+}
+
+/// An `UPDATE` without `RETURNING` (MariaDB / MySQL), then the row `read`; `None` when no row matched (the
 /// connection counts matched rows, sqlx's `CLIENT_FOUND_ROWS`, so an unchanged row still counts).
-async fn update_then_read<V: ViewSet>(
-    on: On<'_>,
-    update: Statement,
-    key: ValueTuple,
-) -> Result<Option<ModelOf<V>>, ApiError> {
-    match execute(on, update, "update").await.map_err(db_err::<V::Entity>)? {
+async fn update_then_read(on: On<'_>, update: Statement, read: Statement) -> Result<Option<QueryResult>, DbErr> {
+    match execute(on, update, "update").await? {
         0 => Ok(None),
-        _ => find::<V>(on, Find::First(by_key::<V::Entity>(key))).await,
+        _ => row(on, read, "lookup").await,
     }
 }
 
@@ -232,12 +255,7 @@ async fn begin(db: &DatabaseConnection, options: TransactionOptions) -> Result<D
     }
 }
 
-/// Commits `txn`.
-pub(crate) fn commit<V: ViewSet>(txn: DatabaseTransaction) -> impl Future<Output = Result<(), ApiError>> + Send {
-    commit_on(txn, table::<V>())
-}
-
-/// [`commit`], its errors read for `table`: one function for every ViewSet.
+/// Commits `txn`, its errors read for `table`: one function for every ViewSet.
 pub(crate) async fn commit_on(txn: DatabaseTransaction, table: &'static str) -> Result<(), ApiError> {
     boxed(|| txn.commit()).await.map_err(|err| ApiError::from_db(err, table))
 }
