@@ -39,9 +39,11 @@ use crate::access;
 use crate::access::fields::visible;
 use crate::access::operation::Operation;
 use crate::access::required::required_condition;
+use crate::access::throttled::{entered, throttles_of};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
+use crate::throttle::declared::Throttles;
 use crate::viewset::hooks::Hooks;
 
 /// The reconnection delay a closing stream suggests to its client (`retry:`), in seconds.
@@ -50,13 +52,36 @@ const SHUTDOWN_RETRY_SECS: u64 = 2;
 /// Frames buffered per subscriber before it counts as slow.
 const FRAMES: usize = 64;
 
-/// The stream route of `V`.
-pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
-    let admitted = match access::enter::<V>(&mut request, Operation::Stream).await {
-        Ok(pass) => required_condition::<V>(&request).map(|_| pass),
-        Err(err) => Err(err),
+/// The stream route of `V`. What depends on `V` (its admission, required row policies, throttles and checks) is
+/// read here; the route's future is one type for every ViewSet.
+pub fn stream_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Response> + Send {
+    let admitted = access::admit::<V>(&mut request, Operation::Stream);
+    // Asked after the throttles, as `access::enter` then the required row policies would.
+    let required = match admitted {
+        Ok(()) => required_condition::<V>(&request).map(drop),
+        Err(_) => Ok(()),
     };
-    let pass = match admitted {
+    let viewset = StreamOf {
+        throttles: throttles_of::<V>(),
+        required,
+        name: std::any::type_name::<V>(),
+        of: ViewSetChecks::of::<V>(),
+    };
+    subscribe(request, admitted, viewset)
+}
+
+/// What the stream route reads of its ViewSet.
+struct StreamOf {
+    throttles: (&'static Throttles, &'static str),
+    required: Result<(), ApiError>,
+    name: &'static str,
+    of: ViewSetChecks,
+}
+
+/// [`stream_route`] past its generic part: the throttles, then the subscriber.
+async fn subscribe(request: RequestContext, admitted: Result<(), ApiError>, viewset: StreamOf) -> Response {
+    let entered = entered(&request, admitted, viewset.throttles).await;
+    let pass = match entered.and_then(|pass| viewset.required.map(|()| pass)) {
         Ok(pass) => pass,
         Err(err) => return err.into_response(),
     };
@@ -69,9 +94,9 @@ pub async fn stream_route<V: Hooks>(mut request: RequestContext) -> Response {
     let bus = request.events.clone();
     let receiver = bus.subscribe();
     let gaps = bus.gaps();
-    let membership = bus.views().join(std::any::type_name::<V>(), request.view_key());
+    let membership = bus.views().join(viewset.name, request.view_key());
     let (frames, out) = mpsc::channel::<Event>(FRAMES);
-    let of = ViewSetChecks::of::<V>();
+    let of = viewset.of;
     tokio::spawn(
         Subscriber { request, bus, membership, frames, seen: HashSet::new(), _slot: slot, of }
             .run(receiver, gaps, resume),

@@ -129,20 +129,27 @@ pub fn update<V: Hooks>(
     request: RequestContext,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        let (mut writing, (model, changed)) = if etag::is_conditional(&request.headers) {
-            let writing = Writing::within(access::begin_locking::<V>(&request).await?);
-            let model = access::fetch_visible_locked::<V>(&request, &pk, writing.txn()).await?;
-            etag::check_if_match::<V>(&request, &model)?;
-            let written = write_update::<V>(writing.on(&request.db), model, data).await?;
-            (writing, written)
-        } else if !data.is_empty() && Plan::of::<V>(request.db.get_database_backend()).update_in_one_statement {
+        let conditional = etag::is_conditional(&request.headers);
+        let one_statement = !conditional
+            && !data.is_empty()
+            && Plan::of::<V>(request.db.get_database_backend()).update_in_one_statement;
+        let (mut writing, (model, changed)) = if one_statement {
             let writing = Writing::begin::<V>(&request).await?;
             let on = writing.on(&request.db);
             let written = access::write::update_in_scope_on::<V>(&request, &pk, data, on).await?;
             (writing, (written, true))
         } else {
-            let model = access::fetch_visible::<V>(&request, &pk).await?;
-            let writing = Writing::begin::<V>(&request).await?;
+            // The record as this caller sees it (locked, and its tag checked, with `If-Match`), then the write:
+            // awaited in one place, so its future is one state of this one.
+            let (writing, model) = if conditional {
+                let writing = Writing::within(access::begin_locking::<V>(&request).await?);
+                let model = access::fetch_visible_locked::<V>(&request, &pk, writing.txn()).await?;
+                etag::check_if_match::<V>(&request, &model)?;
+                (writing, model)
+            } else {
+                let model = access::fetch_visible::<V>(&request, &pk).await?;
+                (Writing::begin::<V>(&request).await?, model)
+            };
             let written = write_update::<V>(writing.on(&request.db), model, data).await?;
             (writing, written)
         };
