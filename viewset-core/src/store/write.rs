@@ -65,8 +65,7 @@ where
         query.returning(every_column::<A::Entity>(backend));
         Ok::<_, DbErr>(returning_on_mariadb::<A::Entity>(backend.build(&query)))
     })?;
-    let stored = one_decoded(on, statement, decode, "insert").await?;
-    let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
+    let stored = decoded(row(on, statement, "insert").await?, decode)?;
     Box::pin(A::after_save(stored, &on.executor(), true)).await
 }
 
@@ -85,22 +84,39 @@ where
 {
     let active = Box::pin(A::before_save(active, &on.executor(), true)).await?;
     let backend = on.backend();
-    let set_key = active.get_primary_key_value();
+    let read = active.get_primary_key_value().map(|key| by_key::<A::Entity>(key).limit(1).build(backend));
     let insert = backend.build(&<A::Entity as EntityTrait>::insert(active).into_query());
-    let inserted_id = insert_id(on, insert, "insert").await?;
-    let key = match set_key {
-        Some(key) => key,
-        None => {
-            type Key<E> = <<E as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType;
-            sea_orm::sea_query::IntoValueTuple::into_value_tuple(<Key<A::Entity> as sea_orm::TryFromU64>::try_from_u64(
-                inserted_id,
-            )?)
-        }
-    };
-    let read = by_key::<A::Entity>(key).limit(1).build(backend);
-    let stored = one_decoded(on, read, decode, "insert").await?;
-    let stored = stored.ok_or_else(|| DbErr::RecordNotFound("Failed to find inserted item".into()))?;
+    let stored = decoded(inserted_row(on, insert, read, read_by_id::<A::Entity>).await?, decode)?;
     Box::pin(A::after_save(stored, &on.executor(), true)).await
+}
+
+/// Runs `insert`, then `read` (the row by the key the insert set) or the read of the row by `LAST_INSERT_ID()`:
+/// one function for every entity.
+async fn inserted_row(
+    on: On<'_>,
+    insert: Statement,
+    read: Option<Statement>,
+    read_by_id: fn(u64, DbBackend) -> Result<Statement, DbErr>,
+) -> Result<Option<QueryResult>, DbErr> {
+    let inserted_id = insert_id(on, insert, "insert").await?;
+    let read = match read {
+        Some(read) => read,
+        None => read_by_id(inserted_id, on.backend())?,
+    };
+    row(on, read, "insert").await
+}
+
+/// The read of the row of `E` whose (integer) primary key is `id`.
+fn read_by_id<E: EntityTrait>(id: u64, backend: DbBackend) -> Result<Statement, DbErr> {
+    type Key<E> = <<E as EntityTrait>::PrimaryKey as PrimaryKeyTrait>::ValueType;
+    let key = sea_orm::sea_query::IntoValueTuple::into_value_tuple(<Key<E> as sea_orm::TryFromU64>::try_from_u64(id)?);
+    Ok(by_key::<E>(key).limit(1).build(backend))
+}
+
+/// The inserted `row` decoded by `decode`.
+fn decoded<M>(row: Option<QueryResult>, decode: Decode<M>) -> Result<M, DbErr> {
+    let missing = || DbErr::RecordNotFound("Failed to find inserted item".into());
+    decode(std::slice::from_ref(&row.ok_or_else(missing)?))?.pop().ok_or_else(missing)
 }
 
 /// Writes the set columns of `active` to the record of `V` whose lookup field is `value`, within
