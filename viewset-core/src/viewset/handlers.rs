@@ -139,17 +139,8 @@ pub fn update<V: Hooks>(
             let written = access::write::update_in_scope_on::<V>(&request, &pk, data, on).await?;
             (writing, (written, true))
         } else {
-            // The record as this caller sees it (locked, and its tag checked, with `If-Match`), then the write:
-            // awaited in one place, so its future is one state of this one.
-            let (writing, model) = if conditional {
-                let writing = Writing::within(access::begin_locking::<V>(&request).await?);
-                let model = access::fetch_visible_locked::<V>(&request, &pk, writing.txn()).await?;
-                etag::check_if_match::<V>(&request, &model)?;
-                (writing, model)
-            } else {
-                let model = access::fetch_visible::<V>(&request, &pk).await?;
-                (Writing::begin::<V>(&request).await?, model)
-            };
+            // The write awaited in one place, so its future is one state of this one.
+            let (writing, model) = to_write::<V>(&request, &pk).await?;
             let written = write_update::<V>(writing.on(&request.db), model, data).await?;
             (writing, written)
         };
@@ -159,6 +150,20 @@ pub fn update<V: Hooks>(
         writing.commit::<V>(&request.events).await?;
         Ok(detail::<V>(model, &request, StatusCode::OK))
     }
+}
+
+/// The record `pk` as this caller sees it, and the write it will be written in: with `If-Match`, a transaction with
+/// the row locked and the tag checked (412); otherwise the record, then the write begun. One future for the update
+/// and the delete of a ViewSet.
+async fn to_write<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<(Writing, ModelOf<V>), ApiError> {
+    if etag::is_conditional(&request.headers) {
+        let writing = Writing::within(access::begin_locking::<V>(request).await?);
+        let model = access::fetch_visible_locked::<V>(request, pk, writing.txn()).await?;
+        etag::check_if_match::<V>(request, &model)?;
+        return Ok((writing, model));
+    }
+    let model = access::fetch_visible::<V>(request, pk).await?;
+    Ok((Writing::begin::<V>(request).await?, model))
 }
 
 /// Validates `data` and writes the sent columns of `model` on `on` (nothing when `data` is empty); whether
@@ -185,15 +190,7 @@ pub fn delete<V: Hooks>(
     request: RequestContext,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        let (mut writing, model) = if etag::is_conditional(&request.headers) {
-            let writing = Writing::within(access::begin_locking::<V>(&request).await?);
-            let model = access::fetch_visible_locked::<V>(&request, &pk, writing.txn()).await?;
-            etag::check_if_match::<V>(&request, &model)?;
-            (writing, model)
-        } else {
-            let model = access::fetch_visible::<V>(&request, &pk).await?;
-            (Writing::begin::<V>(&request).await?, model)
-        };
+        let (mut writing, model) = to_write::<V>(&request, &pk).await?;
         let event = ChangeEvent::of::<V>(Action::Deleted, &model);
         let id = event.pk.clone();
         crate::store::delete::<V>(writing.on(&request.db), model).await?;
