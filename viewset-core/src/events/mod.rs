@@ -25,6 +25,7 @@ pub(crate) mod notify;
 #[cfg(feature = "postgres")]
 pub(crate) mod outbox;
 pub(crate) mod record;
+pub(crate) mod resume;
 pub(crate) mod retention;
 pub(crate) mod shared_views;
 pub(crate) mod stream;

@@ -33,6 +33,7 @@ use super::batch::Turn;
 use super::bus::EventBus;
 use super::bus::Sequenced;
 use super::event::Action;
+use super::resume::Resume;
 use super::shared_views::{Membership, Outcome};
 use super::visibility::{could_see_deleted_in, visible_frame_in};
 use crate::access;
@@ -103,38 +104,6 @@ async fn subscribe(request: RequestContext, admitted: Result<(), ApiError>, view
     );
     let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
     pass.stamp(Sse::new(frames).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response())
-}
-
-/// What the client's `Last-Event-ID` asks for.
-#[derive(Debug, PartialEq)]
-enum Resume {
-    /// No header (or an empty one, which `EventSource` never sends): start from now.
-    Nothing,
-    /// Neither `<number>` nor `<instance>-<number>`.
-    Malformed,
-    /// The events after `seq` in the cluster-wide order of an outbox.
-    After(u64),
-    /// The events of `instance` after `seq`.
-    From(String, u64),
-}
-
-impl Resume {
-    fn parse(header: Option<&axum::http::HeaderValue>) -> Resume {
-        let Some(value) = header else { return Resume::Nothing };
-        let Ok(value) = value.to_str() else { return Resume::Malformed };
-        if value.trim().is_empty() {
-            return Resume::Nothing;
-        }
-        if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
-            return value.parse().map_or(Resume::Malformed, Resume::After);
-        }
-        let parsed = value.split_once('-').and_then(|(instance, seq)| {
-            let hex = !instance.is_empty() && instance.bytes().all(|b| b.is_ascii_hexdigit());
-            let digits = !seq.is_empty() && seq.bytes().all(|b| b.is_ascii_digit());
-            (hex && digits).then(|| seq.parse::<u64>().ok().map(|seq| (instance.to_string(), seq))).flatten()
-        });
-        parsed.map_or(Resume::Malformed, |(instance, seq)| Resume::From(instance, seq))
-    }
 }
 
 /// A record's data as one view shows it, for a frame: the record through the read representation without the
@@ -375,40 +344,5 @@ impl Subscriber {
         };
         let id = self.bus.event_id(sequenced.seq);
         self.send(Event::default().id(id).event(action.as_str()).data(&*data)).await
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Resume;
-    use axum::http::HeaderValue;
-
-    fn parse(value: &str) -> Resume {
-        Resume::parse(Some(&HeaderValue::from_str(value).expect("header")))
-    }
-
-    #[test]
-    fn last_event_ids_are_parsed_strictly() {
-        assert_eq!(Resume::parse(None), Resume::Nothing);
-        assert_eq!(parse(""), Resume::Nothing);
-        assert_eq!(parse("0123456789ab-42"), Resume::From("0123456789ab".into(), 42));
-        assert_eq!(parse("42"), Resume::After(42));
-        assert_eq!(parse("0"), Resume::After(0));
-        for malformed in [
-            "garbage",
-            "abc-",
-            "-1",
-            "abc-x",
-            "abc-1-2",
-            "xyz-1",
-            "abc- 1",
-            "abc-99999999999999999999999",
-            "99999999999999999999999",
-            "+5",
-            " 5",
-            "5.0",
-        ] {
-            assert_eq!(parse(malformed), Resume::Malformed, "{malformed}");
-        }
     }
 }
