@@ -78,6 +78,7 @@ use crate::request::RequestContext;
 use crate::store::plan::Plan;
 use crate::store::read::Find;
 use crate::throttle::Pass;
+use crate::throttle::declared::Throttles;
 use crate::viewset::contract::ModelOf;
 use crate::viewset::hooks::Hooks;
 
@@ -99,9 +100,19 @@ pub fn enter<V: Hooks>(
     request: &mut RequestContext,
     operation: Operation,
 ) -> impl Future<Output = Result<Pass, ApiError>> + Send + '_ {
-    // The admission and the ViewSet's throttles are read here; the future is the same type for every ViewSet.
-    let admitted = admit::<V>(request, operation);
-    throttled::entered(request, admitted, throttled::throttles_of::<V>())
+    enter_with(request, operation, admit::<V>, throttled::throttles_of::<V>())
+}
+
+/// [`enter`] given a ViewSet's admission and its throttles (with its basename): the future is the same type for
+/// every ViewSet. The generated routes call it through their ViewSet's table of operations.
+pub(crate) fn enter_with<'a>(
+    request: &'a mut RequestContext,
+    operation: Operation,
+    admit: fn(&mut RequestContext, Operation) -> Result<(), ApiError>,
+    throttles: (&'static Throttles, &'static str),
+) -> impl Future<Output = Result<Pass, ApiError>> + Send + 'a {
+    let admitted = admit(request, operation);
+    throttled::entered(request, admitted, throttles)
 }
 
 /// `request` as a list request of `R`'s own, for records of `R` reached from another ViewSet (an embedded relation,

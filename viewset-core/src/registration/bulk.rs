@@ -14,7 +14,6 @@ use serde_json::value::RawValue;
 use super::entry::{self, BodyBytes, RouteFuture};
 use super::ops::Ops;
 use super::routes::{create_shape, parse_body, respond, update_shape};
-use crate::access::enter;
 use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::error::{ApiError, InputError};
@@ -78,9 +77,9 @@ pub(super) fn items<V: Hooks>(bytes: &[u8]) -> Result<Vec<&RawValue>, ApiError> 
 }
 
 /// `DELETE <prefix>/?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.
-pub(crate) fn delete_run<V: Hooks>(_: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
+pub(crate) fn delete_run<V: Hooks>(ops: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     Box::pin(async move {
-        let pass = match enter::<V>(&mut request, Operation::Delete).await {
+        let pass = match ops.enter(&mut request, Operation::Delete).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };
@@ -128,14 +127,14 @@ fn keys<V: Hooks>(request: &RequestContext) -> Result<Vec<Lookup>, ApiError> {
 /// `PATCH <prefix>/` with a JSON array: admitted as a single PATCH (`Update`), the `Idempotency-Key` claimed as a
 /// single PATCH claims it, then the rows and `V::update_many`.
 pub(crate) fn update_run<V: Hooks>(
-    _: &'static Ops,
+    ops: &'static Ops,
     mut request: RequestContext,
     parts: Parts,
     body: Body,
 ) -> RouteFuture {
     Box::pin(async move {
         let bytes = entry::bytes(parts, body).await;
-        let pass = match enter::<V>(&mut request, Operation::Update).await {
+        let pass = match ops.enter(&mut request, Operation::Update).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };

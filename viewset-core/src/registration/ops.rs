@@ -109,14 +109,13 @@ impl Ops {
         }
     }
 
-    /// [`crate::access::enter`] with this table: `admit`, then the throttles, in a future of one type.
+    /// [`crate::access::enter`] with this table's admission and throttles.
     pub(crate) fn enter<'a>(
         &self,
         request: &'a mut RequestContext,
         operation: Operation,
     ) -> impl Future<Output = Result<Pass, ApiError>> + Send + 'a {
-        let admitted = (self.admit)(request, operation);
-        throttled::entered(request, admitted, (self.throttles)())
+        crate::access::enter_with(request, operation, self.admit, (self.throttles)())
     }
 }
 

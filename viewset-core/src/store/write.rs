@@ -180,15 +180,15 @@ enum Updating {
 fn updating<V: ViewSet>(backend: DbBackend, active: Active<V>, returning: bool) -> Result<Updating, DbErr> {
     let key = primary_key(&active)?;
     let mut query = V::Entity::update(active).validate()?.into_query();
-    let read = by_key::<V::Entity>(key).limit(1).build(backend);
+    let read = |key| by_key::<V::Entity>(key).limit(1).build(backend);
     if query.get_values().is_empty() {
-        return Ok(Updating::Read(read));
+        return Ok(Updating::Read(read(key)));
     }
     if returning {
         query.returning(every_column::<V::Entity>(backend));
         return Ok(Updating::Returning(backend.build(&query)));
     }
-    Ok(Updating::ThenRead(backend.build(&query), read))
+    Ok(Updating::ThenRead(backend.build(&query), read(key)))
 }
 
 /// The row `updating` leaves (`None` when no row matched), its errors read for `table`.
