@@ -34,7 +34,10 @@ start=$(date +%s)
 cargo fuzz build "${build[@]}" --sanitizer "$sanitizer"
 echo "fuzz targets built in $(($(date +%s) - start)) s"
 
-for target in $targets; do
+# The targets run side by side, as many at once as there are cores (each is one single-threaded process), so each
+# still gets its FUZZ_SECONDS of a core.
+fuzz_one() {
+  local target=$1
   mkdir -p "grown/$target"
   echo "==> fuzz $target for ${seconds} s"
   # New inputs go to grown/ (ignored by git); the committed seeds in corpus/ are read, never written.
@@ -42,8 +45,29 @@ for target in $targets; do
       -max_total_time="$seconds" -runs="$runs" -timeout=30 -print_final_stats=1 2>"grown/$target.log"; then
     tail -n 60 "grown/$target.log" >&2
     echo "fuzz target $target crashed: the input is in fuzz/artifacts/$target/" >&2
-    exit 1
+    return 1
   fi
-  grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)' "grown/$target.log" || true
+  grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb)' "grown/$target.log" \
+    | sed "s/^/$target /" || true
+}
+
+at_once=$(nproc)
+crashed=()
+pids=()
+names=()
+for target in $targets; do
+  fuzz_one "$target" &
+  pids+=($!)
+  names+=("$target")
+  if ((${#pids[@]} >= at_once)); then
+    wait "${pids[0]}" || crashed+=("${names[0]}")
+    pids=("${pids[@]:1}")
+    names=("${names[@]:1}")
+  fi
 done
+for i in "${!pids[@]}"; do wait "${pids[$i]}" || crashed+=("${names[$i]}"); done
+if ((${#crashed[@]})); then
+  echo "fuzz smoke: crashed: ${crashed[*]}" >&2
+  exit 1
+fi
 echo "fuzz smoke passed in $(($(date +%s) - start)) s"

@@ -9,7 +9,7 @@
 # ("sqlite postgres mysql"), VIEWSET_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306), MCP_EXAMPLES ("blog tenants"). Server logs go to target/mcp/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source .ci/server.sh # free_port, server, stop_server (on exit)
+source .ci/server.sh # build_examples, free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
@@ -26,7 +26,7 @@ if [[ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version(
   "$venv/bin/python" -m pip install -q "mcp==$version"
 fi
 
-cargo build --quiet -p blog -p tenants
+build_examples
 logs=$target/mcp
 rm -rf "$logs" && mkdir -p "$logs"
 

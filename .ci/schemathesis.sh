@@ -7,7 +7,7 @@
 # below), VIEWSET_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306), ST_BACKENDS ("sqlite postgres mysql"), ST_EXAMPLES ("blog tenants"). Reports go to target/schemathesis/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source .ci/server.sh # free_port, server, stop_server (on exit)
+source .ci/server.sh # build_examples, free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
@@ -16,6 +16,7 @@ max_examples=${ST_MAX_EXAMPLES:-10}
 backends=${ST_BACKENDS:-sqlite postgres mysql}
 examples=${ST_EXAMPLES:-blog tenants}
 version=4.32.5
+export PGOPTIONS="-c client_min_messages=warning"
 
 venv=$target/schemathesis-venv
 if [[ "$("$venv/bin/st" --version 2>/dev/null || true)" != *"$version"* ]]; then
@@ -24,7 +25,7 @@ if [[ "$("$venv/bin/st" --version 2>/dev/null || true)" != *"$version"* ]]; then
   "$venv/bin/python" -m pip install -q "schemathesis==$version"
 fi
 
-cargo build --quiet -p blog -p tenants
+build_examples
 reports=$target/schemathesis
 rm -rf "$reports" && mkdir -p "$reports"
 cd "$reports" # schemathesis keeps its cache (.schemathesis/) in the working directory
@@ -34,10 +35,12 @@ identities_blog="anonymous alice-token bob-token"
 identities_tenants="anonymous acme-alice acme-bob globex-carol nobody-dave"
 
 
-failed=()
-for example in $examples; do
-  "$target/debug/$example" --print-openapi >"$reports/$example.json"
-  for backend in $backends; do
+# One backend's runs: each example on its own database and server, its identities one after the other. The
+# backends run side by side (each run waits on its server most of the time); failures are listed in failed-<backend>.
+on_backend() {
+  local backend=$1 example workdir db_url db_name port identities_var identity auth run start
+  trap stop_server EXIT
+  for example in $examples; do
     workdir=$(mktemp -d)
     if [[ $backend == sqlite ]]; then
       db_url="sqlite://$workdir/$example.db?mode=rwc"
@@ -56,7 +59,7 @@ for example in $examples; do
     server=$!
     for _ in $(seq 1 60); do
       curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-      kill -0 "$server" 2>/dev/null || { cat "$reports/$example-$backend.log"; exit 1; }
+      kill -0 "$server" 2>/dev/null || { cat "$reports/$example-$backend.log"; echo "$example-$backend (exited)" >>"$reports/failed-$backend"; return; }
       sleep 0.5
     done
     identities_var="identities_$example"
@@ -64,7 +67,6 @@ for example in $examples; do
       auth=()
       if [[ $identity != anonymous ]]; then auth=(-H "Authorization: Bearer $identity"); fi
       run="$example-$backend-$identity"
-      printf '\n==> schemathesis: %s\n' "$run"
       start=$SECONDS
       # --generation-allow-x00 false: a NUL character in any string is refused with a 422 naming it, by design
       # (PostgreSQL text cannot hold one; README "Hostile input"); the document does not spell that rule as a pattern
@@ -73,11 +75,11 @@ for example in $examples; do
         --checks all --max-examples "$max_examples" --exclude-path-regex '/stream$' \
         --generation-allow-x00 false --generation-database none --seed 14 --no-color --workers 1 --request-timeout 10 \
         --report junit --report-junit-path "$reports/$run.xml" >"$reports/$run.txt" 2>&1; then
-        echo "passed in $((SECONDS - start)) s"
+        echo "schemathesis: $run passed in $((SECONDS - start)) s"
       else
         tail -n 60 "$reports/$run.txt"
-        echo "FAILED in $((SECONDS - start)) s (full output: $reports/$run.txt)"
-        failed+=("$run")
+        echo "schemathesis: $run FAILED in $((SECONDS - start)) s (full output: $reports/$run.txt)"
+        echo "$run" >>"$reports/failed-$backend"
       fi
     done
     stop_server
@@ -85,6 +87,21 @@ for example in $examples; do
     if [[ $backend == mysql ]]; then mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $db_name"; fi
     rm -rf "$workdir"
   done
+  echo done >"$reports/done-$backend"
+}
+
+for example in $examples; do "$target/debug/$example" --print-openapi >"$reports/$example.json"; done
+runs=()
+for backend in $backends; do
+  on_backend "$backend" &
+  runs+=($!)
+done
+for pid in "${runs[@]}"; do wait "$pid" || true; done
+
+failed=()
+for backend in $backends; do
+  [[ -f "$reports/done-$backend" ]] || failed+=("$backend (did not finish)")
+  if [[ -s "$reports/failed-$backend" ]]; then mapfile -t -O "${#failed[@]}" failed <"$reports/failed-$backend"; fi
 done
 
 if ((${#failed[@]})); then

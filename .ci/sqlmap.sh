@@ -17,7 +17,7 @@
 # them: python3 .ci/sqlmap_tool.py payloads target/sqlmap/*.traffic > tests/fixtures/sqlmap_payloads.txt
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source .ci/server.sh # free_port, server, stop_server (on exit)
+source .ci/server.sh # build_examples, free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 pg_url=${VIEWSET_TEST_PG_URL:-postgres://postgres:postgres@127.0.0.1:5432}
@@ -39,17 +39,19 @@ if [[ "$("$venv/bin/sqlmap" --version 2>/dev/null || true)" != "$version"* ]]; t
   "$venv/bin/python" -m pip install -q "sqlmap==$version"
 fi
 
-cargo build --quiet -p blog
+build_examples
 reports=${SQLMAP_REPORTS:-$target/sqlmap}
 rm -rf "$reports" && mkdir -p "$reports"
 "$target/debug/blog" --print-openapi >"$reports/blog.json"
 tool() { python3 "$root/.ci/sqlmap_tool.py" "$@"; }
 
 
-failed=()
-printf 'run\tparameter\tstart value\tverdict\trequests\tseconds\n' >"$reports/summary.tsv"
-started=$SECONDS
-for backend in $backends; do
+# One backend's sweep: its own database and server, its runs one after the other. The backends' sweeps run side by
+# side (each waits on its server and database most of the time); each writes its own summary and list of failures.
+sweep() {
+  local backend=$1 workdir db_url dbms db_name port base identity auth path parameter value slug run encoded start
+  local requests verdict
+  trap stop_server EXIT
   workdir=$(mktemp -d)
   if [[ $backend == sqlite ]]; then
     db_url="sqlite://$workdir/blog.db?mode=rwc"
@@ -71,7 +73,7 @@ for backend in $backends; do
   server=$!
   for _ in $(seq 1 60); do
     curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-    kill -0 "$server" 2>/dev/null || { cat "$reports/blog-$backend.log"; exit 1; }
+    kill -0 "$server" 2>/dev/null || { cat "$reports/blog-$backend.log"; echo "$backend: the blog exited" >>"$reports/failed-$backend"; return; }
     sleep 0.5
   done
   base="http://127.0.0.1:$port"
@@ -81,7 +83,7 @@ for backend in $backends; do
     tool targets "$reports/blog.json" "$base" "$identity" >"$reports/targets-$backend-$identity.tsv"
     while IFS=$'\t' read -r path parameter value; do
       if [[ $parameter == - ]]; then
-        printf '%s\t%s\t-\t%s\t0\t0\n' "$backend-$identity$path" "-" "$value" >>"$reports/summary.tsv"
+        printf '%s\t%s\t-\t%s\t0\t0\n' "$backend-$identity$path" "-" "$value" >>"$reports/summary-$backend.tsv"
         continue
       fi
       [[ "$path $parameter" =~ $params ]] || continue
@@ -91,10 +93,10 @@ for backend in $backends; do
       start=$SECONDS
       # -p: only this parameter (sqlmap's level 5 would also try the headers); --flush-session: no verdict reused
       # from an earlier run; --batch takes sqlmap's default answers (with no other technique found, UNION is
-      # tried with its basic column counts only).
+      # tried with its basic column counts only). Each backend has its own session directory.
       "$venv/bin/sqlmap" -u "$base$path?$parameter=$encoded" -p "$parameter" "${auth[@]}" --dbms="$dbms" \
         --level "$level" --risk "$risk" --batch --flush-session --disable-coloring \
-        --output-dir "$reports/sessions" -t "$reports/$run.traffic" >"$reports/$run.txt" 2>&1 || true
+        --output-dir "$reports/sessions/$backend" -t "$reports/$run.traffic" >"$reports/$run.txt" 2>&1 || true
       requests=$(grep -c '^HTTP request \[' "$reports/$run.traffic" || true)
       if grep -qiE "is vulnerable|identified the following injection point|appears to be .*injectable|might be (SQL )?injectable|possible DBMS" "$reports/$run.txt"; then
         verdict="INJECTABLE"
@@ -104,11 +106,11 @@ for backend in $backends; do
         verdict="UNFINISHED"
       fi
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$parameter" "$value" "$verdict" "$requests" "$((SECONDS - start))" \
-        >>"$reports/summary.tsv"
+        >>"$reports/summary-$backend.tsv"
       printf '%-70s %-15s %6s requests %4s s\n' "$run" "$verdict" "$requests" "$((SECONDS - start))"
       if [[ $verdict != "not injectable" ]]; then
         tail -n 30 "$reports/$run.txt"
-        failed+=("$run ($verdict)")
+        echo "$run ($verdict)" >>"$reports/failed-$backend"
       fi
     done <"$reports/targets-$backend-$identity.tsv"
   done
@@ -116,6 +118,23 @@ for backend in $backends; do
   if [[ $backend == postgres ]]; then psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"; fi
   if [[ $backend == mysql ]]; then mysql_client -e "DROP DATABASE IF EXISTS $db_name"; fi
   rm -rf "$workdir"
+}
+
+started=$SECONDS
+sweeps=()
+for backend in $backends; do
+  : >"$reports/summary-$backend.tsv"
+  sweep "$backend" &
+  sweeps+=($!)
+done
+for pid in "${sweeps[@]}"; do wait "$pid" || true; done
+
+failed=()
+printf 'run\tparameter\tstart value\tverdict\trequests\tseconds\n' >"$reports/summary.tsv"
+for backend in $backends; do
+  cat "$reports/summary-$backend.tsv" >>"$reports/summary.tsv"
+  [[ -s "$reports/summary-$backend.tsv" ]] || failed+=("$backend: no run finished")
+  if [[ -s "$reports/failed-$backend" ]]; then mapfile -t -O "${#failed[@]}" failed <"$reports/failed-$backend"; fi
 done
 
 # sqlmap writes every injection point it confirms to its session log: it must stay empty.

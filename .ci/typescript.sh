@@ -7,7 +7,7 @@
 # Usage: bash .ci/typescript.sh   (from anywhere; builds the blog if needed; npm packages pinned in package-lock.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source .ci/server.sh # free_port, server, stop_server (on exit)
+source .ci/server.sh # build_examples, free_port, server, stop_server (on exit)
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 client=examples/typescript-client
@@ -19,7 +19,7 @@ if f"```ts\n{program}```" not in readme:
     sys.exit(f"README.md does not show {sys.argv[1]} verbatim in a ```ts block")
 PY
 
-cargo build --quiet -p blog
+build_examples
 workdir=$(mktemp -d)
 port=$(free_port)
 (cd "$workdir" && exec env SERVICE_BIND="127.0.0.1:$port" "$target/debug/blog" >"$workdir/blog.log" 2>&1) &
