@@ -118,6 +118,7 @@ sweep() {
   if [[ $backend == postgres ]]; then psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"; fi
   if [[ $backend == mysql ]]; then mysql_client -e "DROP DATABASE IF EXISTS $db_name"; fi
   rm -rf "$workdir"
+  echo done >"$reports/done-$backend"
 }
 
 started=$SECONDS
@@ -133,7 +134,7 @@ failed=()
 printf 'run\tparameter\tstart value\tverdict\trequests\tseconds\n' >"$reports/summary.tsv"
 for backend in $backends; do
   cat "$reports/summary-$backend.tsv" >>"$reports/summary.tsv"
-  [[ -s "$reports/summary-$backend.tsv" ]] || failed+=("$backend: no run finished")
+  [[ -f "$reports/done-$backend" ]] || failed+=("$backend: the sweep did not finish (see above)")
   if [[ -s "$reports/failed-$backend" ]]; then mapfile -t -O "${#failed[@]}" failed <"$reports/failed-$backend"; fi
 done
 
