@@ -1,4 +1,4 @@
-//! Compile cost: two throwaway apps generated under `bench/compile/` (outside the workspace, each its own
+//! Compile cost: two throwaway apps generated in the temporary directory (outside the repository, each its own
 //! workspace root, `viewset-core` by path, the workspace's `Cargo.lock`), built in the debug profile with their own
 //! target directory. Both hold the same 20 blog-like entities (`DeriveEntityModel` + `ModelSchema`); one registers
 //! 1 ViewSet, the other 20 (the blog's `PostViewSet` configuration), so the difference is the cost of the ViewSets.
@@ -21,7 +21,11 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         let root = repo_root();
-        Options { out: None, target_dir: root.join("target-bench/compile"), dir: root.join("bench/compile") }
+        // The apps are written outside the repository: cargo reads the `.cargo/config.toml` of every folder above a
+        // project, and the repository's trims the dev profile's debug info. An app here builds with cargo's default
+        // dev profile, as a user's does.
+        let dir = std::env::temp_dir().join("viewset-bench-compile");
+        Options { out: None, target_dir: root.join("target-bench/compile"), dir }
     }
 }
 
