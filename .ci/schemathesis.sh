@@ -39,7 +39,6 @@ identities_tenants="anonymous acme-alice acme-bob globex-carol nobody-dave"
 # backends run side by side (each run waits on its server most of the time); failures are listed in failed-<backend>.
 on_backend() {
   local backend=$1 example workdir db_url db_name port identities_var identity auth run start
-  trap stop_server EXIT
   for example in $examples; do
     workdir=$(mktemp -d)
     if [[ $backend == sqlite ]]; then
@@ -87,22 +86,11 @@ on_backend() {
     if [[ $backend == mysql ]]; then mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $db_name"; fi
     rm -rf "$workdir"
   done
-  echo done >"$reports/done-$backend"
 }
 
 for example in $examples; do "$target/debug/$example" --print-openapi >"$reports/$example.json"; done
-runs=()
-for backend in $backends; do
-  on_backend "$backend" &
-  runs+=($!)
-done
-for pid in "${runs[@]}"; do wait "$pid" || true; done
-
-failed=()
-for backend in $backends; do
-  [[ -f "$reports/done-$backend" ]] || failed+=("$backend (did not finish)")
-  if [[ -s "$reports/failed-$backend" ]]; then mapfile -t -O "${#failed[@]}" failed <"$reports/failed-$backend"; fi
-done
+# shellcheck disable=SC2086 # the backends are words
+side_by_side on_backend "$reports" $backends
 
 if ((${#failed[@]})); then
   echo "schemathesis failed: ${failed[*]}" >&2

@@ -51,7 +51,6 @@ tool() { python3 "$root/.ci/sqlmap_tool.py" "$@"; }
 sweep() {
   local backend=$1 workdir db_url dbms db_name port base identity auth path parameter value slug run encoded start
   local requests verdict
-  trap stop_server EXIT
   workdir=$(mktemp -d)
   if [[ $backend == sqlite ]]; then
     db_url="sqlite://$workdir/blog.db?mode=rwc"
@@ -118,25 +117,14 @@ sweep() {
   if [[ $backend == postgres ]]; then psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"; fi
   if [[ $backend == mysql ]]; then mysql_client -e "DROP DATABASE IF EXISTS $db_name"; fi
   rm -rf "$workdir"
-  echo done >"$reports/done-$backend"
 }
 
 started=$SECONDS
-sweeps=()
-for backend in $backends; do
-  : >"$reports/summary-$backend.tsv"
-  sweep "$backend" &
-  sweeps+=($!)
-done
-for pid in "${sweeps[@]}"; do wait "$pid" || true; done
-
-failed=()
+for backend in $backends; do : >"$reports/summary-$backend.tsv"; done
+# shellcheck disable=SC2086 # the backends are words
+side_by_side sweep "$reports" $backends
 printf 'run\tparameter\tstart value\tverdict\trequests\tseconds\n' >"$reports/summary.tsv"
-for backend in $backends; do
-  cat "$reports/summary-$backend.tsv" >>"$reports/summary.tsv"
-  [[ -f "$reports/done-$backend" ]] || failed+=("$backend: the sweep did not finish (see above)")
-  if [[ -s "$reports/failed-$backend" ]]; then mapfile -t -O "${#failed[@]}" failed <"$reports/failed-$backend"; fi
-done
+for backend in $backends; do cat "$reports/summary-$backend.tsv" >>"$reports/summary.tsv"; done
 
 # sqlmap writes every injection point it confirms to its session log: it must stay empty.
 if find "$reports/sessions" -name log -size +0 2>/dev/null | grep -q .; then
