@@ -18,7 +18,7 @@ pg_isready -q -h 127.0.0.1 -p 5432 || { echo "PostgreSQL does not answer at 127.
 profile=${SOAK_PROFILE:-release}
 case $profile in
   release) cargo build --quiet --release -p blog -p viewset-bench ;;
-  debug) cargo build --quiet --workspace ;; # the features `cargo test --workspace` built it with
+  debug) cargo build --quiet --workspace ;; # the feature set of the CI scripts (.ci/server.sh build_examples)
   *) echo "SOAK_PROFILE is release or debug" >&2; exit 2 ;;
 esac
 echo "soak: the blog's $profile build on $pg_url"
