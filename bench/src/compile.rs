@@ -16,6 +16,8 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub target_dir: PathBuf,
     pub dir: PathBuf,
+    /// Leaves the apps in `dir` afterwards (for `cargo llvm-lines` on them).
+    pub keep: bool,
 }
 
 impl Default for Options {
@@ -25,7 +27,7 @@ impl Default for Options {
         // project, and the repository's trims the dev profile's debug info. An app here builds with cargo's default
         // dev profile, as a user's does.
         let dir = std::env::temp_dir().join("viewset-bench-compile");
-        Options { out: None, target_dir: root.join("target-bench/compile"), dir }
+        Options { out: None, target_dir: root.join("target-bench/compile"), dir, keep: false }
     }
 }
 
@@ -37,6 +39,7 @@ impl Options {
             match arg.as_str() {
                 "--out" => o.out = Some(PathBuf::from(it.next().ok_or("--out takes a file")?)),
                 "--target-dir" => o.target_dir = PathBuf::from(it.next().ok_or("--target-dir takes a dir")?),
+                "--keep" => o.keep = true,
                 other => return Err(format!("unknown option `{other}`\n{}", crate::USAGE)),
             }
         }
@@ -244,8 +247,12 @@ pub async fn measure(o: &Options) -> Result<Value, String> {
             _ => Value::Null,
         };
     }
-    for app in [&one, &twenty] {
-        let _ = std::fs::remove_dir_all(&app.dir);
+    if o.keep {
+        eprintln!("   kept the apps in {}", o.dir.display());
+    } else {
+        for app in [&one, &twenty] {
+            let _ = std::fs::remove_dir_all(&app.dir);
+        }
     }
     Ok(json!({
         "profile": "debug",

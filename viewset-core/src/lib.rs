@@ -95,6 +95,8 @@ pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 #[cfg(test)]
 mod test_entity;
 
+mod boxed;
+
 /// The README's Rust snippets, compiled as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

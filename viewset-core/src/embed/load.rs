@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use std::future::{Ready, ready};
+use std::future::{Future, ready};
 
-use futures_util::future::{BoxFuture, Either};
+use futures_util::future::Either;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 use serde_json::Value as Json;
 
@@ -13,6 +13,7 @@ use sea_orm::sea_query::SelectStatement;
 
 use crate::access::fields::visible;
 use crate::access::{self, permission};
+use crate::boxed::{SendFuture, send};
 use crate::error::ApiError;
 use crate::query::columns::{column, column_named, field_name};
 use crate::query::filter::condition;
@@ -65,7 +66,7 @@ pub fn embed_rows<'a, V: ViewSet>(
     rows: &'a [ModelOf<V>],
     expand: &'a Expand,
     request: &'a RequestContext,
-) -> Either<Ready<EmbedResult>, BoxFuture<'a, EmbedResult>> {
+) -> impl Future<Output = EmbedResult> + Send + 'a {
     // A ViewSet without `expandable` is never asked to embed: its code for embedding is not compiled (a branch a
     // constant rules out is not instantiated; build time: BENCHMARKS.md, "Compile cost").
     if const { V::CONFIG.expandable.is_empty() } {
@@ -78,7 +79,7 @@ pub fn embed_rows<'a, V: ViewSet>(
     for row in rows {
         models.push(serde_json::to_value(row).unwrap_or(Json::Null));
     }
-    Either::Right(Box::pin(embed_models(models, &field_of::<V::Entity>, expand, request)))
+    Either::Right(send(embed_models(models, &field_of::<V::Entity>, expand, request)))
 }
 
 /// The embedded values of the records `models` (as JSON), each relation's key read by `field_of`: [`embed_rows`]
@@ -140,8 +141,8 @@ async fn related(item: &Item, keys: &[Json], request: &RequestContext) -> Result
 pub(crate) fn load<'a, R: Hooks>(
     request: &'a RequestContext,
     batch: Batch<'a>,
-) -> BoxFuture<'a, Result<Vec<(String, Json)>, ApiError>> {
-    Box::pin(async move {
+) -> SendFuture<'a, Result<Vec<(String, Json)>, ApiError>> {
+    send(async move {
         let Some(own) = access::admit_related::<R>(request) else { return Ok(Vec::new()) };
         let column = column_named::<R::Entity>(batch.column);
         let missing = || sea_orm::DbErr::Custom(format!("no column `{}` to embed by", batch.column));

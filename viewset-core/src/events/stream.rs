@@ -24,7 +24,6 @@ use std::time::Duration;
 
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::future::BoxFuture;
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
@@ -41,6 +40,7 @@ use crate::access::fields::visible;
 use crate::access::operation::Operation;
 use crate::access::required::required_condition;
 use crate::access::throttled::{entered, throttles_of};
+use crate::boxed::{SendFuture, send};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
@@ -116,11 +116,11 @@ type VisibleCheck = for<'a> fn(
     &'a serde_json::Value,
     Option<Turn<'a>>,
     FrameData<'a>,
-) -> BoxFuture<'a, Result<Option<Arc<str>>, ApiError>>;
+) -> SendFuture<'a, Result<Option<Arc<str>>, ApiError>>;
 
 /// [`ViewSetChecks::deleted`].
 type DeletedCheck =
-    for<'a> fn(&'a RequestContext, &'a serde_json::Value, Option<Turn<'a>>) -> BoxFuture<'a, Result<bool, ApiError>>;
+    for<'a> fn(&'a RequestContext, &'a serde_json::Value, Option<Turn<'a>>) -> SendFuture<'a, Result<bool, ApiError>>;
 
 /// What a subscriber asks of its ViewSet, typed by it once ([`ViewSetChecks::of`]): the rest of the stream is
 /// compiled once, not per ViewSet (build time: BENCHMARKS.md, "Compile cost").
@@ -140,12 +140,12 @@ impl ViewSetChecks {
             table: sea_orm::EntityName::table_name(&<V::Entity as Default>::default()),
             model_name: V::CONFIG.model_name,
             visible: |request, pk, turn, data| {
-                Box::pin(async move {
+                send(async move {
                     let shown = |model| data(Some(visible(&V::Detail::from_model(model), &request.left_out())));
                     visible_frame_in::<V>(request, pk, turn, shown).await
                 })
             },
-            deleted: |request, snapshot, turn| Box::pin(could_see_deleted_in::<V>(request, snapshot, turn)),
+            deleted: |request, snapshot, turn| send(could_see_deleted_in::<V>(request, snapshot, turn)),
         }
     }
 }

@@ -8,6 +8,7 @@ use axum::response::Response;
 use tracing::Instrument;
 
 use super::key::{IdempotencyKey, fingerprint, owner};
+use crate::boxed::{SendFuture, send};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::store::idempotency::{Record, claim, complete, find, forget_expired, release};
@@ -32,7 +33,7 @@ static LAST_PRUNE: AtomicI64 = AtomicI64::new(0);
 type Body = Result<Bytes, axum::extract::rejection::BytesRejection>;
 
 /// The future of a [`Write`].
-type Written = std::pin::Pin<Box<dyn Future<Output = Result<Response, ApiError>> + Send>>;
+type Written = SendFuture<'static, Result<Response, ApiError>>;
 
 /// The write [`once`] runs: a route's work after admission, boxed so that `once` is compiled once for every
 /// ViewSet and route rather than once per write (build time: BENCHMARKS.md, "Compile cost").
@@ -44,7 +45,7 @@ where
     W: FnOnce(RequestContext, Body) -> F + Send + 'static,
     F: Future<Output = Result<Response, ApiError>> + Send + 'static,
 {
-    Box::new(move |request, body| Box::pin(write(request, body)))
+    Box::new(move |request, body| send(write(request, body)))
 }
 
 /// Runs `write(request, body)` once per `Idempotency-Key` of this caller (see [`crate::idempotency`]); without the

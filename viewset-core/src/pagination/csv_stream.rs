@@ -16,13 +16,13 @@ use axum::response::Response;
 use std::sync::Arc;
 
 use futures_util::StreamExt;
-use futures_util::future::BoxFuture;
 use sea_orm::QuerySelect;
 use serde_json::Value;
 
 use super::csv::{CSV_CONTENT_TYPE, Formulas, decimal_fields, write_csv_record, write_rows};
 use super::list_items;
 use crate::access;
+use crate::boxed::{SendFuture, send};
 use crate::error::ApiError;
 use crate::query::narrow::narrow;
 use crate::query::ordering::{apply_order, effective_order};
@@ -36,7 +36,7 @@ pub const CSV_CHUNK_ROWS: usize = 200;
 
 /// The JSON records (as the list shows them) of the `size` rows at `offset` of the export's select, and how many
 /// rows the database returned. The one part of an export that depends on the ViewSet's types.
-type Fetch = Box<dyn FnMut(u64, u64) -> BoxFuture<'static, Result<(Vec<Value>, u64), ApiError>> + Send>;
+type Fetch = Box<dyn FnMut(u64, u64) -> SendFuture<'static, Result<(Vec<Value>, u64), ApiError>> + Send>;
 
 /// An export in progress: what it fetches, its header's keys, and where it is in the window.
 struct Export {
@@ -73,7 +73,7 @@ fn fetch<V: Hooks>(request: RequestContext, select: sea_orm::Select<V::Entity>) 
     let request = Arc::new(request);
     Box::new(move |offset, size| {
         let (request, select) = (request.clone(), select.clone().offset(offset).limit(size));
-        Box::pin(async move {
+        send(async move {
             let rows = crate::store::all::<V>(request.reader(), select, size as usize, "page").await?;
             let count = rows.len() as u64;
             let records = match serde_json::to_value(list_items::<V>(rows, &request).await?) {

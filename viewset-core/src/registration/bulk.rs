@@ -16,6 +16,7 @@ use super::ops::Ops;
 use super::routes::{create_shape, parse_body, respond, update_shape};
 use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
+use crate::boxed::send;
 use crate::error::{ApiError, InputError};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
@@ -78,7 +79,7 @@ pub(super) fn items<V: Hooks>(bytes: &[u8]) -> Result<Vec<&RawValue>, ApiError> 
 
 /// `DELETE <prefix>/?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.
 pub(crate) fn delete_run<V: Hooks>(ops: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
-    Box::pin(async move {
+    send(async move {
         let pass = match ops.enter(&mut request, Operation::Delete).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
@@ -132,7 +133,7 @@ pub(crate) fn update_run<V: Hooks>(
     parts: Parts,
     body: Body,
 ) -> RouteFuture {
-    Box::pin(async move {
+    send(async move {
         let bytes = entry::bytes(parts, body).await;
         let pass = match ops.enter(&mut request, Operation::Update).await {
             Ok(pass) => pass,

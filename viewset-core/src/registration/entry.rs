@@ -11,9 +11,6 @@
 //! with the route's embedders: [`RequestContext::of_route`]), then the `{pk}` segment, then the body ([`path`],
 //! [`bytes`]).
 
-use std::future::Future;
-use std::pin::Pin;
-
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::{BytesRejection, PathRejection};
@@ -24,11 +21,12 @@ use axum::response::Response;
 use axum::routing::{MethodRouter, get};
 
 use super::ops::Ops;
+use crate::boxed::SendFuture;
 use crate::request::embedders::SharedEmbedders;
 use crate::request::{RequestContext, ServiceState};
 
-/// A route's answer to one request, boxed.
-pub(crate) type RouteFuture = Pin<Box<dyn Future<Output = Response> + Send>>;
+/// A route's answer to one request, boxed ([`crate::boxed::send`]).
+pub(crate) type RouteFuture = SendFuture<'static, Response>;
 
 /// What a route does with a request, given its ViewSet's [`Ops`], the request's context and what the route's other
 /// extractors read (the parts, the `{pk}` in their extensions, and the body): a plain function, one per route for

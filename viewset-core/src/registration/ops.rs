@@ -5,7 +5,6 @@
 //! type (build time: BENCHMARKS.md, "Build time per ViewSet").
 
 use std::future::Future;
-use std::pin::Pin;
 
 use axum::body::Bytes;
 use axum::response::Response;
@@ -16,6 +15,7 @@ use super::routes::{body, create_shape, update_shape};
 use crate::access::lookup::Lookup;
 use crate::access::operation::Operation;
 use crate::access::throttled;
+use crate::boxed::{SendFuture, send};
 use crate::error::ApiError;
 use crate::pagination::csv::decimal_fields;
 use crate::pagination::csv_stream::stream_csv;
@@ -30,8 +30,8 @@ use crate::viewset::hooks::Hooks;
 use crate::viewset::paginator::{Paginator, Window};
 use crate::viewset::upsert::Resolution;
 
-/// A route's answer, boxed: one type for every ViewSet.
-pub(crate) type Answer = Pin<Box<dyn Future<Output = Result<Response, ApiError>> + Send>>;
+/// A route's answer, boxed: one type for every ViewSet ([`send`]: its `Send` proven once, not per ViewSet).
+pub(crate) type Answer = SendFuture<'static, Result<Response, ApiError>>;
 
 /// An upsert after admission: the request, the body, the key and the resolution.
 pub(crate) type UpsertRoute = fn(RequestContext, Bytes, &'static str, Resolution) -> Answer;
@@ -97,12 +97,12 @@ impl Ops {
                 columns: column_names::<V::Entity>,
                 decimal_fields: decimal_fields::<V::Entity>,
                 plan: Plan::of::<V>,
-                list: |request, limit, offset, filters| Box::pin(V::list(request, limit, offset, filters)),
-                stream_csv: |request, filters, header| Box::pin(stream_csv::<V>(request, filters, header)),
-                retrieve: |pk, request| Box::pin(V::retrieve(pk, request)),
+                list: |request, limit, offset, filters| send(V::list(request, limit, offset, filters)),
+                stream_csv: |request, filters, header| send(stream_csv::<V>(request, filters, header)),
+                retrieve: |pk, request| send(V::retrieve(pk, request)),
                 create: create::<V>,
                 update: update::<V>,
-                delete: |pk, request| Box::pin(V::delete(pk, request)),
+                delete: |pk, request| send(V::delete(pk, request)),
                 upsert: upsert_route::<V>(),
                 bulk_create: bulk_create_route::<V>(),
             }
@@ -122,16 +122,16 @@ impl Ops {
 /// The create body of `V`, then `V::create`.
 fn create<V: Hooks>(request: RequestContext, bytes: BodyBytes) -> Answer {
     match body::<V::Create>(bytes, &request, create_shape::<V>) {
-        Ok(data) => Box::pin(V::create(data, request)),
-        Err(refused) => Box::pin(std::future::ready(Err(refused))),
+        Ok(data) => send(V::create(data, request)),
+        Err(refused) => send(std::future::ready(Err(refused))),
     }
 }
 
 /// The PATCH body of `V`, then `V::update`.
 fn update<V: Hooks>(pk: Lookup, request: RequestContext, bytes: BodyBytes) -> Answer {
     match body::<V::Update>(bytes, &request, update_shape::<V>) {
-        Ok(data) => Box::pin(V::update(pk, data, request)),
-        Err(refused) => Box::pin(std::future::ready(Err(refused))),
+        Ok(data) => send(V::update(pk, data, request)),
+        Err(refused) => send(std::future::ready(Err(refused))),
     }
 }
 
@@ -141,7 +141,7 @@ const fn upsert_route<V: Hooks>() -> Option<UpsertRoute> {
     if V::CONFIG.bulk.upsert_keys.is_empty() {
         return None;
     }
-    Some(|request, bytes, key, resolution| Box::pin(super::upsert::create::<V>(request, bytes, key, resolution)))
+    Some(|request, bytes, key, resolution| send(super::upsert::create::<V>(request, bytes, key, resolution)))
 }
 
 /// The bulk form of the create of `V` (an array body), when it declares `bulk(create)`; as [`upsert_route`].
@@ -149,5 +149,5 @@ const fn bulk_create_route<V: Hooks>() -> Option<BulkCreateRoute> {
     if !V::CONFIG.bulk.create {
         return None;
     }
-    Some(|request, bytes, minimal| Box::pin(super::bulk::create::<V>(request, bytes, minimal)))
+    Some(|request, bytes, minimal| send(super::bulk::create::<V>(request, bytes, minimal)))
 }

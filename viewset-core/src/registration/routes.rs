@@ -11,6 +11,7 @@ use super::ops::Ops;
 
 use crate::access::fields::reject_restricted_keys;
 use crate::access::operation::Operation;
+use crate::boxed::send;
 use crate::error::ApiError;
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
@@ -198,7 +199,7 @@ pub(super) fn update_shape<V: Hooks>() -> BodyShape {
 
 /// `GET <prefix>/`.
 fn list_run(ops: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
-    Box::pin(async move {
+    send(async move {
         let pass = match ops.enter(&mut request, Operation::List).await {
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
@@ -232,7 +233,7 @@ async fn list(ops: &'static Ops, request: RequestContext) -> Result<Response, Ap
 
 /// `GET <prefix>/{pk}`.
 fn retrieve_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
-    Box::pin(async move {
+    send(async move {
         let path = entry::path(&mut parts).await;
         let pass = match ops.enter(&mut request, Operation::Retrieve).await {
             Ok(pass) => pass,
@@ -252,7 +253,7 @@ fn retrieve_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts
 
 /// `POST <prefix>/`.
 fn create_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
-    Box::pin(async move {
+    send(async move {
         let bytes = entry::bytes(parts, body).await;
         let pass = match ops.enter(&mut request, Operation::Create).await {
             Ok(pass) => pass,
@@ -293,7 +294,7 @@ async fn create(ops: &'static Ops, request: RequestContext, bytes: BodyBytes) ->
 
 /// `PATCH <prefix>/{pk}`.
 fn update_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
-    Box::pin(async move {
+    send(async move {
         let (path, bytes) = entry::path_and_bytes(parts, body).await;
         let pass = match ops.enter(&mut request, Operation::Update).await {
             Ok(pass) => pass,
@@ -334,7 +335,7 @@ async fn update(
 
 /// `DELETE <prefix>/{pk}`.
 fn delete_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts, _: Body) -> RouteFuture {
-    Box::pin(async move {
+    send(async move {
         let path = entry::path(&mut parts).await;
         let pass = match ops.enter(&mut request, Operation::Delete).await {
             Ok(pass) => pass,
@@ -350,5 +351,5 @@ fn delete_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts, 
 
 /// `GET <prefix>/stream` ([`crate::events::stream_route`]).
 fn stream_run<V: Hooks>(_: &'static Ops, request: RequestContext, _: Parts, _: Body) -> RouteFuture {
-    Box::pin(crate::events::stream_route::<V>(request))
+    send(crate::events::stream_route::<V>(request))
 }

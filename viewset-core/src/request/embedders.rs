@@ -3,10 +3,10 @@
 //! embedder is a function of the request. [`crate::embed`] parses `?expand=` and loads the records; the related
 //! filters of [`crate::query`] ask the same embedders for their scoped queries.
 
-use futures_util::future::BoxFuture;
 use serde_json::Value as Json;
 
 use super::RequestContext;
+use crate::boxed::SendFuture;
 use crate::error::ApiError;
 use crate::query::limits::QueryLimits;
 use crate::query::lookups::FilterLookup;
@@ -15,7 +15,7 @@ use crate::viewset::options::Expandable;
 /// Loads the records of one table whose `column` is one of `keys`, as the caller may see them: `(key, record)`
 /// pairs, the key being the JSON text of the record's `column` value.
 type LoadFn =
-    for<'a> fn(&'a RequestContext, Batch<'a>) -> BoxFuture<'a, Result<Vec<(String, serde_json::Value)>, ApiError>>;
+    for<'a> fn(&'a RequestContext, Batch<'a>) -> SendFuture<'a, Result<Vec<(String, serde_json::Value)>, ApiError>>;
 
 /// `R`'s scoped query for a related path, as the caller may run it (`None`: not admitted to its list).
 type ScopeFn = for<'a> fn(&RequestContext, &Ask<'a>) -> Result<Option<sea_orm::sea_query::SelectStatement>, ApiError>;
