@@ -138,44 +138,105 @@ async fn related(item: &Item, keys: &[Json], request: &RequestContext) -> Result
 
 /// [`Batch`] for `R`: admitted to `list` like a request of its own (not admitted: nothing), its scoped query
 /// (`get_queryset` and row policies), ordered as its list is by default, then object permissions and hidden fields.
+/// What depends on `R` runs before the future (the statement) and after the read (the records, by [`Asked::records`]):
+/// the future itself is one type for every ViewSet.
 pub(crate) fn load<'a, R: Hooks>(
     request: &'a RequestContext,
     batch: Batch<'a>,
 ) -> SendFuture<'a, Result<Vec<(String, Json)>, ApiError>> {
-    send(async move {
-        let Some(own) = access::admit_related::<R>(request) else { return Ok(Vec::new()) };
-        let column = column_named::<R::Entity>(batch.column);
-        let missing = || sea_orm::DbErr::Custom(format!("no column `{}` to embed by", batch.column));
-        let column = column.ok_or_else(|| ApiError::Database(missing()))?;
-        let values = key_values(column.def().get_column_type(), &batch.keys);
-        let query = ListQuery::new(access::scoped_query::<R>(&own, &Filters::new())?.filter(column.is_in(values)));
-        let order = effective_order::<R>(&query, &own);
-        let select = apply_order(query.select, &order, false).limit(MAX_EMBEDDED_ROWS + 1);
-        let rows: Vec<ModelOf<R>> = crate::store::all::<R>(own.reader(), select, batch.keys.len(), "embed").await?;
-        if rows.len() as u64 > MAX_EMBEDDED_ROWS {
-            let msg =
-                format!("More than {MAX_EMBEDDED_ROWS} records to embed (limit MAX_EMBEDDED_ROWS): ask a smaller page");
-            return Err(ApiError::input(["query", "expand"], msg, "too_many_embedded"));
+    send(load_asked(asked::<R>(request, &batch), batch.nested))
+}
+
+/// What a load asks of the database for one ViewSet, and how its rows become records.
+struct Asked {
+    /// The caller as the ViewSet admits it to its list.
+    own: RequestContext,
+    statement: sea_orm::Statement,
+    capacity: usize,
+    table: &'static str,
+    /// The field the batch's keys are values of.
+    key: &'static str,
+    /// The ViewSet's rows as records ([`records`]).
+    records: fn(&RequestContext, &[sea_orm::QueryResult], &str) -> Result<Vec<Loaded>, sea_orm::DbErr>,
+    /// Whether the ViewSet embeds relations of its own (`expandable`), and how it reads a record's key.
+    embeds: bool,
+    field_of: fn(&Json, &str) -> Json,
+}
+
+/// A loaded record: its key's JSON text, the record as the list shows it, and its model as JSON (the keys of the
+/// relations it embeds in turn).
+struct Loaded {
+    key: String,
+    record: Json,
+    model: Json,
+}
+
+/// The generic part of [`load`] before the read: admission, the statement (`None`: not admitted).
+fn asked<R: Hooks>(request: &RequestContext, batch: &Batch<'_>) -> Result<Option<Asked>, ApiError> {
+    let Some(own) = access::admit_related::<R>(request) else { return Ok(None) };
+    let column = column_named::<R::Entity>(batch.column);
+    let missing = || sea_orm::DbErr::Custom(format!("no column `{}` to embed by", batch.column));
+    let column = column.ok_or_else(|| ApiError::Database(missing()))?;
+    let values = key_values(column.def().get_column_type(), &batch.keys);
+    let query = ListQuery::new(access::scoped_query::<R>(&own, &Filters::new())?.filter(column.is_in(values)));
+    let order = effective_order::<R>(&query, &own);
+    let select = apply_order(query.select, &order, false).limit(MAX_EMBEDDED_ROWS + 1);
+    let statement = select.build(own.reader().backend());
+    Ok(Some(Asked {
+        own,
+        statement,
+        capacity: batch.keys.len(),
+        table: sea_orm::EntityName::table_name(&R::Entity::default()),
+        key: field_name::<R::Entity>(column),
+        records: records::<R>,
+        embeds: !R::CONFIG.expandable.is_empty(),
+        field_of: field_of::<R::Entity>,
+    }))
+}
+
+/// `R`'s rows as records: decoded, those its object permissions refuse left out, each with its `key` field's value.
+fn records<R: Hooks>(
+    own: &RequestContext,
+    rows: &[sea_orm::QueryResult],
+    key: &str,
+) -> Result<Vec<Loaded>, sea_orm::DbErr> {
+    let left_out = own.left_out();
+    let mut loaded = Vec::with_capacity(rows.len());
+    // Loops, not iterator chains: adapters over closures are compiled again for every ViewSet.
+    for row in R::decode_rows(rows)? {
+        if R::permission_classes(&mut |p| permission::check_object(p, own, &row)).is_err() {
+            continue;
         }
-        // Loops, not iterator chains: adapters over closures are compiled again for every ViewSet.
-        let mut permitted: Vec<ModelOf<R>> = Vec::with_capacity(rows.len());
-        for row in rows {
-            if R::permission_classes(&mut |p| permission::check_object(p, &own, &row)).is_ok() {
-                permitted.push(row);
-            }
-        }
-        let nested = embed_rows::<R>(&permitted, batch.nested, &own).await?;
-        let left_out = own.left_out();
-        let field = field_name::<R::Entity>(column);
-        let mut loaded = Vec::with_capacity(permitted.len());
-        for (row, embedded) in permitted.into_iter().zip(nested) {
-            let key = serde_json::to_value(&row).ok().and_then(|m| m.get(field).cloned()).unwrap_or_default();
-            let mut record = visible(&R::ListItem::from_model(row), &left_out);
-            super::attach(&mut record, embedded);
-            loaded.push((key.to_string(), record));
-        }
-        Ok(loaded)
-    })
+        let model = serde_json::to_value(&row).unwrap_or(Json::Null);
+        let key = model.get(key).cloned().unwrap_or_default().to_string();
+        loaded.push(Loaded { key, record: visible(&R::ListItem::from_model(row), &left_out), model });
+    }
+    Ok(loaded)
+}
+
+/// [`load`] past its generic part: the read, the records, and the relations they embed in turn.
+async fn load_asked(asked: Result<Option<Asked>, ApiError>, nested: &Expand) -> Result<Vec<(String, Json)>, ApiError> {
+    let Some(asked) = asked? else { return Ok(Vec::new()) };
+    let refused = |err| ApiError::from_db(err, asked.table);
+    let rows = crate::store::read::rows(asked.own.reader(), asked.statement, asked.capacity, "embed").await;
+    let rows = rows.map_err(refused)?;
+    if rows.len() as u64 > MAX_EMBEDDED_ROWS {
+        let msg = format!("More than {MAX_EMBEDDED_ROWS} records to embed (limit MAX_EMBEDDED_ROWS): ask a smaller page");
+        return Err(ApiError::input(["query", "expand"], msg, "too_many_embedded"));
+    }
+    let loaded = (asked.records)(&asked.own, &rows, asked.key).map_err(refused)?;
+    let embedded = if asked.embeds && !nested.is_empty() && !loaded.is_empty() {
+        let models = loaded.iter().map(|l| l.model.clone()).collect();
+        embed_models(models, &asked.field_of, nested, &asked.own).await?
+    } else {
+        nothing_embedded(loaded.len(), nested.items.len())
+    };
+    let mut out = Vec::with_capacity(loaded.len());
+    for (Loaded { key, mut record, .. }, embedded) in loaded.into_iter().zip(embedded) {
+        super::attach(&mut record, embedded);
+        out.push((key, record));
+    }
+    Ok(out)
 }
 
 /// The keys of a batch as values of a column of type `column_type` (those it cannot hold left out).

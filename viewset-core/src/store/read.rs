@@ -1,7 +1,7 @@
 //! The reads the access path, embedding, the cursor paginator and the stream ask for, by what they need.
 
 use sea_orm::sea_query::{Expr, SelectStatement};
-use sea_orm::{EntityName, QuerySelect, QueryTrait, Select, Value};
+use sea_orm::{DbErr, EntityName, QueryResult, QuerySelect, QueryTrait, Select, Statement, Value};
 
 use super::replica::{ReadOn, read_row, read_rows};
 use crate::error::{ApiError, db_err};
@@ -43,6 +43,17 @@ fn find_on<'a, V: ViewSet>(
         let Some(row) = read_row(on, statement?, "lookup").await.map_err(db_err::<V::Entity>)? else { return Ok(None) };
         Ok(V::decode_rows(std::slice::from_ref(&row)).map_err(db_err::<V::Entity>)?.pop())
     }
+}
+
+/// The rows of `statement` (role `role`) read through `reader`, undecoded: for a caller whose future is one type for
+/// every ViewSet and that decodes them after it (the embedding loader).
+pub(crate) fn rows<'a>(
+    reader: Reader<'a>,
+    statement: Statement,
+    capacity: usize,
+    role: &'static str,
+) -> impl Future<Output = Result<Vec<QueryResult>, DbErr>> + Send + 'a {
+    read_rows(reader, statement, capacity, role)
 }
 
 /// Every row of `select` (role `role`) read through `reader`, decoded by the ViewSet; `capacity` rows are reserved
