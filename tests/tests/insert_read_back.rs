@@ -1,6 +1,6 @@
 //! A create where the database has no `INSERT … RETURNING` (MySQL; MariaDB reached without
 //! `viewset_core::connect`, which is how this process connects): the row is inserted, then read back by the key
-//! the insert set or by `LAST_INSERT_ID()` (`store/write.rs` `insert_then_read`). Needs MariaDB
+//! the insert set or by `LAST_INSERT_ID()` (`store/write.rs` `insert`, `Inserting::ThenRead`). Needs MariaDB
 //! (`VIEWSET_TEST_MYSQL_URL`; `VIEWSET_REQUIRE_MYSQL=1` fails without it).
 
 use sea_orm::{ActiveValue::Set, ConnectionTrait, Database};

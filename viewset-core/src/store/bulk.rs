@@ -55,7 +55,7 @@ pub(crate) async fn insert_many<V: ViewSet>(
     let mut stored = Vec::with_capacity(rows_to_insert.len());
     if !super::Plan::of::<V>(on.backend()).insert_returning {
         for active in rows_to_insert {
-            let model = super::write::insert_then_read(on, active, V::decode_rows).await;
+            let model = super::write::insert(on, active, V::decode_rows).await;
             stored.push(model.map_err(db_err::<V::Entity>)?);
         }
         return Ok(stored);

@@ -20,7 +20,7 @@ type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 /// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
 /// `after_save` — with the statement built once per set of columns and run through the store (MariaDB too, whose
 /// `INSERT … RETURNING` [`crate::store::Plan`] knows of). A database without it (MySQL) inserts, then reads the row
-/// by its key ([`insert_then_read`]).
+/// by its key ([`insert`]).
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;
@@ -45,7 +45,10 @@ where
     insert(On::Pool(db), active, crate::schema::rows::decode_by_name).await
 }
 
-/// [`insert_returning`] with the stored row decoded by `decode` (a ViewSet's [`ViewSet::decode_rows`]).
+/// [`insert_returning`] with the stored row decoded by `decode` (a ViewSet's [`ViewSet::decode_rows`]). Where the
+/// database has no `INSERT … RETURNING` (MySQL, MariaDB before 10.5) it inserts as `ActiveModelTrait::insert` does
+/// there: the `INSERT`, then a read of the row by its key (the key `active` sets, else `LAST_INSERT_ID()`), both
+/// run through the store, so their values are bound as the backend reads them ([`super::run::portable`]).
 pub(crate) async fn insert<A>(
     on: On<'_>,
     active: A,
@@ -55,49 +58,36 @@ where
     A: ActiveModelTrait + ActiveModelBehavior + Send,
     <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
 {
-    if !super::plan::inserts_returning(on.backend()) {
-        return insert_then_read(on, active, decode).await;
-    }
     let active = Box::pin(A::before_save(active, &on.executor(), true)).await?;
     let backend = on.backend();
-    let statement = super::statements::insert(backend, &active, |_| {
-        let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
-        query.returning(every_column::<A::Entity>(backend));
-        Ok::<_, DbErr>(returning_on_mariadb::<A::Entity>(backend.build(&query)))
-    })?;
-    let stored = decoded(row(on, statement, "insert").await?, decode)?;
+    let inserting = if super::plan::inserts_returning(backend) {
+        Inserting::Returning(super::statements::insert(backend, &active, |_| {
+            let mut query = <A::Entity as EntityTrait>::insert(active.clone()).into_query();
+            query.returning(every_column::<A::Entity>(backend));
+            Ok::<_, DbErr>(returning_on_mariadb::<A::Entity>(backend.build(&query)))
+        })?)
+    } else {
+        let read = active.get_primary_key_value().map(|key| by_key::<A::Entity>(key).limit(1).build(backend));
+        let insert = backend.build(&<A::Entity as EntityTrait>::insert(active).into_query());
+        Inserting::ThenRead { insert, read, read_by_id: read_by_id::<A::Entity> }
+    };
+    let stored = decoded(inserted_row(on, inserting).await?, decode)?;
     Box::pin(A::after_save(stored, &on.executor(), true)).await
 }
 
-/// Inserts `active` where the database has no `INSERT … RETURNING` (MySQL, MariaDB before 10.5), as `ActiveModelTrait::insert`
-/// does there — `before_save`, the `INSERT`, a read of the row by its key (the key `active` sets, else
-/// `LAST_INSERT_ID()`), `after_save` — with both statements run through the store, so their values are bound as the
-/// backend reads them ([`super::run::portable`]).
-pub(crate) async fn insert_then_read<A>(
-    on: On<'_>,
-    active: A,
-    decode: Decode<<A::Entity as EntityTrait>::Model>,
-) -> Result<<A::Entity as EntityTrait>::Model, DbErr>
-where
-    A: ActiveModelTrait + ActiveModelBehavior + Send,
-    <A::Entity as EntityTrait>::Model: IntoActiveModel<A>,
-{
-    let active = Box::pin(A::before_save(active, &on.executor(), true)).await?;
-    let backend = on.backend();
-    let read = active.get_primary_key_value().map(|key| by_key::<A::Entity>(key).limit(1).build(backend));
-    let insert = backend.build(&<A::Entity as EntityTrait>::insert(active).into_query());
-    let stored = decoded(inserted_row(on, insert, read, read_by_id::<A::Entity>).await?, decode)?;
-    Box::pin(A::after_save(stored, &on.executor(), true)).await
+/// How a row is inserted: one `INSERT … RETURNING`, or the `INSERT`, then `read` (the row by the key the insert
+/// set) or the read of the row by `LAST_INSERT_ID()` that `read_by_id` builds.
+enum Inserting {
+    Returning(Statement),
+    ThenRead { insert: Statement, read: Option<Statement>, read_by_id: fn(u64, DbBackend) -> Result<Statement, DbErr> },
 }
 
-/// Runs `insert`, then `read` (the row by the key the insert set) or the read of the row by `LAST_INSERT_ID()`:
-/// one function for every entity.
-async fn inserted_row(
-    on: On<'_>,
-    insert: Statement,
-    read: Option<Statement>,
-    read_by_id: fn(u64, DbBackend) -> Result<Statement, DbErr>,
-) -> Result<Option<QueryResult>, DbErr> {
+/// The stored row of an insert, as [`Inserting`] says: one function for every entity.
+async fn inserted_row(on: On<'_>, inserting: Inserting) -> Result<Option<QueryResult>, DbErr> {
+    let (insert, read, read_by_id) = match inserting {
+        Inserting::Returning(statement) => return row(on, statement, "insert").await,
+        Inserting::ThenRead { insert, read, read_by_id } => (insert, read, read_by_id),
+    };
     let inserted_id = insert_id(on, insert, "insert").await?;
     let read = match read {
         Some(read) => read,
