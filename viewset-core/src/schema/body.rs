@@ -2,6 +2,7 @@
 
 use serde::de::DeserializeOwned;
 
+use super::object::from_object;
 use crate::error::{ApiError, InputError};
 
 /// Parses a JSON request body into `T`, mapping serde's errors to route-input errors at `["body", ...]`.
@@ -17,14 +18,14 @@ pub fn parse_json_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError>
     refuse_non_objects(bytes)?;
     // The common case, a valid body, parses once; a refused body's failing field is found from the error's position
     // (`located.rs`).
-    let failed = match serde_json::from_slice(bytes) {
+    let failed = match from_object(bytes) {
         Ok(value) => return Ok(value),
         Err(err) => err,
     };
     // JSON (and the OpenAPI document's JSON Schema) has one number type: `5.0` is an integer as much as `5` is.
     // Read from bytes again (not `from_value`, which would compile `T`'s deserializer once more per body type).
     if let Some(integral) = with_integral_floats(bytes)
-        && let Ok(parsed) = serde_json::from_slice(&integral)
+        && let Ok(parsed) = from_object(&integral)
     {
         return Ok(parsed);
     }

@@ -8,6 +8,7 @@ pub(crate) mod checks;
 pub(crate) mod explain;
 mod located;
 pub mod names;
+mod object;
 pub mod rows;
 pub(crate) mod storable;
 
