@@ -221,7 +221,8 @@ async fn load_asked(asked: Result<Option<Asked>, ApiError>, nested: &Expand) -> 
     let rows = crate::store::read::rows(asked.own.reader(), asked.statement, asked.capacity, "embed").await;
     let rows = rows.map_err(refused)?;
     if rows.len() as u64 > MAX_EMBEDDED_ROWS {
-        let msg = format!("More than {MAX_EMBEDDED_ROWS} records to embed (limit MAX_EMBEDDED_ROWS): ask a smaller page");
+        let msg =
+            format!("More than {MAX_EMBEDDED_ROWS} records to embed (limit MAX_EMBEDDED_ROWS): ask a smaller page");
         return Err(ApiError::input(["query", "expand"], msg, "too_many_embedded"));
     }
     let loaded = (asked.records)(&asked.own, &rows, asked.key).map_err(refused)?;

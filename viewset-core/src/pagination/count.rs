@@ -11,7 +11,7 @@
 use std::future::Future;
 
 use crate::error::ApiError;
-use crate::request::RequestContext;
+use crate::request::{Reader, RequestContext};
 use crate::store::explain::estimate;
 use crate::store::page::CountedPage;
 use crate::viewset::contract::{ModelOf, ViewSet};
@@ -75,26 +75,34 @@ pub fn fetch_with_count<'a, V: ViewSet>(
     } else {
         CountedPage::of::<V>(page, reader.backend())
     };
+    let table = crate::store::write::table::<V>();
+    // One await, of a future of one type for every ViewSet; the rows decoded after it.
     async move {
         let asked = asked?;
-        let (rows, counted) = match asked.unwrap_or(default) {
-            CountMode::Exact => {
-                let (rows, count) = statements.rows_and_count::<V>(reader).await?;
-                (rows, Counted::Exact(count))
-            }
-            CountMode::None => (statements.rows::<V>(reader).await?, Counted::Skipped),
-            CountMode::Estimated => match estimate(&statements.inner, reader).await {
-                Some(rows_estimated) if rows_estimated >= EXACT_BELOW => {
-                    (statements.rows::<V>(reader).await?, Counted::Estimated(rows_estimated))
-                }
-                _ => {
-                    let (rows, count) = statements.rows_and_count::<V>(reader).await?;
-                    (rows, Counted::Exact(count))
-                }
-            },
-        };
+        let (rows, counted) = read_counted(statements, reader, asked.unwrap_or(default), table).await?;
+        let rows = V::decode_rows(&rows).map_err(|err| ApiError::from_db(err, table))?;
         Ok((rows, counted, asked.is_some() || default != CountMode::Exact))
     }
+}
+
+/// The rows of `statements`' page, undecoded, and its count as `mode` asks: [`fetch_with_count`] past its generic
+/// part.
+async fn read_counted(
+    statements: CountedPage,
+    reader: Reader<'_>,
+    mode: CountMode,
+    table: &'static str,
+) -> Result<(Vec<sea_orm::QueryResult>, Counted), ApiError> {
+    let estimated = match mode {
+        CountMode::Exact => None,
+        CountMode::None => return Ok((statements.read(reader, false, table).await?.0, Counted::Skipped)),
+        CountMode::Estimated => estimate(&statements.inner, reader).await.filter(|rows| *rows >= EXACT_BELOW),
+    };
+    if let Some(rows_estimated) = estimated {
+        return Ok((statements.read(reader, false, table).await?.0, Counted::Estimated(rows_estimated)));
+    }
+    let (rows, count) = statements.read(reader, true, table).await?;
+    Ok((rows, Counted::Exact(count.unwrap_or(0))))
 }
 
 /// Whether the request has a search term (`search`, or full text's `q`): its page reads every match, and on

@@ -74,44 +74,45 @@ impl CountedPage {
         CountedPage { page: rendered(page, backend), inner, limit, offset, windowed: true }
     }
 
-    /// The page's rows alone.
-    pub(crate) fn rows<'a, V: ViewSet>(
+    /// The page's rows, undecoded, and when `counts` the size of the filtered set: concurrently (each on its own
+    /// pool connection), or from the one statement of a [`CountedPage::windowed`] page. One future for every
+    /// ViewSet, its errors read for `table`; the caller decodes the rows ([`ViewSet::decode_rows`]).
+    pub(crate) async fn read(
         self,
-        reader: Reader<'a>,
-    ) -> impl Future<Output = Result<Vec<ModelOf<V>>, ApiError>> + Send + 'a {
-        page_rows::<V>(self.page, self.limit, reader)
+        reader: Reader<'_>,
+        counts: bool,
+        table: &'static str,
+    ) -> Result<(Vec<sea_orm::QueryResult>, Option<u64>), ApiError> {
+        if self.windowed && counts {
+            return counted_raw_rows(self, reader, table).await.map(|(rows, count)| (rows, Some(count)));
+        }
+        let rows = raw_page_rows(self.page, self.limit, reader, table);
+        if !counts {
+            return Ok((rows.await?, None));
+        }
+        let (rows, count) = futures_util::future::try_join(rows, count_of(self.inner, reader, table)).await?;
+        Ok((rows, Some(count)))
     }
 
-    /// The page's rows and the size of the filtered set: concurrently (each on its own pool connection), or from
-    /// the one statement of a [`CountedPage::windowed`] page.
+    /// The page's rows and the size of the filtered set, decoded by `V` ([`CountedPage::read`]).
     pub(crate) async fn rows_and_count<V: ViewSet>(
         self,
         reader: Reader<'_>,
     ) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
-        if self.windowed {
-            return counted_rows::<V>(self, reader).await;
-        }
-        let count = count_of(self.inner, reader, table::<V>());
-        futures_util::future::try_join(page_rows::<V>(self.page, self.limit, reader), count).await
+        let table = table::<V>();
+        let (rows, count) = self.read(reader, true, table).await?;
+        Ok((V::decode_rows(&rows).map_err(|err| ApiError::from_db(err, table))?, count.unwrap_or(0)))
     }
 }
 
-/// The rows and count of a [`CountedPage::windowed`] page: the count from its first row; an empty page at offset
-/// 0 counts 0, and one past the end asks the count's own statement.
-async fn counted_rows<V: ViewSet>(page: CountedPage, reader: Reader<'_>) -> Result<(Vec<ModelOf<V>>, u64), ApiError> {
-    let table = table::<V>();
-    let (rows, count) = counted_raw_rows(page, reader, table).await?;
-    Ok((V::decode_rows(&rows).map_err(|err| ApiError::from_db(err, table))?, count))
-}
-
-/// [`counted_rows`] before decoding, its errors read for `table`: one function for every ViewSet.
+/// The rows and count of a [`CountedPage::windowed`] page, its errors read for `table`: the count from its first
+/// row; an empty page at offset 0 counts 0, and one past the end asks the count's own statement.
 async fn counted_raw_rows(
     page: CountedPage,
     reader: Reader<'_>,
     table: &'static str,
 ) -> Result<(Vec<sea_orm::QueryResult>, u64), ApiError> {
-    let capacity = page.limit.min(256) as usize;
-    let rows = read_rows(reader, page.page, capacity, "page").await.map_err(|err| ApiError::from_db(err, table))?;
+    let rows = raw_page_rows(page.page, page.limit, reader, table).await?;
     let count = match rows.first() {
         Some(row) => row.try_get::<i64>("", WINDOW_COUNT).map_err(|err| ApiError::from_db(err, table))?.max(0) as u64,
         None if page.offset == 0 => 0,
@@ -120,19 +121,27 @@ async fn counted_raw_rows(
     Ok((rows, count))
 }
 
-/// The rows of a page `statement` (role `page`), decoded by the ViewSet ([`ViewSet::decode_rows`]: by position
-/// when the columns are the entity's own, in order). `limit` is the statement's `LIMIT`: room for that many rows
-/// (at most 256) is reserved before they arrive. Read through `reader`.
+/// The rows of a page `statement` (role `page`), undecoded, its errors read for `table`. `limit` is the
+/// statement's `LIMIT`: room for that many rows (at most 256) is reserved before they arrive. Read through `reader`.
+async fn raw_page_rows(
+    statement: Statement,
+    limit: u64,
+    reader: Reader<'_>,
+    table: &'static str,
+) -> Result<Vec<sea_orm::QueryResult>, ApiError> {
+    let capacity = limit.min(256) as usize;
+    read_rows(reader, statement, capacity, "page").await.map_err(|err| ApiError::from_db(err, table))
+}
+
+/// The rows of a page `statement` ([`raw_page_rows`]), decoded by the ViewSet ([`ViewSet::decode_rows`]: by
+/// position when the columns are the entity's own, in order).
 pub(crate) async fn page_rows<V: ViewSet>(
     statement: Statement,
     limit: u64,
     reader: Reader<'_>,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
-    let capacity = limit.min(256) as usize;
-    match read_rows(reader, statement, capacity, "page").await {
-        Ok(rows) => V::decode_rows(&rows).map_err(db_err::<V::Entity>),
-        Err(err) => Err(db_err::<V::Entity>(err)),
-    }
+    let rows = raw_page_rows(statement, limit, reader, table::<V>()).await?;
+    V::decode_rows(&rows).map_err(db_err::<V::Entity>)
 }
 
 /// The rows of `select`, an ordered window whose `LIMIT` is `limit`, as a page ([`page_rows`]). The statement is
