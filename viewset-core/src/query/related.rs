@@ -66,9 +66,17 @@ fn hop(rf: &RelatedField, request: &RequestContext, param: &str) -> Result<Hop, 
     })
 }
 
-/// The column of `E` the relation starts from, when the caller may see it: a hidden foreign key hides the relation.
-fn followed_from<E: EntityTrait>(hop: &Hop, request: &RequestContext) -> Option<E::Column> {
-    column_named::<E>(&hop.from_col.to_string()).filter(|c| request.may_query(field_name::<E>(*c)))
+/// The field of `E` stored in database column `column`: what a relation's generic part hands to the plain
+/// functions below (the rest is compiled once, not per entity).
+fn field_of_column<E: EntityTrait>(column: &str) -> Option<&'static str> {
+    column_named::<E>(column).map(field_name::<E>)
+}
+
+/// The column the relation starts from (of the entity `field_of` reads), when the caller may see its field: a
+/// hidden foreign key hides the relation.
+fn followed_from(hop: &Hop, request: &RequestContext, field_of: fn(&str) -> Option<&'static str>) -> Option<String> {
+    let column = hop.from_col.to_string();
+    field_of(&column).filter(|field| request.may_query(field)).map(|_| column)
 }
 
 /// The condition of the filter parameter `param` (`author__name__icontains`) on the related path `rf` of `E`: a 422
@@ -81,8 +89,20 @@ pub(crate) fn filter<E: EntityTrait>(
     param: &str,
     request: &RequestContext,
 ) -> Result<Expr, ApiError> {
+    condition(rf, lookup, raw, param, request, field_of_column::<E>)
+}
+
+/// [`filter`] past its generic part (`field_of`: the entity's columns to its fields).
+fn condition(
+    rf: &RelatedField,
+    lookup: Option<FilterLookup>,
+    raw: &str,
+    param: &str,
+    request: &RequestContext,
+    field_of: fn(&str) -> Option<&'static str>,
+) -> Result<Expr, ApiError> {
     let hop = hop(rf, request, param)?;
-    if followed_from::<E>(&hop, request).is_none() {
+    if followed_from(&hop, request, field_of).is_none() {
         return Err(ApiError::input(["query", param], format!("Unknown field `{}`", rf.path), "unknown_field"));
     }
     let Some(lookup) = lookup else {
@@ -104,9 +124,19 @@ pub(crate) fn filter<E: EntityTrait>(
 /// allowlist), nor through a to-many relation (which related row would decide?) or a relation of a table to itself
 /// (the correlated subquery would name one table on both sides).
 pub(crate) fn order<E: EntityTrait>(rf: &RelatedField, request: &RequestContext) -> Option<(E::Column, Expr)> {
+    let (column, expr) = sort_key(rf, request, field_of_column::<E>)?;
+    Some((column_named::<E>(&column)?, expr))
+}
+
+/// [`order`] past its generic part: the name of the column the term starts from, and its sort key.
+fn sort_key(
+    rf: &RelatedField,
+    request: &RequestContext,
+    field_of: fn(&str) -> Option<&'static str>,
+) -> Option<(String, Expr)> {
     let hop =
         hop(rf, request, rf.path).ok().filter(|h| !h.many && h.from_table.to_string() != h.to_table.to_string())?;
-    let column = followed_from::<E>(&hop, request)?;
+    let column = followed_from(&hop, request, field_of)?;
     let to_col = hop.to_col.to_string();
     let limits = *request.query.limits();
     let ask = Ask { field: rf.field, key: &to_col, filter: None, param: rf.path, limits };
