@@ -157,11 +157,14 @@ struct Asked {
     /// The field the batch's keys are values of.
     key: &'static str,
     /// The ViewSet's rows as records ([`records`]).
-    records: fn(&RequestContext, &[sea_orm::QueryResult], &str) -> Result<Vec<Loaded>, sea_orm::DbErr>,
+    records: Records,
     /// Whether the ViewSet embeds relations of its own (`expandable`), and how it reads a record's key.
     embeds: bool,
     field_of: fn(&Json, &str) -> Json,
 }
+
+/// A ViewSet's rows as records, by the field the keys are values of ([`records`]).
+type Records = fn(&RequestContext, &[sea_orm::QueryResult], &str) -> Result<Vec<Loaded>, sea_orm::DbErr>;
 
 /// A loaded record: its key's JSON text, the record as the list shows it, and its model as JSON (the keys of the
 /// relations it embeds in turn).
