@@ -158,8 +158,9 @@ struct Asked {
     key: &'static str,
     /// The ViewSet's rows as records ([`records`]).
     records: Records,
-    /// Whether the ViewSet embeds relations of its own (`expandable`), and how it reads a record's key.
+    /// Whether the ViewSet embeds relations of its own (`expandable`).
     embeds: bool,
+    /// A field of one of its records (as JSON) by database column: the keys of the relations it embeds.
     field_of: fn(&Json, &str) -> Json,
 }
 
@@ -228,9 +229,10 @@ async fn load_asked(asked: Result<Option<Asked>, ApiError>, nested: &Expand) -> 
             format!("More than {MAX_EMBEDDED_ROWS} records to embed (limit MAX_EMBEDDED_ROWS): ask a smaller page");
         return Err(ApiError::input(["query", "expand"], msg, "too_many_embedded"));
     }
-    let loaded = (asked.records)(&asked.own, &rows, asked.key).map_err(refused)?;
+    let mut loaded = (asked.records)(&asked.own, &rows, asked.key).map_err(refused)?;
     let embedded = if asked.embeds && !nested.is_empty() && !loaded.is_empty() {
-        let models = loaded.iter().map(|l| l.model.clone()).collect();
+        // Taken, not cloned: a record's model is read only for the keys of what it embeds.
+        let models = loaded.iter_mut().map(|l| std::mem::take(&mut l.model)).collect();
         embed_models(models, &asked.field_of, nested, &asked.own).await?
     } else {
         nothing_embedded(loaded.len(), nested.items.len())
