@@ -127,8 +127,10 @@ printf 'run\tparameter\tstart value\tverdict\trequests\tseconds\n' >"$reports/su
 for backend in $backends; do cat "$reports/summary-$backend.tsv" >>"$reports/summary.tsv"; done
 
 # sqlmap writes every injection point it confirms to its session log: it must stay empty.
-if find "$reports/sessions" -name log -size +0 2>/dev/null | grep -q .; then
-  failed+=("sqlmap's session log lists injection points: $(find "$reports/sessions" -name log -size +0)")
+# (Not `find | grep -q`: under pipefail grep's early exit can kill find and hide the finding.)
+injected=$(find "$reports/sessions" -name log -size +0 2>/dev/null || true)
+if [[ -n $injected ]]; then
+  failed+=("sqlmap's session log lists injection points: $injected")
 fi
 runs=$(($(wc -l <"$reports/summary.tsv") - 1))
 echo "sqlmap: $runs runs (level $level, risk $risk) in $((SECONDS - started)) s"
