@@ -2,6 +2,8 @@
 //! workspace root, `viewset-core` by path, the workspace's `Cargo.lock`), built in the debug profile with their own
 //! target directory. Both hold the same 20 blog-like entities (`DeriveEntityModel` + `ModelSchema`); one registers
 //! 1 ViewSet, the other 20 (the blog's `PostViewSet` configuration), so the difference is the cost of the ViewSets.
+//! They build with cargo's default dev profile (a hand-written app's), or with `--profile new` with the dev profile
+//! `viewset new` writes (read from its template), each into its own target directory.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,10 +13,21 @@ use serde_json::{Value, json};
 
 use crate::repo::repo_root;
 
+/// The dev profile the apps build with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Cargo's default (`debug = true` for the app and every dependency): what a hand-written app gets.
+    Default,
+    /// The `[profile.dev…]` sections of the manifest `viewset new` writes (`viewset-cli/templates/Cargo.toml.tmpl`).
+    New,
+}
+
 #[derive(Debug, Clone)]
 pub struct Options {
     pub out: Option<PathBuf>,
-    pub target_dir: PathBuf,
+    /// `None`: `target-bench/compile` (cargo's default profile) or `target-bench/compile-new`.
+    pub target_dir: Option<PathBuf>,
+    pub profile: Profile,
     pub dir: PathBuf,
     /// Leaves the apps in `dir` afterwards (for `cargo llvm-lines` on them).
     pub keep: bool,
@@ -22,12 +35,11 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        let root = repo_root();
         // The apps are written outside the repository: cargo reads the `.cargo/config.toml` of every folder above a
-        // project, and the repository's trims the dev profile's debug info. An app here builds with cargo's default
-        // dev profile, as a user's does.
+        // project, and the repository's trims the dev profile's debug info. An app here builds with the profile its
+        // own manifest gives, as a user's does.
         let dir = std::env::temp_dir().join("viewset-bench-compile");
-        Options { out: None, target_dir: root.join("target-bench/compile"), dir, keep: false }
+        Options { out: None, target_dir: None, profile: Profile::Default, dir, keep: false }
     }
 }
 
@@ -38,7 +50,14 @@ impl Options {
         while let Some(arg) = it.next() {
             match arg.as_str() {
                 "--out" => o.out = Some(PathBuf::from(it.next().ok_or("--out takes a file")?)),
-                "--target-dir" => o.target_dir = PathBuf::from(it.next().ok_or("--target-dir takes a dir")?),
+                "--target-dir" => o.target_dir = Some(PathBuf::from(it.next().ok_or("--target-dir takes a dir")?)),
+                "--profile" => {
+                    o.profile = match it.next().map(String::as_str) {
+                        Some("default") => Profile::Default,
+                        Some("new") => Profile::New,
+                        _ => return Err("--profile takes `default` or `new`".into()),
+                    }
+                }
                 "--keep" => o.keep = true,
                 other => return Err(format!("unknown option `{other}`\n{}", crate::USAGE)),
             }
@@ -61,7 +80,41 @@ pub fn run(o: Options) -> Result<(), String> {
     }
 }
 
+impl Options {
+    fn target(&self, root: &Path) -> PathBuf {
+        let default = match self.profile {
+            Profile::Default => "target-bench/compile",
+            Profile::New => "target-bench/compile-new",
+        };
+        self.target_dir.clone().unwrap_or_else(|| root.join(default))
+    }
+}
+
 const MODELS: usize = 20;
+
+/// The manifest lines of the apps' dev profile: none for cargo's default, else every `[profile.dev…]` section of
+/// the template `viewset new` writes its manifest from, as it is there.
+fn dev_profile_lines(root: &Path, profile: Profile) -> Result<String, String> {
+    if profile == Profile::Default {
+        return Ok(String::new());
+    }
+    let path = root.join("viewset-cli/templates/Cargo.toml.tmpl");
+    let template = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let (mut out, mut inside) = (String::new(), false);
+    for line in template.lines() {
+        if line.starts_with('[') {
+            inside = line.starts_with("[profile.dev]") || line.starts_with("[profile.dev.");
+        }
+        if inside && !line.trim().is_empty() && !line.starts_with('#') {
+            out += line;
+            out.push('\n');
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no [profile.dev] section", path.display()));
+    }
+    Ok(out)
+}
 
 /// The `[workspace.dependencies]` lines of the root manifest for `names`, so the apps use the same versions
 /// and features as the workspace.
@@ -163,14 +216,14 @@ struct App {
     viewsets: usize,
 }
 
-fn write_app(root: &Path, dir: &Path, viewsets: usize, deps: &str) -> Result<App, String> {
+fn write_app(root: &Path, dir: &Path, viewsets: usize, deps: &str, profile: &str) -> Result<App, String> {
     let name = format!("vsbench-app-{viewsets}");
     let app_dir = dir.join(&name);
     std::fs::create_dir_all(app_dir.join("src")).map_err(|e| format!("{}: {e}", app_dir.display()))?;
     let manifest = format!(
         "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
          # Its own workspace: not a member of the viewset workspace.\n[workspace]\n\n[dependencies]\n\
-         viewset-core = {{ path = \"{}\" }}\n{deps}",
+         viewset-core = {{ path = \"{}\" }}\n{deps}\n{profile}",
         root.join("viewset-core").display()
     );
     std::fs::write(app_dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
@@ -228,18 +281,20 @@ fn measure_app(app: &App, target: &Path) -> Result<Value, String> {
 pub async fn measure(o: &Options) -> Result<Value, String> {
     let root = repo_root();
     let deps = workspace_dependency_lines(&root, &["axum", "sea-orm", "serde"])?;
-    let one = write_app(&root, &o.dir, 1, &deps)?;
-    let twenty = write_app(&root, &o.dir, MODELS, &deps)?;
-    let cached = o.target_dir.join("debug").exists();
-    eprintln!("   building dependencies (debug profile) into {}", o.target_dir.display());
-    let (cold, _) = cargo(&one, &o.target_dir, &["build", "--offline"])?;
-    cargo(&twenty, &o.target_dir, &["build", "--offline"])?;
+    let profile = dev_profile_lines(&root, o.profile)?;
+    let one = write_app(&root, &o.dir, 1, &deps, &profile)?;
+    let twenty = write_app(&root, &o.dir, MODELS, &deps, &profile)?;
+    let target = o.target(&root);
+    let cached = target.join("debug").exists();
+    eprintln!("   building dependencies (debug profile) into {}", target.display());
+    let (cold, _) = cargo(&one, &target, &["build", "--offline"])?;
+    cargo(&twenty, &target, &["build", "--offline"])?;
     // `cargo check` needs the dependencies' metadata in the check profile: built once, outside the timings.
-    cargo(&twenty, &o.target_dir, &["check", "--offline"])?;
+    cargo(&twenty, &target, &["check", "--offline"])?;
     eprintln!("   measuring the 1-ViewSet app");
-    let a = measure_app(&one, &o.target_dir)?;
+    let a = measure_app(&one, &target)?;
     eprintln!("   measuring the 20-ViewSet app");
-    let b = measure_app(&twenty, &o.target_dir)?;
+    let b = measure_app(&twenty, &target)?;
     let mut per = json!({});
     for key in ["clean_app_build_s", "incremental_build_s", "check_s"] {
         per[key] = match (a[key].as_f64(), b[key].as_f64()) {
@@ -256,6 +311,10 @@ pub async fn measure(o: &Options) -> Result<Value, String> {
     }
     Ok(json!({
         "profile": "debug",
+        "dev_profile": match o.profile {
+            Profile::Default => Value::from("cargo's default"),
+            Profile::New => Value::from(profile.trim_end()),
+        },
         "models_per_app": MODELS,
         "cold_build_s": cold,
         "cold_build_cached": cached,

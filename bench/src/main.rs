@@ -52,7 +52,7 @@ usage:
   viewset-bench run [--database postgres|mariadb] [--pg URL] [--mysql URL] [--duration SECS] [--warmup SECS] [--levels 1,16,64] [--rounds N] [--rows N] [--deep-rows N]
                     [--python-venv DIR] [--no-python] [--no-compile] [--servers a,b,...] [--out FILE]
                     [--markdown FILE | --no-markdown]
-  viewset-bench compile [--out FILE] [--target-dir DIR] [--keep]
+  viewset-bench compile [--out FILE] [--target-dir DIR] [--profile default|new] [--keep]
   viewset-bench report [--from bench/results/latest.json] [--markdown BENCHMARKS.md]
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]

@@ -146,6 +146,10 @@ mod tests {
                 if path == "Cargo.toml" {
                     let feature = format!(r#"features = ["{backend}", "docs"]"#);
                     assert!(text.contains(&feature) && text.contains(&format!("sqlx-{backend}")), "{text}");
+                    // The trimmed dev profile (BENCHMARKS.md, build time per ViewSet).
+                    let dev =
+                        "[profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\ndebug = false\n";
+                    assert!(text.contains(dev), "{text}");
                 }
                 if database == Database::Mysql {
                     if path == "src/main.rs" {

@@ -213,11 +213,14 @@ async fn run_async(o: Options) -> Result<(), String> {
     let load_after_load = loadavg();
 
     let compile = if o.compile {
-        eprintln!("== compile cost");
-        match crate::compile::measure(&crate::compile::Options::default()).await {
-            Ok(v) => v,
-            Err(e) => json!({ "error": e }),
+        // Cargo's default dev profile (a hand-written app's), then the one `viewset new` writes.
+        let mut both = json!({});
+        for (key, profile) in [("default", crate::compile::Profile::Default), ("new", crate::compile::Profile::New)] {
+            eprintln!("== compile cost ({key} dev profile)");
+            let options = crate::compile::Options { profile, ..Default::default() };
+            both[key] = crate::compile::measure(&options).await.unwrap_or_else(|e| json!({ "error": e }));
         }
+        both
     } else {
         json!({ "skipped": "--no-compile" })
     };

@@ -314,6 +314,25 @@ pub fn markdown(r: &Results) -> String {
 
 fn compile_markdown(c: &Value) -> String {
     let mut out = String::from("### Compile cost (debug profile, `cargo build` of a throwaway app)\n\n");
+    if c.get("default").is_none() {
+        return out + &compile_profile_markdown(c);
+    }
+    for (key, title) in [
+        ("default", "With cargo's default dev profile (`debug = true` everywhere), as a hand-written app builds:"),
+        ("new", "With the dev profile `viewset new` writes (its template's `[profile.dev…]` sections):"),
+    ] {
+        let _ = writeln!(out, "{title}\n");
+        if let Some(lines) = c[key]["dev_profile"].as_str().filter(|_| key == "new") {
+            let _ = writeln!(out, "```toml\n{lines}\n```\n");
+        }
+        out += &compile_profile_markdown(&c[key]);
+    }
+    out
+}
+
+/// One profile's compile cost: the table, the cold build and the note.
+fn compile_profile_markdown(c: &Value) -> String {
+    let mut out = String::new();
     if let Some(skipped) = c.get("skipped").or_else(|| c.get("error")) {
         let _ = writeln!(out, "Not measured: {}\n", skipped.as_str().unwrap_or(&skipped.to_string()));
         return out;
@@ -336,7 +355,7 @@ fn compile_markdown(c: &Value) -> String {
             let _ = writeln!(
                 out,
                 "First build of the 1-ViewSet app in this run, dependencies included: {first:.1} s (not a cold build: \
-                 `target-bench/compile` held dependencies from an earlier run).\n"
+                 its target directory (`target-bench/compile`, `compile-new`) held dependencies from an earlier run).\n"
             );
         } else {
             let _ = writeln!(out, "Cold build of the 1-ViewSet app, every dependency included: {first:.1} s.\n");
