@@ -44,6 +44,16 @@ impl Default for Options {
 }
 
 impl Options {
+    /// The apps' target directory: `--target-dir`, else one per profile, so that neither rebuilds the other's
+    /// dependencies.
+    fn target(&self, root: &Path) -> PathBuf {
+        let default = match self.profile {
+            Profile::Default => "target-bench/compile",
+            Profile::New => "target-bench/compile-new",
+        };
+        self.target_dir.clone().unwrap_or_else(|| root.join(default))
+    }
+
     pub fn parse(args: &[String]) -> Result<Options, String> {
         let mut o = Options::default();
         let mut it = args.iter();
@@ -77,16 +87,6 @@ pub fn run(o: Options) -> Result<(), String> {
             println!("{text}");
             Ok(())
         }
-    }
-}
-
-impl Options {
-    fn target(&self, root: &Path) -> PathBuf {
-        let default = match self.profile {
-            Profile::Default => "target-bench/compile",
-            Profile::New => "target-bench/compile-new",
-        };
-        self.target_dir.clone().unwrap_or_else(|| root.join(default))
     }
 }
 
