@@ -76,9 +76,10 @@ impl Paginator for CursorPagination {
             if backwards {
                 rows.reverse();
             }
+            let names = term_names(&page.order);
             let edge = |last: bool| {
                 let row = if last { rows.last() } else { rows.first() };
-                row.map(|row| row_values::<V>(row, &page.order))
+                row.map(|row| row_values::<V>(row, &names))
             };
             let walk = Walk { signature, token, backwards, more };
             let (next, previous) = walk.links(request, &edge, rows.is_empty());
@@ -147,17 +148,27 @@ impl Walk {
 
 /// `-views,id`: what a cursor is bound to.
 fn ordering_signature<E: EntityTrait>(order: &[OrderTerm<E>]) -> String {
-    order
-        .iter()
-        .map(|t| format!("{}{}", if t.direction == Direction::Desc { "-" } else { "" }, t.column.as_str()))
-        .collect::<Vec<_>>()
-        .join(",")
+    let mut signature = String::with_capacity(order.len() * 12);
+    for (i, term) in order.iter().enumerate() {
+        if i > 0 {
+            signature.push(',');
+        }
+        if term.direction == Direction::Desc {
+            signature.push('-');
+        }
+        signature.push_str(term.column.as_str());
+    }
+    signature
 }
 
-/// The boundary row's ordering values as its JSON writes them.
-fn row_values<V: ViewSet>(row: &ModelOf<V>, order: &[OrderTerm<V::Entity>]) -> Vec<serde_json::Value> {
-    let names: Vec<_> = order.iter().map(|t| field_name::<V::Entity>(t.column)).collect();
-    super::picked::picked(row, &names).unwrap_or_else(|| {
+/// The field names of the ordering's terms, the names [`row_values`] reads.
+fn term_names<E: EntityTrait>(order: &[OrderTerm<E>]) -> Vec<&'static str> {
+    order.iter().map(|t| field_name::<E>(t.column)).collect()
+}
+
+/// The boundary row's values of the fields `names` (the ordering's, [`term_names`]) as its JSON writes them.
+fn row_values<V: ViewSet>(row: &ModelOf<V>, names: &[&'static str]) -> Vec<serde_json::Value> {
+    super::picked::picked(row, names).unwrap_or_else(|| {
         let json = serde_json::to_value(row).unwrap_or_default();
         names.iter().map(|name| json.get(name).cloned().unwrap_or_default()).collect()
     })
@@ -177,7 +188,7 @@ async fn boundary_by_key<V: ViewSet>(
     let row = crate::store::find::<V>(request.reader(), by_key)
         .await?
         .ok_or_else(|| invalid_cursor("The record this cursor points at no longer exists; start again without it"))?;
-    Ok(CursorToken { values: row_values::<V>(&row, order), by_key: false, ..token })
+    Ok(CursorToken { values: row_values::<V>(&row, &term_names(order)), by_key: false, ..token })
 }
 
 /// The links of a page: the request's own path and query with `cursor` replaced. The other pairs are kept as the
@@ -246,13 +257,6 @@ fn after<E: EntityTrait>(
 ) -> Result<Condition, ApiError> {
     let mut any = Condition::any();
     for i in 0..order.len() {
-        let mut all = Condition::all();
-        for (term, value) in order[..i].iter().zip(values) {
-            all = all.add(match typed(term.column, value)? {
-                None => term.column.is_null(),
-                Some(v) => term.column.eq(v),
-            });
-        }
         let term = &order[i];
         let direction = if backwards { term.direction.reversed() } else { term.direction };
         let beyond: Expr = match (direction, typed(term.column, &values[i])?) {
@@ -265,6 +269,18 @@ fn after<E: EntityTrait>(
             }
             (Direction::Desc, Some(v)) => term.column.lt(v),
         };
+        if i == 0 {
+            // The first term alone: no equalities before it to hold it in a condition of its own.
+            any = any.add(beyond);
+            continue;
+        }
+        let mut all = Condition::all();
+        for (term, value) in order[..i].iter().zip(values) {
+            all = all.add(match typed(term.column, value)? {
+                None => term.column.is_null(),
+                Some(v) => term.column.eq(v),
+            });
+        }
         any = any.add(all.add(beyond));
     }
     Ok(any)

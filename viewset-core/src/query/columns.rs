@@ -7,7 +7,7 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{OnceLock, PoisonError, RwLock};
 
 use heck::ToSnakeCase;
 use sea_orm::{EntityTrait, IdenStatic, Iterable};
@@ -50,12 +50,15 @@ pub fn column_names<E: EntityTrait>() -> Vec<&'static str> {
     field_names::<E>().to_vec()
 }
 
-/// The field names of `E`'s columns, in declaration order: worked out once per entity and kept.
+/// The field names of `E`'s columns, in declaration order: worked out once per entity and kept. The key is a type
+/// id, not caller input, so the map hashes it with a fixed seed (as `store::memo` does): a cursor page asks for
+/// the names five times, and std's SipHash of the key cost more than the rest of the lookup.
 pub(crate) fn field_names<E: EntityTrait>() -> &'static [&'static str] {
-    static NAMES: OnceLock<RwLock<HashMap<TypeId, &'static [&'static str]>>> = OnceLock::new();
+    type Names = RwLock<HashMap<TypeId, &'static [&'static str], foldhash::fast::FixedState>>;
+    static NAMES: OnceLock<Names> = OnceLock::new();
     let names = NAMES.get_or_init(Default::default);
     let key = TypeId::of::<E>();
-    if let Some(found) = names.read().unwrap_or_else(std::sync::PoisonError::into_inner).get(&key) {
+    if let Some(found) = names.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
         return found;
     }
     let mut computed: Vec<&'static str> = Vec::new();
@@ -64,7 +67,7 @@ pub(crate) fn field_names<E: EntityTrait>() -> &'static [&'static str] {
         // Unrenamed columns (the usual case) keep their static name; renamed ones get theirs once per entity.
         computed.push(if field == column.as_str() { column.as_str() } else { Box::leak(field.into_boxed_str()) });
     }
-    let mut names = names.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut names = names.write().unwrap_or_else(PoisonError::into_inner);
     names.entry(key).or_insert_with(|| Box::leak(computed.into_boxed_slice()))
 }
 
