@@ -22,11 +22,27 @@ pub type Statements = std::sync::Arc<std::sync::Mutex<Vec<String>>>;
 /// thread (a current-thread runtime), so the recording is this thread's default subscriber for the rest of the test.
 pub fn recording(db: &DatabaseConnection) -> (DatabaseConnection, Statements) {
     use tracing_subscriber::layer::SubscriberExt;
+    anchor_interest();
     let statements = Statements::default();
     let subscriber = tracing_subscriber::registry().with(crate::sql_spans::SqlSpans::new(statements.clone()));
     // Kept for the rest of the thread, which is the rest of the test.
     std::mem::forget(tracing::subscriber::set_default(subscriber));
     (db.clone(), statements)
+}
+
+/// Registers, once per test process, a dispatcher that wants the hook's `viewset::sql` spans and is no thread's
+/// default. tracing caches one interest per callsite, worked out when a thread first reaches it; while a single
+/// dispatcher is registered it asks only that thread's own subscriber (tracing-core 0.1.36, `Rebuilder::JustOne`).
+/// Without this, a test that records nothing and sent the process's first statement just after another test's
+/// [`recording`] cached "never" for the hook's span, and the recording test saw no statement at all (1 run in 8 of
+/// `cargo test --test expand`). With two dispatchers registered the interest is the union of all of them.
+fn anchor_interest() {
+    use tracing_subscriber::layer::SubscriberExt;
+    static ANCHOR: std::sync::OnceLock<tracing::Dispatch> = std::sync::OnceLock::new();
+    ANCHOR.get_or_init(|| {
+        let unread = crate::sql_spans::SqlSpans::new(Statements::default());
+        tracing::Dispatch::new(tracing_subscriber::registry().with(unread))
+    });
 }
 
 /// Which database a test runs on.
