@@ -35,7 +35,8 @@ pub fn recording(db: &DatabaseConnection) -> (DatabaseConnection, Statements) {
 /// dispatcher is registered it asks only that thread's own subscriber (tracing-core 0.1.36, `Rebuilder::JustOne`).
 /// Without this, a test that records nothing and sent the process's first statement just after another test's
 /// [`recording`] cached "never" for the hook's span, and the recording test saw no statement at all (`expand`'s
-/// MariaDB case: once in CI, once in 32 runs of `cargo test --test expand` here). With two dispatchers registered the interest is the union of all of them.
+/// MariaDB case: once in CI, once in 32 runs of `cargo test --test expand` here). With two dispatchers registered
+/// the interest is the union of all of them.
 fn anchor_interest() {
     use tracing_subscriber::layer::SubscriberExt;
     static ANCHOR: std::sync::OnceLock<tracing::Dispatch> = std::sync::OnceLock::new();

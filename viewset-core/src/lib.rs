@@ -96,6 +96,7 @@ pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 mod test_entity;
 
 mod boxed;
+pub(crate) mod memo;
 
 /// The README's Rust snippets, compiled as doc tests.
 #[cfg(doctest)]

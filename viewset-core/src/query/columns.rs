@@ -6,11 +6,11 @@
 //! `Column::from_str` accepts it).
 
 use std::any::TypeId;
-use std::collections::HashMap;
-use std::sync::{OnceLock, PoisonError, RwLock};
 
 use heck::ToSnakeCase;
 use sea_orm::{EntityTrait, IdenStatic, Iterable};
+
+use crate::memo::Memo;
 
 /// The column of the model field `name`.
 pub fn column<E: EntityTrait>(name: &str) -> Option<E::Column> {
@@ -50,15 +50,12 @@ pub fn column_names<E: EntityTrait>() -> Vec<&'static str> {
     field_names::<E>().to_vec()
 }
 
-/// The field names of `E`'s columns, in declaration order: worked out once per entity and kept. The key is a type
-/// id, not caller input, so the map hashes it with a fixed seed (as `store::memo` does): a cursor page asks for
-/// the names five times, and std's SipHash of the key cost more than the rest of the lookup.
+/// The field names of `E`'s columns, in declaration order: worked out once per entity and kept (a cursor page asks
+/// for them five times: the cache's fixed-seed hash, not std's SipHash).
 pub(crate) fn field_names<E: EntityTrait>() -> &'static [&'static str] {
-    type Names = RwLock<HashMap<TypeId, &'static [&'static str], foldhash::fast::FixedState>>;
-    static NAMES: OnceLock<Names> = OnceLock::new();
-    let names = NAMES.get_or_init(Default::default);
+    static NAMES: Memo<TypeId, &'static [&'static str]> = Memo::new();
     let key = TypeId::of::<E>();
-    if let Some(found) = names.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+    if let Some(found) = NAMES.read().get(&key) {
         return found;
     }
     let mut computed: Vec<&'static str> = Vec::new();
@@ -67,8 +64,9 @@ pub(crate) fn field_names<E: EntityTrait>() -> &'static [&'static str] {
         // Unrenamed columns (the usual case) keep their static name; renamed ones get theirs once per entity.
         computed.push(if field == column.as_str() { column.as_str() } else { Box::leak(field.into_boxed_str()) });
     }
-    let mut names = names.write().unwrap_or_else(PoisonError::into_inner);
-    names.entry(key).or_insert_with(|| Box::leak(computed.into_boxed_slice()))
+    let computed: &'static [&'static str] = Box::leak(computed.into_boxed_slice());
+    NAMES.insert(key, computed);
+    computed
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! | `writing.rs` | one write and its events: in the write's transaction on an outbox bus, else published after it |
 //! | `bulk.rs` | a bulk create's multi-row `INSERT … RETURNING` per chunk ([`rows_per_statement`]), a bulk delete |
 //! | `page.rs` | a list's page and count statements, the page written after the count's text |
-//! | `statements.rs`, `prototype.rs`, `memo.rs` | statements and column lists built once per type and backend |
+//! | `statements.rs`, `prototype.rs` (caches: `crate::memo`) | statements and column lists built once per type and backend |
 //! | `run.rs`, `direct.rs` | running a statement: sqlx directly on the pool, sea-orm inside a transaction |
 //! | `replica.rs` | reads through a request's [`Reader`](crate::request::Reader): the replica, else the primary |
 //! | `observe.rs` | the statement hook: a `tracing` span per statement, and [`record_statements`] |
@@ -47,7 +47,6 @@ pub(crate) mod bulk;
 pub(crate) mod direct;
 pub(crate) mod explain;
 pub(crate) mod idempotency;
-pub(crate) mod memo;
 #[cfg(feature = "mysql")]
 pub(crate) mod mysql;
 pub(crate) mod observe;

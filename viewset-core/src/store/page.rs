@@ -13,10 +13,10 @@ use sea_orm::{
     DbBackend, EntityTrait, IdenStatic, Iterable, QuerySelect, QueryTrait, Select, Statement, Value, Values,
 };
 
-use super::memo::Memo;
 use super::replica::{read_row, read_rows};
 use super::write::table;
 use crate::error::{ApiError, db_err};
+use crate::memo::Memo;
 use crate::query::list_query::OrderTerm;
 use crate::query::ordering::apply_order;
 use crate::request::Reader;

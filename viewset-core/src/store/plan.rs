@@ -7,8 +7,8 @@ use std::mem::Discriminant;
 
 use sea_orm::{DbBackend, EntityTrait, Iterable, PrimaryKeyToColumn};
 
-use super::memo::Memo;
 use crate::access::permission::Permission;
+use crate::memo::Memo;
 use crate::viewset::contract::ViewSet;
 use crate::viewset::paginator::Paginator;
 

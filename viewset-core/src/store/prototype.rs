@@ -10,7 +10,7 @@ use std::mem::Discriminant;
 use sea_orm::sea_query::Expr;
 use sea_orm::{DbBackend, EntityTrait, QuerySelect, QueryTrait, Select};
 
-use super::memo::Memo;
+use crate::memo::Memo;
 
 /// A prototype `Select<E>` of the entity `E`, as `Any`; `None` where it could not be checked.
 type Prototype = Option<Box<dyn Any + Send + Sync>>;

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, Condition, DbBackend, EntityTrait, Iterable, QueryFilter};
 use sea_orm::{QuerySelect, QueryTrait, Statement, Value};
 
-use super::memo::Memo;
 use crate::error::ApiError;
+use crate::memo::Memo;
 use crate::viewset::contract::ViewSet;
 
 /// Which statement of a ViewSet (or, for an insert, of an entity): the detail lookup, or a PATCH or an insert of

@@ -1,5 +1,5 @@
 //! The process-wide caches of what is built once per type and backend (a lookup's or a write's statement, a
-//! list's `ORDER BY` text, an entity's pre-rendered column list): one map behind a read-write lock, made on first
+//! list's `ORDER BY` text, an entity's pre-rendered column list, its field names): one map behind a read-write lock, made on first
 //! use. Their keys are type ids and enum values, not caller input, so a fixed-seed hasher serves them (std's SipHash
 //! cost 270 instructions a lookup), and a poisoned lock is read through: an entry is only ever inserted whole.
 
