@@ -5,6 +5,8 @@
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, IdenStatic, QueryFilter, QuerySelect, Value};
 
+use std::any::TypeId;
+
 use super::cursor_token::CursorToken;
 use super::list_items;
 use super::page_body::{Fields, PageBody};
@@ -15,6 +17,7 @@ use crate::query::ordering::apply_order;
 use crate::query::params::QueryParams;
 use crate::query::value::from_json;
 use crate::request::RequestContext;
+use crate::store::KeysetPage;
 use crate::viewset::config::{Config, Direction};
 use crate::viewset::contract::{ModelOf, ViewSet};
 use crate::viewset::paginator::{PageQuery, Paginator, Window};
@@ -64,13 +67,21 @@ impl Paginator for CursorPagination {
                 },
             };
             let backwards = token.as_ref().is_some_and(|t| t.backwards);
-            let mut select = page.select;
-            if let Some(token) = &token {
-                select = select.filter(after::<V::Entity>(&page.order, &token.values, backwards)?);
-            }
-            let select = apply_order(select, &page.order, backwards).limit(page.limit + 1);
-            let mut rows: Vec<ModelOf<V>> =
-                crate::store::select_page::<V>(select, page.limit + 1, request.reader()).await?;
+            let values = token.as_ref().map(|t| typed_values(&page.order, &t.values)).transpose()?;
+            let (order, values, limit) = (&page.order, values.as_deref(), page.limit + 1);
+            let keyset = KeysetPage {
+                select: page.select,
+                order,
+                shape: shape(values, backwards),
+                bound: bound(order, values, backwards, limit),
+            };
+            let statement = keyset.statement(TypeId::of::<V>(), request.reader().backend(), |mut select| {
+                if let Some(values) = values {
+                    select = select.filter(after(order, values, backwards));
+                }
+                apply_order(select, order, backwards).limit(limit)
+            });
+            let mut rows: Vec<ModelOf<V>> = crate::store::page_rows::<V>(statement, limit, request.reader()).await?;
             let more = rows.len() as u64 > page.limit;
             rows.truncate(page.limit as usize);
             if backwards {
@@ -247,19 +258,53 @@ fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Result<Option<V
     }
 }
 
-/// Rows strictly after the boundary in the walk's direction: for terms t1..tn,
-/// `(t1 ≻ v1) OR (t1 = v1 AND t2 ≻ v2) OR ...`, where ≻ follows each term's direction and NULLs sort first
-/// ascending, last descending (as `apply_order` sorts them).
-fn after<E: EntityTrait>(
+/// The cursor's `values` as typed values of the ordering's columns (`None` for JSON null); 400 otherwise.
+fn typed_values<E: EntityTrait>(
     order: &[OrderTerm<E>],
     values: &[serde_json::Value],
+) -> Result<Vec<Option<Value>>, ApiError> {
+    order.iter().zip(values).map(|(term, value)| typed(term.column, value)).collect()
+}
+
+/// What the keyset page's text depends on besides the ordering: a cursor or none, its direction, its null values.
+fn shape(values: Option<&[Option<Value>]>, backwards: bool) -> u16 {
+    let Some(values) = values else { return 0 };
+    let nulls = values.iter().take(14).enumerate().filter(|(_, v)| v.is_none()).fold(0, |bits, (i, _)| bits | 4 << i);
+    1 | u16::from(backwards) << 1 | nulls
+}
+
+/// The values the page's statement binds, in its order: [`after`]'s (each term's equalities, then its bound),
+/// then the `LIMIT`'s.
+fn bound<E: EntityTrait>(
+    order: &[OrderTerm<E>],
+    values: Option<&[Option<Value>]>,
     backwards: bool,
-) -> Result<Condition, ApiError> {
+    limit: u64,
+) -> Vec<Value> {
+    let mut bound = Vec::with_capacity(values.map_or(0, |v| v.len() * (v.len() + 1) / 2) + 1);
+    for (i, term) in order.iter().enumerate().take(values.map_or(0, <[_]>::len)) {
+        let values = values.unwrap_or_default();
+        bound.extend(values[..i].iter().flatten().cloned());
+        let direction = if backwards { term.direction.reversed() } else { term.direction };
+        match (direction, &values[i]) {
+            (Direction::Asc, None) => {}
+            (Direction::Desc, None) => bound.extend([Value::Int(Some(1)), Value::Int(Some(0))]),
+            (_, Some(value)) => bound.push(value.clone()),
+        }
+    }
+    bound.push(Value::BigUnsigned(Some(limit)));
+    bound
+}
+
+/// Rows strictly after the boundary in the walk's direction: for terms t1..tn,
+/// `(t1 ≻ v1) OR (t1 = v1 AND t2 ≻ v2) OR ...`, where ≻ follows each term's direction and NULLs sort first
+/// ascending, last descending (as `apply_order` sorts them). [`bound`] lists its values.
+fn after<E: EntityTrait>(order: &[OrderTerm<E>], values: &[Option<Value>], backwards: bool) -> Condition {
     let mut any = Condition::any();
     for i in 0..order.len() {
         let term = &order[i];
         let direction = if backwards { term.direction.reversed() } else { term.direction };
-        let beyond: Expr = match (direction, typed(term.column, &values[i])?) {
+        let beyond: Expr = match (direction, values[i].clone()) {
             (Direction::Asc, None) => term.column.is_not_null(),
             (Direction::Asc, Some(v)) => term.column.gt(v),
             (Direction::Desc, None) => Expr::val(1).eq(0),
@@ -276,12 +321,15 @@ fn after<E: EntityTrait>(
         }
         let mut all = Condition::all();
         for (term, value) in order[..i].iter().zip(values) {
-            all = all.add(match typed(term.column, value)? {
+            all = all.add(match value.clone() {
                 None => term.column.is_null(),
                 Some(v) => term.column.eq(v),
             });
         }
         any = any.add(all.add(beyond));
     }
-    Ok(any)
+    any
 }
+
+#[cfg(test)]
+mod tests;

@@ -10,6 +10,7 @@
 //! | `writing.rs` | one write and its events: in the write's transaction on an outbox bus, else published after it |
 //! | `bulk.rs` | a bulk create's multi-row `INSERT … RETURNING` per chunk ([`rows_per_statement`]), a bulk delete |
 //! | `page.rs` | a list's page and count statements, the page written after the count's text |
+//! | `keyset.rs` | a cursor page's statement, its text kept per cursor shape where nothing narrowed the select |
 //! | `statements.rs`, `prototype.rs` (caches: `crate::memo`) | statements and column lists built once per type and backend |
 //! | `run.rs`, `direct.rs` | running a statement: sqlx directly on the pool, sea-orm inside a transaction |
 //! | `replica.rs` | reads through a request's [`Reader`](crate::request::Reader): the replica, else the primary |
@@ -47,6 +48,7 @@ pub(crate) mod bulk;
 pub(crate) mod direct;
 pub(crate) mod explain;
 pub(crate) mod idempotency;
+pub(crate) mod keyset;
 #[cfg(feature = "mysql")]
 pub(crate) mod mysql;
 pub(crate) mod observe;
@@ -65,11 +67,12 @@ pub use crate::viewset::paginator::PageQuery;
 pub use bulk::{POSTGRES_MAX_PARAMETERS, SQLITE_MAX_PARAMETERS, rows_per_statement};
 pub(crate) use bulk::{all_in, delete_many, insert_many};
 pub use explain::explain;
+pub(crate) use keyset::KeysetPage;
 #[cfg(feature = "mysql")]
 pub use mysql::MYSQL_SQL_MODE;
 pub use observe::{RecordedStatement, record_statements};
 pub use page::count_rows;
-pub(crate) use page::{CountedPage, select_page};
+pub(crate) use page::{CountedPage, page_rows, select_page};
 pub use plan::Plan;
 pub(crate) use prototype::find as prototype;
 pub(crate) use read::{Find, admits_row, all, find};

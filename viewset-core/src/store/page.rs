@@ -297,7 +297,7 @@ fn push_window(sql: &mut String, backend: DbBackend, before: usize) {
 
 /// The ordering as a number: each term's column position and direction (`None` past 8 terms or 63 columns, or
 /// with a computed term, whose expression is not a column's).
-fn ordering_key<E: EntityTrait>(order: &[OrderTerm<E>]) -> Option<u64> {
+pub(super) fn ordering_key<E: EntityTrait>(order: &[OrderTerm<E>]) -> Option<u64> {
     if order.len() > 8 {
         return None;
     }

@@ -30,6 +30,14 @@ pub(crate) fn find<E: EntityTrait>(backend: DbBackend) -> Select<E> {
     select
 }
 
+/// Whether `select` is still [`find`]'s select of `E` for `backend`: nothing narrowed, ordered or windowed it.
+pub(crate) fn is_prototype<E: EntityTrait>(select: &Select<E>, backend: DbBackend) -> bool {
+    let key = (TypeId::of::<E>(), std::mem::discriminant(&backend));
+    let cache = CACHE.read();
+    let prototype = cache.get(&key).and_then(Option::as_ref).and_then(|p| p.downcast_ref::<Select<E>>());
+    prototype.is_some_and(|prototype| prototype.as_query() == select.as_query())
+}
+
 /// `E::find()` with its column list as one expression, when it renders the same statement on `backend`.
 fn prototype<E: EntityTrait>(backend: DbBackend) -> Option<Select<E>> {
     let full = E::find().build(backend);
