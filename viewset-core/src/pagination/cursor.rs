@@ -67,20 +67,21 @@ impl Paginator for CursorPagination {
                 },
             };
             let backwards = token.as_ref().is_some_and(|t| t.backwards);
-            let values = token.as_ref().map(|t| typed_values(&page.order, &t.values)).transpose()?;
-            let (order, values, limit) = (&page.order, values.as_deref(), page.limit + 1);
-            let keyset = KeysetPage {
-                select: page.select,
-                order,
-                shape: shape(values, backwards),
-                bound: bound(order, values, backwards, limit),
+            let limit = page.limit + 1;
+            // In a block of its own, so the future does not keep the typed values across the read.
+            let statement = {
+                let values = token.as_ref().map(|t| typed_values(&page.order, &t.values)).transpose()?;
+                let (order, values) = (&page.order, values.as_deref());
+                let shape = shape(values, backwards);
+                let keyset =
+                    KeysetPage { select: page.select, order, shape, bound: bound(order, values, backwards, limit) };
+                keyset.statement(TypeId::of::<V>(), request.reader().backend(), |mut select| {
+                    if let Some(values) = values {
+                        select = select.filter(after(order, values, backwards));
+                    }
+                    apply_order(select, order, backwards).limit(limit)
+                })
             };
-            let statement = keyset.statement(TypeId::of::<V>(), request.reader().backend(), |mut select| {
-                if let Some(values) = values {
-                    select = select.filter(after(order, values, backwards));
-                }
-                apply_order(select, order, backwards).limit(limit)
-            });
             let mut rows: Vec<ModelOf<V>> = crate::store::page_rows::<V>(statement, limit, request.reader()).await?;
             let more = rows.len() as u64 > page.limit;
             rows.truncate(page.limit as usize);
