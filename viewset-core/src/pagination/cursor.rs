@@ -2,10 +2,10 @@
 //! allowed ordering (nullable columns included), stable while rows are inserted, and a deep page costs what the
 //! first one does.
 
+use std::any::TypeId;
+
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, IdenStatic, QueryFilter, QuerySelect, Value};
-
-use std::any::TypeId;
 
 use super::cursor_token::CursorToken;
 use super::list_items;
@@ -72,10 +72,9 @@ impl Paginator for CursorPagination {
             let statement = {
                 let values = token.as_ref().map(|t| typed_values(&page.order, &t.values)).transpose()?;
                 let (order, values) = (&page.order, values.as_deref());
-                let shape = shape(values, backwards);
-                let keyset =
-                    KeysetPage { select: page.select, order, shape, bound: bound(order, values, backwards, limit) };
-                keyset.statement(TypeId::of::<V>(), request.reader().backend(), |mut select| {
+                let keyset = KeysetPage { select: page.select, order, shape: shape(values, backwards) };
+                let bound = || bound(order, values, backwards, limit);
+                keyset.statement(TypeId::of::<V>(), request.reader().backend(), bound, |mut select| {
                     if let Some(values) = values {
                         select = select.filter(after(order, values, backwards));
                     }
@@ -282,12 +281,11 @@ fn bound<E: EntityTrait>(
     backwards: bool,
     limit: u64,
 ) -> Vec<Value> {
-    let mut bound = Vec::with_capacity(values.map_or(0, |v| v.len() * (v.len() + 1) / 2) + 1);
-    for (i, term) in order.iter().enumerate().take(values.map_or(0, <[_]>::len)) {
-        let values = values.unwrap_or_default();
+    let (mut bound, values) = (Vec::new(), values.unwrap_or_default());
+    for (i, (term, value)) in order.iter().zip(values).enumerate() {
         bound.extend(values[..i].iter().flatten().cloned());
         let direction = if backwards { term.direction.reversed() } else { term.direction };
-        match (direction, &values[i]) {
+        match (direction, value) {
             (Direction::Asc, None) => {}
             (Direction::Desc, None) => bound.extend([Value::Int(Some(1)), Value::Int(Some(0))]),
             (_, Some(value)) => bound.push(value.clone()),

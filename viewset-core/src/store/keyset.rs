@@ -30,37 +30,37 @@ pub(crate) struct KeysetPage<'a, E: EntityTrait> {
     pub(crate) order: &'a [OrderTerm<E>],
     /// The cursor's shape: its direction and which of its values are null (the same shape, the same text).
     pub(crate) shape: u16,
-    /// The values the page's statement binds, in the order it binds them (the keyset's, then the `LIMIT`).
-    pub(crate) bound: Vec<Value>,
 }
 
 impl<E: EntityTrait> KeysetPage<'_, E> {
-    /// The page's statement for `backend`: the kept text with the paginator's values when `select` is the entity's
-    /// prototype and this shape's text is known, else `page(select)` rendered by sea-query (and its text kept when
-    /// its values are the paginator's).
+    /// The page's statement for `backend`: the kept text with the values `bound` lists (the keyset's, then the
+    /// `LIMIT`'s, in the order the statement binds them) when `select` is the entity's prototype and this shape's
+    /// text is known, else `page(select)` rendered by sea-query (and its text kept when its values are `bound`'s).
+    /// `bound` is only called for a prototype select.
     pub(crate) fn statement(
         self,
         of: TypeId,
         backend: DbBackend,
+        bound: impl FnOnce() -> Vec<Value>,
         page: impl FnOnce(Select<E>) -> Select<E>,
     ) -> Statement {
-        let untouched = super::prototype::is_prototype(&self.select, backend);
         let key = super::page::ordering_key(self.order)
-            .filter(|_| untouched)
+            .filter(|_| super::prototype::is_prototype(&self.select, backend))
             .map(|ordering| (of, std::mem::discriminant(&backend), ordering, self.shape));
         let Some(key) = key else {
             return page(self.select).build(backend);
         };
-        if let Some(known) = CACHE.read().get(&key) {
-            if let Some(sql) = known {
-                return Statement { sql: sql.to_string(), values: Some(Values(self.bound)), db_backend: backend };
+        let known = CACHE.read().get(&key).cloned();
+        match known {
+            Some(Some(sql)) => Statement { sql: sql.to_string(), values: Some(Values(bound())), db_backend: backend },
+            Some(None) => page(self.select).build(backend),
+            None => {
+                let full = page(self.select).build(backend);
+                let agrees = full.values.as_ref().is_some_and(|values| values.0 == bound());
+                CACHE.insert(key, agrees.then(|| Arc::from(full.sql.as_str())));
+                full
             }
-            return page(self.select).build(backend);
         }
-        let full = page(self.select).build(backend);
-        let agrees = full.values.as_ref().is_some_and(|values| values.0 == self.bound);
-        CACHE.insert(key, agrees.then(|| Arc::from(full.sql.as_str())));
-        full
     }
 }
 
@@ -81,8 +81,8 @@ mod tests {
         select.filter(Column::Id.lt(40)).limit(21)
     }
 
-    fn keyset(select: Select<Entity>, order: &[OrderTerm<Entity>], bound: Vec<Value>) -> KeysetPage<'_, Entity> {
-        KeysetPage { select, order, shape: 1, bound }
+    fn keyset(select: Select<Entity>, order: &[OrderTerm<Entity>]) -> KeysetPage<'_, Entity> {
+        KeysetPage { select, order, shape: 1 }
     }
 
     #[test]
@@ -94,13 +94,13 @@ mod tests {
             let expected = page(Entity::find()).build(backend);
             for _ in 0..2 {
                 let base = crate::store::prototype::<Entity>(backend);
-                assert_eq!(keyset(base, &order, bound()).statement(of, backend, page), expected, "{backend:?}");
+                assert_eq!(keyset(base, &order).statement(of, backend, bound, page), expected, "{backend:?}");
             }
             let key = (of, std::mem::discriminant(&backend), super::super::page::ordering_key(&order).unwrap(), 1);
             assert!(CACHE.read().get(&key).is_some_and(Option::is_some), "{backend:?}: kept");
             // A filtered select is never written from the kept text.
             let filtered = crate::store::prototype::<Entity>(backend).filter(Column::Name.contains("a"));
-            let ours = keyset(filtered.clone(), &order, bound()).statement(of, backend, page);
+            let ours = keyset(filtered.clone(), &order).statement(of, backend, bound, page);
             assert_eq!(ours, page(filtered).build(backend), "{backend:?}");
         }
     }
@@ -112,8 +112,8 @@ mod tests {
         let order = order();
         for _ in 0..2 {
             let base = crate::store::prototype::<Entity>(backend);
-            let wrong = vec![Value::Int(Some(41)), Value::BigUnsigned(Some(21))];
-            assert_eq!(keyset(base, &order, wrong).statement(of, backend, page), page(Entity::find()).build(backend));
+            let wrong = || vec![Value::Int(Some(41)), Value::BigUnsigned(Some(21))];
+            assert_eq!(keyset(base, &order).statement(of, backend, wrong, page), page(Entity::find()).build(backend));
         }
         let key = (of, std::mem::discriminant(&backend), super::super::page::ordering_key(&order).unwrap(), 1);
         assert!(CACHE.read().get(&key).is_some_and(Option::is_none));
