@@ -195,8 +195,10 @@ async fn run_async(o: Options) -> Result<(), String> {
     }
 
     let mut runs = Vec::new();
-    let outcome = measure_all(&o, &mut live, &tmp, &client, &mut runs).await;
-    if let Err(e) = &outcome {
+    // A run that stopped part-way is not a result: its partial figures go to `<out>.failed.json`, BENCHMARKS.md
+    // keeps the last complete run, the servers' logs stay in `tmp`, and the command fails.
+    let stopped = measure_all(&o, &mut live, &tmp, &client, &mut runs).await.err();
+    if let Some(e) = &stopped {
         eprintln!("measurement stopped: {e}");
     }
     let mut sanity = Vec::new();
@@ -209,10 +211,14 @@ async fn run_async(o: Options) -> Result<(), String> {
     if let (db::Store::My(pool), Some(previous)) = (&admin, flush) {
         db_mysql::set_flush(pool, previous).await?;
     }
-    let _ = std::fs::remove_dir_all(&tmp);
+    if stopped.is_none() {
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
     let load_after_load = loadavg();
 
-    let compile = if o.compile {
+    let compile = if stopped.is_some() {
+        json!({ "skipped": "the measurement stopped" })
+    } else if o.compile {
         // Cargo's default dev profile (a hand-written app's), then the one `viewset new` writes.
         let mut both = json!({});
         for (key, profile) in [("default", crate::compile::Profile::Default), ("new", crate::compile::Profile::New)] {
@@ -243,7 +249,7 @@ async fn run_async(o: Options) -> Result<(), String> {
             "list_query": LIST_QUERY,
             "list_plain_query": LIST_PLAIN_QUERY,
             "load_generator": "wrk -t1 (one thread), keep-alive connections = concurrency",
-            "error": outcome.err(),
+            "error": stopped,
         }),
         servers,
         runs,
@@ -251,16 +257,24 @@ async fn run_async(o: Options) -> Result<(), String> {
         compile,
     };
     let json = results.to_json();
-    if let Some(dir) = o.out.parent() {
+    let out = if stopped.is_some() { o.out.with_extension("failed.json") } else { o.out.clone() };
+    if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     }
-    std::fs::write(&o.out, serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n")
-        .map_err(|e| format!("{}: {e}", o.out.display()))?;
-    eprintln!("wrote {}", o.out.display());
+    std::fs::write(&out, serde_json::to_string_pretty(&json).map_err(|e| e.to_string())? + "\n")
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    eprintln!("wrote {}", out.display());
+    println!("{}", report::summary_table(&results));
+    if let Some(e) = stopped {
+        return Err(format!(
+            "measurement stopped ({e}); {} and the results section were left as they were, the servers' logs are in {}",
+            o.out.display(),
+            tmp.display()
+        ));
+    }
     if let Some(md) = &o.markdown {
         report::write_markdown(md, &results)?;
         eprintln!("wrote {}", md.display());
     }
-    println!("{}", report::summary_table(&results));
     Ok(())
 }
