@@ -265,9 +265,10 @@ async fn run_async(o: Options) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", out.display()))?;
     eprintln!("wrote {}", out.display());
     println!("{}", report::summary_table(&results));
-    if let Some(e) = stopped {
+    if stopped.is_some() {
         return Err(format!(
-            "measurement stopped ({e}); {} and the results section were left as they were, the servers' logs are in {}",
+            "the measurement stopped (why: above); {} and the results section were left as they were, the servers' \
+             logs are in {}",
             o.out.display(),
             tmp.display()
         ));
