@@ -52,7 +52,7 @@ pub(crate) mod required;
 pub(crate) mod throttled;
 pub(crate) mod write;
 
-use sea_orm::{Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select};
+use sea_orm::{Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select, Statement};
 
 pub use composition::{And, Not, Or, PermissionExt};
 pub use fields::{Items, sparse_fields, visible};
@@ -74,7 +74,7 @@ use crate::error::ApiError;
 use crate::query::filter::apply_exact_filters_except;
 use crate::query::list_query::ListQuery;
 use crate::query::params::Filters;
-use crate::request::RequestContext;
+use crate::request::{Reader, RequestContext};
 use crate::store::plan::Plan;
 use crate::store::read::Find;
 use crate::throttle::Pass;
@@ -198,29 +198,40 @@ fn narrowed<V: Hooks>(select: Select<V::Entity>, required: Option<Condition>) ->
 
 /// The record at `pk` as the caller may see it: through [`scoped_query`] (404 outside it), then `V`'s object
 /// permissions (403).
-pub async fn fetch_visible<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<ModelOf<V>, ApiError> {
-    fetch_visible_with::<V>(request, pk, V::permission_classes).await
+pub fn fetch_visible<'a, V: Hooks>(
+    request: &'a RequestContext,
+    pk: &'a Lookup,
+) -> impl Future<Output = Result<ModelOf<V>, ApiError>> + Send + 'a {
+    fetch_visible_with::<V>(request, pk, V::permission_classes)
 }
 
-/// [`fetch_visible`] under an explicit permission list (a detail action's effective `permission_classes`).
+/// [`fetch_visible`] under an explicit permission list (a detail action's effective `permission_classes`). The
+/// statement is decided before the read and the row decoded after it: the read is a future of one type for every
+/// ViewSet, awaited here, so a retrieve runs one future of its ViewSet's own between the route and the row.
 pub async fn fetch_visible_with<V: Hooks>(
     request: &RequestContext,
     pk: &Lookup,
     permissions: PermissionList,
 ) -> Result<ModelOf<V>, ApiError> {
-    let model = find_by_lookup::<V>(request, pk).await?.ok_or(ApiError::NotFound)?;
+    let (reader, statement) = lookup_statement::<V>(request, pk)?;
+    let model = crate::store::decoded::<V>(crate::store::lookup_row(reader, statement).await)?;
+    let model = model.ok_or(ApiError::NotFound)?;
     permissions(&mut |p| permission::check_object(p, request, &model))?;
     Ok(model)
 }
 
 /// The record at `pk` through [`scoped_query`] (404 outside it), without object permissions.
 pub async fn fetch_scoped<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<ModelOf<V>, ApiError> {
-    find_by_lookup::<V>(request, pk).await?.ok_or(ApiError::NotFound)
+    let (reader, statement) = lookup_statement::<V>(request, pk)?;
+    crate::store::decoded::<V>(crate::store::lookup_row(reader, statement).await)?.ok_or(ApiError::NotFound)
 }
 
-/// The record at `pk` through [`scoped_query`]: in the default scope with no required row policy for this caller,
-/// the lookup alone (a statement the store builds once per ViewSet).
-async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Result<Option<ModelOf<V>>, ApiError> {
+/// Where and how to read the record at `pk` through [`scoped_query`]: in the default scope with no required row
+/// policy for this caller, the lookup alone (a statement the store builds once per ViewSet).
+fn lookup_statement<'a, V: Hooks>(
+    request: &'a RequestContext,
+    pk: &Lookup,
+) -> Result<(Reader<'a>, Statement), ApiError> {
     let what = if Plan::of::<V>(request.db.get_database_backend()).default_scope {
         match required_condition::<V>(request)? {
             None => Find::Lookup(pk.value.clone()),
@@ -233,7 +244,8 @@ async fn find_by_lookup<V: Hooks>(request: &RequestContext, pk: &Lookup) -> Resu
     } else {
         Find::First(scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?))
     };
-    crate::store::find::<V>(request.reader(), what).await
+    let reader = request.reader();
+    Ok((reader, crate::store::read::statement::<V>(reader.backend(), what)?))
 }
 
 /// The one record meeting `condition` through [`scoped_query`] (404 outside it), after the object permissions of

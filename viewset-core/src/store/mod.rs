@@ -75,7 +75,7 @@ pub use page::count_rows;
 pub(crate) use page::{CountedPage, page_rows, select_page};
 pub use plan::Plan;
 pub(crate) use prototype::find as prototype;
-pub(crate) use read::{Find, admits_row, all, find};
+pub(crate) use read::{Find, admits_row, all, decoded, find, lookup_row};
 pub use replica::{REPLICA_ACQUIRE_TIMEOUT, connect_replica};
 pub(crate) use run::boxed;
 pub use run::{query_all, query_one};

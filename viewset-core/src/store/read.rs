@@ -1,7 +1,7 @@
 //! The reads the access path, embedding, the cursor paginator and the stream ask for, by what they need.
 
 use sea_orm::sea_query::{Expr, SelectStatement};
-use sea_orm::{DbErr, EntityName, QueryResult, QuerySelect, QueryTrait, Select, Statement, Value};
+use sea_orm::{DbBackend, DbErr, EntityName, QueryResult, QuerySelect, QueryTrait, Select, Statement, Value};
 
 use super::replica::{ReadOn, read_row, read_rows};
 use crate::error::{ApiError, db_err};
@@ -34,15 +34,32 @@ fn find_on<'a, V: ViewSet>(
     on: ReadOn<'a>,
     what: Find<V::Entity>,
 ) -> impl Future<Output = Result<Option<ModelOf<V>>, ApiError>> + Send + 'a {
-    let backend = on.backend();
-    let statement = match what {
+    let statement = statement::<V>(on.backend(), what);
+    async move { decoded::<V>(read_row(on, statement?, "lookup").await) }
+}
+
+/// The statement reading the record `what` names on `backend`: the rendering half of [`find`], for a caller that
+/// reads the row in a future of its own ([`lookup_row`]) and decodes it after ([`decoded`]).
+pub(crate) fn statement<V: ViewSet>(backend: DbBackend, what: Find<V::Entity>) -> Result<Statement, ApiError> {
+    match what {
         Find::Lookup(value) => super::statements::lookup::<V>(backend, value),
         Find::First(select) => Ok(select.limit(1).build(backend)),
-    };
-    async move {
-        let Some(row) = read_row(on, statement?, "lookup").await.map_err(db_err::<V::Entity>)? else { return Ok(None) };
-        Ok(V::decode_rows(std::slice::from_ref(&row)).map_err(db_err::<V::Entity>)?.pop())
     }
+}
+
+/// The first row of `statement` (role `lookup`) read through `reader`, undecoded: one future type for every ViewSet,
+/// so a caller's own future is the only one compiled per ViewSet on the way to the row.
+pub(crate) fn lookup_row<'a>(
+    reader: Reader<'a>,
+    statement: Statement,
+) -> impl Future<Output = Result<Option<QueryResult>, DbErr>> + Send + 'a {
+    read_row(reader.into(), statement, "lookup")
+}
+
+/// A row read by [`lookup_row`], decoded by the ViewSet (errors name its table).
+pub(crate) fn decoded<V: ViewSet>(row: Result<Option<QueryResult>, DbErr>) -> Result<Option<ModelOf<V>>, ApiError> {
+    let Some(row) = row.map_err(db_err::<V::Entity>)? else { return Ok(None) };
+    Ok(V::decode_rows(std::slice::from_ref(&row)).map_err(db_err::<V::Entity>)?.pop())
 }
 
 /// The rows of `statement` (role `role`) read through `reader`, undecoded: for a caller whose future is one type for

@@ -5,6 +5,7 @@
 
 use std::time::Duration;
 
+use futures_util::future::Either;
 use sea_orm::{DatabaseConnection, DatabaseTransaction, DbErr, QueryResult, Statement};
 
 use super::run::{On, row, rows};
@@ -92,25 +93,27 @@ pub(crate) async fn read_rows(
 }
 
 /// The first row of `statement` ([`row`]) read on `on`: through a reader as [`read_rows`] reads, or in a
-/// transaction.
-pub(crate) async fn read_row(
-    on: ReadOn<'_>,
+/// transaction. Without a replica to try (the common case) this is [`row`]'s own future, without a level of its own.
+pub(crate) fn read_row<'a>(
+    on: ReadOn<'a>,
     statement: Statement,
     role: &'static str,
-) -> Result<Option<QueryResult>, DbErr> {
+) -> impl Future<Output = Result<Option<QueryResult>, DbErr>> + Send + 'a {
     let reader = match on {
         ReadOn::Reader(reader) => reader,
-        ReadOn::Txn(txn) => return row(On::Txn(txn), statement, role).await,
+        ReadOn::Txn(txn) => return Either::Left(row(On::Txn(txn), statement, role)),
     };
-    let Some(replica) = reader.replica().filter(|replica| replica.try_now()) else {
-        return row(On::Pool(reader.primary()), statement, role).await;
-    };
-    let again = statement.clone();
-    match row(On::Pool(replica.connection()), statement, role).await {
-        Err(err) if replica.unreachable(&err) => row(On::Pool(reader.primary()), again, role).await,
-        done => {
-            replica.reached();
-            done
-        }
+    match reader.replica().filter(|replica| replica.try_now()) {
+        None => Either::Left(row(On::Pool(reader.primary()), statement, role)),
+        Some(replica) => Either::Right(async move {
+            let again = statement.clone();
+            match row(On::Pool(replica.connection()), statement, role).await {
+                Err(err) if replica.unreachable(&err) => row(On::Pool(reader.primary()), again, role).await,
+                done => {
+                    replica.reached();
+                    done
+                }
+            }
+        }),
     }
 }
