@@ -9,7 +9,7 @@ use std::mem::Discriminant;
 use std::sync::Arc;
 
 use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, Condition, DbBackend, EntityTrait, Iterable, QueryFilter};
-use sea_orm::{QuerySelect, QueryTrait, Statement, Value};
+use sea_orm::{PrimaryKeyToColumn, QuerySelect, QueryTrait, Statement, Value};
 
 use crate::error::ApiError;
 use crate::memo::Memo;
@@ -25,6 +25,7 @@ enum Shape {
 }
 
 /// A statement's SQL and the values bound after the caller's own (the lookup's `LIMIT`).
+#[derive(Clone)]
 struct Cached {
     sql: Arc<str>,
     rest: Vec<Value>,
@@ -86,12 +87,25 @@ fn cached_or_built(
 /// The statement reading the record of `V` whose lookup field is `value` on `backend`, unscoped: the store uses it
 /// only when the caller's scope adds nothing to the lookup.
 pub(super) fn lookup<V: ViewSet>(backend: DbBackend, value: Value) -> Result<Statement, ApiError> {
-    // Room for the `LIMIT` the cached statement adds.
+    // Room for the `LIMIT` the cached statement may add.
     let mut values = Vec::with_capacity(2);
     values.push(value);
     statement(TypeId::of::<V>(), backend, Shape::Lookup, values, |values| {
-        Ok(V::Entity::find().filter(lookup_condition::<V>(values[0].clone())?).limit(1).build(backend))
+        let select = V::Entity::find().filter(lookup_condition::<V>(values[0].clone())?);
+        // A primary key matches one row at most: the `LIMIT` would be one more value to bind on every read.
+        Ok(if looks_up_primary_key::<V>() { select } else { select.limit(1) }.build(backend))
     })
+}
+
+/// Whether `V`'s lookup field is its entity's whole primary key (one column), so a lookup matches one row at most.
+fn looks_up_primary_key<V: ViewSet>() -> bool {
+    let mut keys = <V::Entity as EntityTrait>::PrimaryKey::iter();
+    match (keys.next(), keys.next()) {
+        (Some(key), None) => {
+            crate::query::columns::field_name::<V::Entity>(key.into_column()) == V::CONFIG.lookup_field
+        }
+        _ => false,
+    }
 }
 
 /// The lookup field of `V` equal to `value` (404 when the lookup field is no column, which the derive rules out).
