@@ -189,7 +189,7 @@ impl<S> tower::Layer<S> for LimitsLayer {
     type Service = LimitsService<S>;
 
     fn layer(&self, inner: S) -> Self::Service {
-        let (in_flight, streams) = (self.in_flight.clone(), self.streams.clone());
+        let (in_flight, streams) = (self.in_flight, self.streams);
         LimitsService { limits: self.limits, in_flight, streams, inner }
     }
 }
@@ -259,7 +259,7 @@ where
             Either::Left(span.in_scope(|| self.inner.call(request)).instrument(span))
         };
         deadline::KEEPER.keep_ahead_of(limits.request_timeout);
-        let in_force = InForce { uri: UriLimit(limits.max_uri_bytes), streams: self.streams.clone() };
+        let in_force = InForce { uri: UriLimit(limits.max_uri_bytes), streams: self.streams };
         let run = tokio::time::timeout(limits.request_timeout, IN_FORCE.scope(in_force, run));
         LimitsFuture::running(limits, run, id, slot)
     }

@@ -2,7 +2,6 @@
 //! streams (`max_streams`). Beyond either, a request is answered at once with 503 `overloaded` and `Retry-After`,
 //! rather than waiting behind the others until its timeout: a client (or a balancer) retries soon, or elsewhere.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use axum::http::{HeaderValue, StatusCode, header};
@@ -14,16 +13,25 @@ use crate::error::ApiError;
 pub const RETRY_AFTER_SECONDS: u64 = 1;
 
 /// A bounded number of places, shared by every route's service of one [`Limits::layer`](super::Limits::layer).
-#[derive(Debug, Clone)]
+///
+/// The count lives as long as the process (one per `Limits::layer` call, which an application makes once): each
+/// route's service is cloned for every request, and a shared count behind an `Arc` was two more atomic writes per
+/// clone and per place taken, on the count's own cache line, which every worker thread writes (BENCHMARKS.md,
+/// "Tenth round"). The count has a cache line of its own.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Slots {
-    taken: Arc<AtomicUsize>,
+    taken: &'static AtomicUsize,
     max: usize,
     limit: &'static str,
 }
 
+/// A count on a cache line of its own (128 bytes: two lines, which x86 prefetches together).
+#[repr(align(128))]
+struct Padded(AtomicUsize);
+
 /// A place taken from [`Slots`]; given back when dropped.
 #[derive(Debug)]
-pub(crate) struct Slot(Arc<AtomicUsize>);
+pub(crate) struct Slot(&'static AtomicUsize);
 
 impl Drop for Slot {
     fn drop(&mut self) {
@@ -34,7 +42,7 @@ impl Drop for Slot {
 impl Slots {
     /// `max` places for the limit named `limit` (no bound: `None`).
     pub(crate) fn new(max: Option<usize>, limit: &'static str) -> Option<Slots> {
-        max.map(|max| Slots { taken: Arc::new(AtomicUsize::new(0)), max, limit })
+        max.map(|max| Slots { taken: &Box::leak(Box::new(Padded(AtomicUsize::new(0)))).0, max, limit })
     }
 
     /// A place, or [`Shed`] when every place is taken.
@@ -43,7 +51,7 @@ impl Slots {
             self.taken.fetch_sub(1, Ordering::AcqRel);
             return Err(Shed { limit: self.limit, max: self.max });
         }
-        Ok(Slot(self.taken.clone()))
+        Ok(Slot(self.taken))
     }
 }
 

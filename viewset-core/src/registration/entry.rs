@@ -64,8 +64,22 @@ where
 
     fn call(self, request: Request, state: S) -> RouteFuture {
         let (mut parts, body) = request.into_parts();
-        let context = RequestContext::of_route(&mut parts, ServiceState::from_ref(&state), &self.embedders);
+        let context = RequestContext::of_route(&mut parts, service_state(state), &self.embedders);
         (self.run)(self.ops, context, parts, body)
+    }
+}
+
+/// The [`ServiceState`] of a router's `state`: the state itself when it is one (axum hands each request its own
+/// clone), instead of a second clone and the drop of the first. Each clone and drop of a state is an atomic count
+/// on each of its shared parts (the pool's, the bus's, the throttle's), cache lines every worker thread writes.
+fn service_state<S: 'static>(state: S) -> ServiceState
+where
+    ServiceState: FromRef<S>,
+{
+    let mut state = Some(state);
+    match (&mut state as &mut dyn std::any::Any).downcast_mut::<Option<ServiceState>>() {
+        Some(own) => own.take().expect("the state, not yet taken"),
+        None => ServiceState::from_ref(state.as_ref().expect("the state, not yet taken")),
     }
 }
 
