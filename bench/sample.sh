@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where the Rust servers' CPU time goes natively, by function: bash bench/sample.sh [servers] [workloads] [connections]
 #   servers     comma list of viewset,viewset-nolimits,seaorm,sqlx (default: viewset,sqlx; the first is compared
-#               with each of the others)
+#               with each of the others); `label=server@binary` runs that server of another build under its own
+#               label, so two builds are sampled in the same interleaved rounds (e.g. `before=viewset@/tmp/old,viewset,sqlx`)
 #   workloads   comma list of bench/workloads.sh's workloads (default: retrieve,deep_cursor)
 #   connections comma list (default: 1,64)
 # profile.sh counts instructions under valgrind, which neither runs the CPU's own SHA or AES code nor shows what a
@@ -35,13 +36,25 @@ declare -A pid port
 stop() { for s in "${!pid[@]}"; do kill "${pid[$s]}" 2>/dev/null || true; done; }
 trap stop EXIT
 n=0
+declare -A kind exe
+labels=()
+for spec in ${servers//,/ }; do # `label=server@binary`, or a server of $bin under its own name
+  if [[ $spec == *=*@* ]]; then
+    label=${spec%%=*}; rest=${spec#*=}; kind[$label]=${rest%%@*}; exe[$label]=${rest#*@}
+    [[ -x ${exe[$label]} ]] || { echo "no binary at ${exe[$label]}" >&2; exit 1; }
+  else
+    label=$spec; kind[$label]=$spec; exe[$label]=$bin
+  fi
+  labels+=("$label")
+done
+servers=$(IFS=,; echo "${labels[*]}")
 for server in ${servers//,/ }; do
   db="vssample_${server//-/_}"
   psql -q "$pg/postgres" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" \
     -c "CREATE DATABASE $db" -c "ALTER DATABASE $db SET synchronous_commit = off" >/dev/null
   port[$server]=$((18300 + n)); n=$((n + 1))
   # The schema comes from the blog's migrations (run by the server itself at start), then the bench's rows.
-  "$bin" serve "$server" --db "$pg/$db" --bind "127.0.0.1:${port[$server]}" >"$out/$server.log" 2>&1 &
+  "${exe[$server]}" serve "${kind[$server]}" --db "$pg/$db" --bind "127.0.0.1:${port[$server]}" >"$out/$server.log" 2>&1 &
   pid[$server]=$!
   answering "${port[$server]}"
   psql -q "$pg/$db" -f "$root/bench/seed.sql" >/dev/null
