@@ -124,7 +124,7 @@ fn checks_objects<V: ViewSet>() -> bool {
 }
 
 /// Whether the lookup field of `V` is its single-column primary key (so at most one row matches).
-fn lookup_is_key<V: ViewSet>() -> bool {
+pub(super) fn lookup_is_key<V: ViewSet>() -> bool {
     let mut keys = <V::Entity as EntityTrait>::PrimaryKey::iter();
     match (keys.next(), keys.next()) {
         (Some(key), None) => {

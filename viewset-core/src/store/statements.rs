@@ -9,7 +9,7 @@ use std::mem::Discriminant;
 use std::sync::Arc;
 
 use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, Condition, DbBackend, EntityTrait, Iterable, QueryFilter};
-use sea_orm::{PrimaryKeyToColumn, QuerySelect, QueryTrait, Statement, Value};
+use sea_orm::{QuerySelect, QueryTrait, Statement, Value};
 
 use crate::error::ApiError;
 use crate::memo::Memo;
@@ -93,19 +93,8 @@ pub(super) fn lookup<V: ViewSet>(backend: DbBackend, value: Value) -> Result<Sta
     statement(TypeId::of::<V>(), backend, Shape::Lookup, values, |values| {
         let select = V::Entity::find().filter(lookup_condition::<V>(values[0].clone())?);
         // A primary key matches one row at most: the `LIMIT` would be one more value to bind on every read.
-        Ok(if looks_up_primary_key::<V>() { select } else { select.limit(1) }.build(backend))
+        Ok(if super::plan::lookup_is_key::<V>() { select } else { select.limit(1) }.build(backend))
     })
-}
-
-/// Whether `V`'s lookup field is its entity's whole primary key (one column), so a lookup matches one row at most.
-fn looks_up_primary_key<V: ViewSet>() -> bool {
-    let mut keys = <V::Entity as EntityTrait>::PrimaryKey::iter();
-    match (keys.next(), keys.next()) {
-        (Some(key), None) => {
-            crate::query::columns::field_name::<V::Entity>(key.into_column()) == V::CONFIG.lookup_field
-        }
-        _ => false,
-    }
 }
 
 /// The lookup field of `V` equal to `value` (404 when the lookup field is no column, which the derive rules out).
