@@ -25,7 +25,6 @@ enum Shape {
 }
 
 /// A statement's SQL and the values bound after the caller's own (the lookup's `LIMIT`).
-#[derive(Clone)]
 struct Cached {
     sql: Arc<str>,
     rest: Vec<Value>,
