@@ -1,7 +1,9 @@
 //! The records a bulk delete names, each through the caller's scope and object permissions, read in one
 //! transaction with the rows locked; the statements are the store's ([`crate::store`]).
 
-use sea_orm::{ColumnTrait, DatabaseTransaction, ModelTrait, QueryFilter, QuerySelect};
+use std::collections::HashMap;
+
+use sea_orm::{ColumnTrait, DatabaseTransaction, ModelTrait, QueryFilter, QuerySelect, Value};
 
 use super::lookup::Lookup;
 use super::permission;
@@ -89,14 +91,48 @@ pub async fn fetch_visible_many_locked_by<V: Hooks>(
         let select = scoped_query::<V>(request, &Filters::new())?.filter(column.is_in(values)).lock_exclusive();
         found.extend(crate::store::all_in::<V>(txn, select, chunk.len(), "lookup").await?);
     }
-    let mut models = Vec::with_capacity(keys.len());
-    for key in keys {
-        let at = found.iter().position(|model| model.get(column) == key.value);
-        let Some(at) = at else { return Err(ApiError::NotFoundKey(key.raw.clone())) };
-        models.push(found.swap_remove(at));
-    }
+    let models = in_order_of(keys, found, |model| model.get(column))?;
     for model in &models {
         V::permission_classes(&mut |p| permission::check_object(p, request, model))?;
     }
     Ok(models)
+}
+
+/// `found` in the order of `keys`, each record once, matched by its value of the key field (`value_of`): one pass
+/// over each instead of a search of `found` per key (a bulk request of 1,000 keys compared half a million values).
+/// A key matching no record left is a 404 naming it.
+fn in_order_of<M>(keys: &[Lookup], found: Vec<M>, value_of: impl Fn(&M) -> Value) -> Result<Vec<M>, ApiError> {
+    let mut by_value: HashMap<Value, Vec<M>> = HashMap::with_capacity(found.len());
+    for model in found {
+        by_value.entry(value_of(&model)).or_default().push(model);
+    }
+    let mut models = Vec::with_capacity(keys.len());
+    for key in keys {
+        let Some(model) = by_value.get_mut(&key.value).and_then(Vec::pop) else {
+            return Err(ApiError::NotFoundKey(key.raw.clone()));
+        };
+        models.push(model);
+    }
+    Ok(models)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: i32) -> Lookup {
+        Lookup { raw: n.to_string(), value: Value::Int(Some(n)) }
+    }
+
+    #[test]
+    fn records_come_back_in_the_order_of_the_keys_each_once() {
+        let found = vec![(3, "c"), (1, "a"), (2, "b")];
+        let ordered = in_order_of(&[key(2), key(3), key(1)], found, |m| Value::Int(Some(m.0))).unwrap();
+        assert_eq!(ordered, [(2, "b"), (3, "c"), (1, "a")]);
+        // A key named twice finds its record once: the second is a 404 naming it, as is a key with no record.
+        let twice = in_order_of(&[key(1), key(1)], vec![(1, "a")], |m| Value::Int(Some(m.0)));
+        assert!(matches!(twice, Err(ApiError::NotFoundKey(raw)) if raw == "1"));
+        let missing = in_order_of(&[key(1), key(9)], vec![(1, "a")], |m| Value::Int(Some(m.0)));
+        assert!(matches!(missing, Err(ApiError::NotFoundKey(raw)) if raw == "9"));
+    }
 }
