@@ -112,6 +112,18 @@ async fn refuses_bad_keys_and_deletes_nothing(app: TestApp) {
     let (status, body) = app.send(Method::DELETE, &format!("/api/posts/?id__in={},99999", ids[0]), BOB, None).await;
     assert_eq!((status, body["key"].as_str()), (StatusCode::NOT_FOUND, Some("99999")), "{body}");
     assert_eq!(posts(&app).await, before);
+    // `If-Match` names one record's version, which a bulk delete cannot check: refused, nothing deleted.
+    let path = format!("{}/api/posts/?id__in={},{}", app.base, ids[0], ids[1]);
+    let response = app.client().delete(path).bearer_auth(BOB.unwrap()).header("if-match", "*").send().await;
+    let response = response.expect("a bulk delete");
+    let status = response.status();
+    let body: Value = response.json().await.expect("a JSON answer");
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(
+        (&body["detail"][0]["loc"], &body["detail"][0]["type"]),
+        (&json!(["header", "if-match"]), &json!("if_match_unsupported"))
+    );
+    assert_eq!(posts(&app).await, before);
     // A record still referenced: the single delete's answer, and nothing deleted (the unreferenced author stays).
     let (status, new) = app.send(Method::POST, "/bulk/authors/", None, Some(r#"[{"name": "Nobody's"}]"#)).await;
     assert_eq!(status, StatusCode::CREATED, "{new}");

@@ -229,6 +229,21 @@ async fn refuses_bad_input_and_writes_nothing((app, _): (TestApp, Statements)) {
     assert_eq!(status, single, "{answer}");
     assert!(status.is_client_error(), "{answer}");
     assert_eq!(titles(&app, &ids).await, ["p0", "p1", "p2"], "nothing written");
+    // `If-Match` names one record's version: a bulk update cannot check it, so it refuses rather than write unchecked.
+    let tag = app.client().get(format!("{}/api/posts/{a}", app.base)).bearer_auth(BOB.unwrap()).send().await;
+    let tag = tag.expect("a retrieve").headers()["etag"].to_str().expect("a tag").to_string();
+    let renamed = json!([{"id": a, "title": "unchecked"}]).to_string();
+    for if_match in [tag.as_str(), "*"] {
+        let response = app.client().patch(format!("{}/api/posts/", app.base)).bearer_auth(BOB.unwrap());
+        let response = response.header("content-type", "application/json").header("if-match", if_match);
+        let response = response.body(renamed.clone()).send().await.expect("a bulk update");
+        let status = response.status();
+        let answer: Value = response.json().await.expect("a JSON answer");
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{if_match}: {answer}");
+        assert_eq!(answer["detail"][0]["loc"], json!(["header", "if-match"]), "{answer}");
+        assert_eq!(answer["detail"][0]["type"], "if_match_unsupported", "{answer}");
+    }
+    assert_eq!(titles(&app, &ids).await, ["p0", "p1", "p2"], "nothing written");
 }
 
 async fn who_may_write((app, _): (TestApp, Statements)) {

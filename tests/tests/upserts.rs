@@ -159,6 +159,18 @@ async fn bad_input_writes_nothing(app: TestApp) {
     // An existing key with a row that is a valid create but an invalid update: nothing written either.
     let long = json!([row("y", "Y"), row("machines", &"x".repeat(201))]);
     refused(&upsert(&app, path, BOB, MERGE, &long).await, json!(["body", "1", "title"]), "an invalid row");
+    // `If-Match` names one record's version, which an upsert of many records cannot check: refused, nothing written.
+    let request = app.client().post(format!("{}{path}", app.base)).bearer_auth(BOB.unwrap());
+    let request = request.header("content-type", "application/json").header("prefer", MERGE.unwrap());
+    let body = json!([row("machines", "Overwritten")]).to_string();
+    let answer = request.header("if-match", "*").body(body).send().await.expect("an upsert");
+    let answer = Answer {
+        status: answer.status(),
+        headers: answer.headers().clone(),
+        body: answer.bytes().await.unwrap().to_vec(),
+    };
+    refused(&answer, json!(["header", "if-match"]), "If-Match on an upsert");
+    assert_eq!(answer.json()["detail"][0]["type"], "if_match_unsupported");
     assert_eq!(posts(&app).await, before);
     assert_eq!(title_of(&app, "machines").await, "Computing Machinery and Intelligence");
 }

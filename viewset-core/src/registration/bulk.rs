@@ -23,6 +23,7 @@ use crate::idempotency::once::{once, write};
 use crate::request::RequestContext;
 use crate::store::run::boxed;
 use crate::viewset::bulk::at_row;
+use crate::viewset::etag::refuse_if_match_on_many;
 use crate::viewset::hooks::Hooks;
 use crate::viewset::prefer::{self, Written};
 
@@ -85,7 +86,11 @@ pub(crate) fn delete_run<V: Hooks>(ops: &'static Ops, mut request: RequestContex
             Err(refused) => return refused.into_response(),
         };
         // One `If-Match` cannot hold the tag of every record.
-        let keys = if V::require_if_match() { Err(ApiError::PreconditionRequired) } else { keys::<V>(&request) };
+        let keys = if V::require_if_match() {
+            Err(ApiError::PreconditionRequired)
+        } else {
+            refuse_if_match_on_many(&request, "a delete").and_then(|()| keys::<V>(&request))
+        };
         let answer = match keys {
             Ok(keys) => V::delete_many(keys, request).await,
             Err(err) => Err(err),
@@ -159,6 +164,7 @@ fn update<V: Hooks>(
             // One `If-Match` cannot hold the tag of every record.
             return Err(ApiError::PreconditionRequired);
         }
+        refuse_if_match_on_many(&request, "an update")?;
         let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
         crate::schema::require_json(&request.headers, &bytes)?;
         let minimal = prefer::wants_minimal(&request.headers);

@@ -18,6 +18,7 @@ use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::viewset::bulk::at_row;
 use crate::viewset::config::Config;
+use crate::viewset::etag::refuse_if_match_on_many;
 use crate::viewset::hooks::Hooks;
 use crate::viewset::upsert::{Resolution, UpsertRow, upsert};
 
@@ -40,6 +41,9 @@ pub(crate) fn wanted(
             _ => Ok(None),
         };
     };
+    if !keys.is_empty() {
+        refuse_if_match_on_many(request, "an upsert")?;
+    }
     match (on_conflict, keys) {
         (None, []) => Ok(None),
         (None, [key]) => Ok(Some((key, resolution))),

@@ -137,6 +137,20 @@ pub fn is_conditional(headers: &HeaderMap) -> bool {
     headers.contains_key(IF_MATCH)
 }
 
+/// `If-Match` on a write of many records (a bulk update or delete, an upsert): 422 at `["header", "if-match"]`
+/// (`if_match_unsupported`), nothing written. One tag names one record's version; a client that sent one expects
+/// a check such a write cannot make, and going ahead without it could overwrite a version the client never saw.
+pub(crate) fn refuse_if_match_on_many(request: &RequestContext, write: &str) -> Result<(), ApiError> {
+    if !is_conditional(&request.headers) {
+        return Ok(());
+    }
+    let msg = format!(
+        "If-Match names one record's ETag, which {write} of many records cannot check: send a PATCH or DELETE per \
+         record with its If-Match, or leave the header out"
+    );
+    Err(ApiError::input(["header", "if-match"], msg, "if_match_unsupported"))
+}
+
 /// 428 `precondition_required` when `V` requires `If-Match` ([`Hooks::require_if_match`]) and none was sent.
 pub fn require_if_match<V: Hooks>(request: &RequestContext) -> Result<(), ApiError> {
     require_if_match_by(V::require_if_match(), request)
