@@ -23,7 +23,7 @@ use crate::idempotency::once::{once, write};
 use crate::request::RequestContext;
 use crate::store::run::boxed;
 use crate::viewset::bulk::at_row;
-use crate::viewset::etag::refuse_if_match_on_many;
+use crate::viewset::etag::unconditional_many;
 use crate::viewset::hooks::Hooks;
 use crate::viewset::prefer::{self, Written};
 
@@ -85,12 +85,7 @@ pub(crate) fn delete_run<V: Hooks>(ops: &'static Ops, mut request: RequestContex
             Ok(pass) => pass,
             Err(refused) => return refused.into_response(),
         };
-        // One `If-Match` cannot hold the tag of every record.
-        let keys = if V::require_if_match() {
-            Err(ApiError::PreconditionRequired)
-        } else {
-            refuse_if_match_on_many(&request, "a delete").and_then(|()| keys::<V>(&request))
-        };
+        let keys = unconditional_many(V::require_if_match(), &request, "a delete").and_then(|()| keys::<V>(&request));
         let answer = match keys {
             Ok(keys) => V::delete_many(keys, request).await,
             Err(err) => Err(err),
@@ -160,11 +155,7 @@ fn update<V: Hooks>(
     bytes: BodyBytes,
 ) -> impl Future<Output = Result<Response, ApiError>> + Send {
     async move {
-        if V::require_if_match() {
-            // One `If-Match` cannot hold the tag of every record.
-            return Err(ApiError::PreconditionRequired);
-        }
-        refuse_if_match_on_many(&request, "an update")?;
+        unconditional_many(V::require_if_match(), &request, "an update")?;
         let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
         crate::schema::require_json(&request.headers, &bytes)?;
         let minimal = prefer::wants_minimal(&request.headers);

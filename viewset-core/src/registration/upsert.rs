@@ -18,7 +18,7 @@ use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::viewset::bulk::at_row;
 use crate::viewset::config::Config;
-use crate::viewset::etag::refuse_if_match_on_many;
+use crate::viewset::etag::unconditional_many;
 use crate::viewset::hooks::Hooks;
 use crate::viewset::upsert::{Resolution, UpsertRow, upsert};
 
@@ -42,7 +42,8 @@ pub(crate) fn wanted(
         };
     };
     if !keys.is_empty() {
-        refuse_if_match_on_many(request, "an upsert")?;
+        // Only the single routes honour `require_if_match` (an upsert never did); `If-Match` itself is refused.
+        unconditional_many(false, request, "an upsert")?;
     }
     match (on_conflict, keys) {
         (None, []) => Ok(None),

@@ -137,10 +137,14 @@ pub fn is_conditional(headers: &HeaderMap) -> bool {
     headers.contains_key(IF_MATCH)
 }
 
-/// `If-Match` on a write of many records (a bulk update or delete, an upsert): 422 at `["header", "if-match"]`
-/// (`if_match_unsupported`), nothing written. One tag names one record's version; a client that sent one expects
-/// a check such a write cannot make, and going ahead without it could overwrite a version the client never saw.
-pub(crate) fn refuse_if_match_on_many(request: &RequestContext, write: &str) -> Result<(), ApiError> {
+/// The conditions of a write of many records (a bulk update or delete, an upsert), before it reads any: 428
+/// `precondition_required` when the ViewSet `required` `If-Match` (one header cannot hold the tag of every record),
+/// else 422 at `["header", "if-match"]` (`if_match_unsupported`) when the request sent one: one tag names one
+/// record's version, and going ahead without the check the client asked for could overwrite a version it never saw.
+pub(crate) fn unconditional_many(required: bool, request: &RequestContext, write: &str) -> Result<(), ApiError> {
+    if required {
+        return Err(ApiError::PreconditionRequired);
+    }
     if !is_conditional(&request.headers) {
         return Ok(());
     }
