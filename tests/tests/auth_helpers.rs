@@ -69,7 +69,10 @@ async fn bearer_verified_refused_and_absent(app: TestApp) {
     for refused in ["Bearer bad", "Bearer", "Bearer  "] {
         let (status, challenge, body) = post_with(&app, Some((AUTHORIZATION, refused))).await;
         assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("invalid_token")), "{refused}");
-        assert_eq!(challenge, r#"Bearer error="invalid_token""#);
+        assert_eq!(
+            challenge,
+            r#"Bearer error="invalid_token", error_description="The credential is invalid or expired.""#
+        );
     }
     // A refused token is refused on reads too: a stale token is not silently anonymous.
     let (status, _) = app.send(Method::GET, "/api/posts/", Some("bad"), None).await;

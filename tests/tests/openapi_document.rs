@@ -374,7 +374,10 @@ async fn transport_and_token_errors_are_documented_as_served(app: TestApp) {
     let (status, headers, body) = answer(refused).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_documented(&doc, "Unauthorized", status, &body);
-    assert_eq!(headers["www-authenticate"], r#"Bearer error="invalid_token""#);
+    assert_eq!(
+        headers["www-authenticate"],
+        r#"Bearer error="invalid_token", error_description="The credential is invalid or expired.""#
+    );
     assert!(doc["components"]["responses"]["Unauthorized"]["headers"]["WWW-Authenticate"].is_object());
     server.abort();
 

@@ -4,7 +4,8 @@
 //!
 //! A request without the credential continues anonymous (permissions decide what an anonymous caller may do). A
 //! credential the verifier refuses is a 401 `{"detail": "...", "code": "invalid_token"}` with
-//! `WWW-Authenticate: Bearer error="invalid_token"` (RFC 6750), unless the layer is made with
+//! `WWW-Authenticate: Bearer error="invalid_token", error_description="..."` (RFC 6750,
+//! [`ApiError::invalid_token`]), unless the layer is made with
 //! [`Authenticate::refused_as_anonymous`]. A verified caller's `Principal` is attached as a request extension, where
 //! permissions, row policies and field visibility read it.
 //!
@@ -24,15 +25,14 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use axum::Json;
 use axum::extract::Request;
-use axum::http::header::{AUTHORIZATION, COOKIE, WWW_AUTHENTICATE};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
+use axum::http::header::{AUTHORIZATION, COOKIE};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 use tower::{Layer, Service};
 
 use crate::access::principal::Principal;
+use crate::error::ApiError;
 
 type Verdict = Pin<Box<dyn Future<Output = Option<Principal>> + Send>>;
 type Verifier = Arc<dyn Fn(String) -> Verdict + Send + Sync>;
@@ -159,10 +159,9 @@ where
     }
 }
 
-/// The 401 of a refused credential.
+/// The 401 of a refused credential ([`ApiError::invalid_token`]).
 fn refused() -> Response {
-    let body = json!({"detail": "The credential is invalid or expired.", "code": "invalid_token"});
-    (StatusCode::UNAUTHORIZED, [(WWW_AUTHENTICATE, r#"Bearer error="invalid_token""#)], Json(body)).into_response()
+    ApiError::invalid_token("The credential is invalid or expired.").into_response()
 }
 
 /// The token of an `Authorization: Bearer <token>` header (scheme in any case, surrounding spaces trimmed); `None`

@@ -51,6 +51,7 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(12 * 60 * 60);
 
 /// Why a token was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SessionError {
     /// Not `<expiry>.<payload>.<tag>` with a number and two base64url parts.
     Malformed,

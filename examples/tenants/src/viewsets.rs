@@ -23,7 +23,7 @@ impl Permission for OwnerCanWrite {
     }
     fn has_object_permission(&self, request: &RequestContext, object: &dyn Any) -> bool {
         let Some(project) = object.downcast_ref::<project::Model>() else { return false };
-        request.operation.is_safe()
+        request.operation().is_safe()
             || request.principal.is_staff
             || request.principal.user_id.as_deref() == Some(project.owner.as_str())
     }

@@ -2,6 +2,7 @@
 
 /// The operation a request performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Operation {
     /// `GET <prefix>/`
     List,

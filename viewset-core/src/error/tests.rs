@@ -1,4 +1,5 @@
 use super::*;
+use axum::response::IntoResponse;
 
 #[test]
 fn unique_field_from_both_dialects() {

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 /// What happened to a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum Action {
     /// Inserted.
     Created,

@@ -67,7 +67,10 @@ fn unauthorized() -> Response {
         when the application mounts `viewset_core::auth::Authenticate` (not made `refused_as_anonymous`); a request \
         without a credential is never refused here (a permission that needs an identity answers 403).";
     json(description, narrowed("Error", "invalid_token", None))
-        .header("WWW-Authenticate", header(Type::String, "`Bearer error=\"invalid_token\"` (RFC 6750)."))
+        .header(
+            "WWW-Authenticate",
+            header(Type::String, "`Bearer error=\"invalid_token\", error_description=\"…\"` (RFC 6750)."),
+        )
         .build()
 }
 

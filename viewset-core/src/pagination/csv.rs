@@ -44,6 +44,7 @@ const MAX_PAGE_BYTES: usize = 64 * 1024 * 1024;
 /// assert_eq!(ListFormat::from_request(&QueryParams::parse(None), &csv).unwrap(), ListFormat::Csv);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ListFormat {
     /// The JSON page (the default).
     Json,

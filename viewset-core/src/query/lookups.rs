@@ -7,6 +7,7 @@ use super::value::{is_ordered, is_text};
 
 /// One lookup of a `field__lookup=value` query parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FilterLookup {
     /// `field=value`: equality (`null`/`none`/empty: IS NULL).
     Exact,

@@ -36,6 +36,7 @@ pub struct RouteInfo {
 
 /// Why a registration was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RegistrationError {
     /// The same ViewSet was registered twice.
     Duplicate {

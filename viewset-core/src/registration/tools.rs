@@ -11,6 +11,7 @@ use crate::viewset::hooks::Hooks;
 
 /// Which generated route a tool calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolOperation {
     /// `GET <prefix>/`.
     List,

@@ -4,6 +4,7 @@
 
 pub(crate) mod embedders;
 pub(crate) mod replica;
+mod state;
 
 use axum::extract::{ConnectInfo, FromRef, FromRequestParts};
 use axum::http::request::Parts;
@@ -17,150 +18,21 @@ use std::time::Duration;
 use crate::access::operation::Operation;
 use crate::access::principal::Principal;
 use crate::events::bus::EventBus;
-use crate::query::limits::QueryLimits;
 use crate::query::params::QueryParams;
 use crate::throttle::Throttle;
 use embedders::{Embedders, Expand, SharedEmbedders};
 pub use replica::{REPLICA_RETRY_AFTER, Reader, Replica};
-
-/// State the generated routes need. Put it in your router's state directly, or implement
-/// `FromRef<YourState> for ServiceState`.
-///
-/// ```
-/// # async fn run() -> Result<(), sea_orm::DbErr> {
-/// let db = sea_orm::Database::connect("sqlite::memory:").await?;
-/// let state = viewset_core::ServiceState::new(db);
-/// # Ok(()) }
-/// ```
-#[derive(Clone, Debug)]
-pub struct ServiceState {
-    /// The database connection (pool): the primary, which every write and every read of a write request uses.
-    pub db: DatabaseConnection,
-    /// A read-only connection GET requests read from ([`ServiceState::with_replica`]).
-    pub replica: Option<Replica>,
-    /// Lifecycle events for the stream routes.
-    pub events: EventBus,
-    /// Limits on list query strings ([`ServiceState::with_query_limits`]).
-    pub query_limits: QueryLimits,
-    /// Rate limits: the application's defaults and where the buckets live ([`ServiceState::with_throttle`]).
-    pub throttle: Throttle,
-    /// How long an `Idempotency-Key`'s answer is kept ([`ServiceState::with_idempotency_retention`]).
-    pub idempotency_retention: Duration,
-}
-
-/// How long an `Idempotency-Key`'s answer is kept unless the state says otherwise: 24 hours
-/// ([`crate::idempotency`]).
-///
-/// ```
-/// assert_eq!(viewset_core::request::DEFAULT_IDEMPOTENCY_RETENTION.as_secs(), 86_400);
-/// ```
-pub const DEFAULT_IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 60 * 60);
-
-impl ServiceState {
-    /// State over a connected database, with in-process events.
-    pub fn new(db: DatabaseConnection) -> Self {
-        ServiceState::with_events(db, EventBus::in_process())
-    }
-
-    /// State with the given event bus (e.g. [`EventBus::postgres`] for several processes).
-    pub fn with_events(db: DatabaseConnection, events: EventBus) -> Self {
-        ServiceState {
-            db,
-            replica: None,
-            events,
-            query_limits: QueryLimits::DEFAULT,
-            throttle: Throttle::default(),
-            idempotency_retention: DEFAULT_IDEMPOTENCY_RETENTION,
-        }
-    }
-
-    /// The same state with other limits on list query strings.
-    ///
-    /// ```
-    /// # async fn run() -> Result<(), sea_orm::DbErr> {
-    /// use viewset_core::query::QueryLimits;
-    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
-    /// let state = viewset_core::ServiceState::new(db)
-    ///     .with_query_limits(QueryLimits { max_in_values: 100, ..QueryLimits::DEFAULT });
-    /// assert_eq!(state.query_limits.max_in_values, 100);
-    /// # Ok(()) }
-    /// ```
-    pub fn with_query_limits(mut self, limits: QueryLimits) -> Self {
-        self.query_limits = limits;
-        self
-    }
-
-    /// The same state with the application's [`Throttle`] (default rates, Redis, trusted proxies). Without one,
-    /// only the rates ViewSets declare apply, counted in this process.
-    ///
-    /// ```
-    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    /// use viewset_core::throttle::Throttle;
-    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
-    /// let state = viewset_core::ServiceState::new(db).with_throttle(Throttle::new().user("600/minute".parse()?));
-    /// assert!(state.throttle.defaults().user.is_some());
-    /// # Ok(()) }
-    /// ```
-    pub fn with_throttle(mut self, throttle: Throttle) -> Self {
-        self.throttle = throttle;
-        self
-    }
-
-    /// The same state keeping `Idempotency-Key` answers for `retention` instead of
-    /// [`DEFAULT_IDEMPOTENCY_RETENTION`] ([`crate::idempotency`]).
-    ///
-    /// ```
-    /// # async fn run() -> Result<(), sea_orm::DbErr> {
-    /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
-    /// let hour = std::time::Duration::from_secs(3600);
-    /// let state = viewset_core::ServiceState::new(db).with_idempotency_retention(hour);
-    /// assert_eq!(state.idempotency_retention, hour);
-    /// # Ok(()) }
-    /// ```
-    pub fn with_idempotency_retention(mut self, retention: Duration) -> Self {
-        self.idempotency_retention = retention;
-        self
-    }
-
-    /// The same state reading GET requests from `replica`, a read-only connection to a streaming replica of the
-    /// primary ([`crate::store::connect_replica`] connects one with a short acquire timeout). The list, retrieve and
-    /// count of a GET, with its `?expand=` embedding and related filters, and CSV lists, are read there; every
-    /// statement of a write request (its object-permission read, the `If-Match` locked read, `RETURNING`, bulk,
-    /// upsert, idempotency) and the event stream's visibility reads use the primary. A replica that cannot be
-    /// reached falls back to the primary (logged, counted by [`ServiceState::replica_fallbacks`]), never a 503.
-    /// A client may not read its own write on a GET right after it (README, "Read replicas").
-    ///
-    /// # Panics
-    ///
-    /// When `replica` is another kind of database than the primary.
-    ///
-    /// ```
-    /// # async fn run() -> Result<(), sea_orm::DbErr> {
-    /// let primary = viewset_core::connect("sqlite::memory:").await?;
-    /// let replica = viewset_core::store::connect_replica("sqlite::memory:").await?;
-    /// let state = viewset_core::ServiceState::new(primary).with_replica(replica);
-    /// assert!(state.replica.is_some());
-    /// assert_eq!(state.replica_fallbacks(), 0);
-    /// # Ok(()) }
-    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
-    /// ```
-    pub fn with_replica(mut self, replica: DatabaseConnection) -> Self {
-        let (primary, read_only) = (self.db.get_database_backend(), replica.get_database_backend());
-        assert_eq!(primary, read_only, "a read replica runs the primary's database engine");
-        self.replica = Some(Replica::new(replica));
-        self
-    }
-
-    /// How many reads the primary served because the replica could not be reached ([`Replica::fallbacks`]); 0
-    /// without a replica.
-    pub fn replica_fallbacks(&self) -> u64 {
-        self.replica.as_ref().map_or(0, Replica::fallbacks)
-    }
-}
+pub use state::{DEFAULT_IDEMPOTENCY_RETENTION, ServiceState};
 
 /// One request as handlers see it: the database, the server-owned principal, method, URI, headers, the
 /// decoded query and the operation being performed.
+///
+/// What the framework decides while admitting the request (the operation, the hidden, restricted and omitted
+/// fields, the embedded relations, the URI bound) is read through methods and cannot be overwritten by a handler;
+/// the rest are fields. Made by the generated routes, by `RequestContext` as an axum extractor, or by
+/// [`RequestContext::new`] (the struct is `#[non_exhaustive]`).
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct RequestContext {
     /// The database connection: the primary. Reads through the access path pick theirs with
     /// [`RequestContext::reader`].
@@ -177,25 +49,22 @@ pub struct RequestContext {
     pub uri: Uri,
     /// Request headers.
     pub headers: HeaderMap,
-    /// The operation; set by the generated route before permissions run.
-    pub operation: Operation,
+    /// The operation ([`RequestContext::operation`]); set by the generated route before permissions run.
+    pub(crate) operation: Operation,
     /// Decoded query parameters.
     pub query: QueryParams,
-    /// Fields this caller may not see (set by the route from `Hooks::hidden_fields`).
-    pub hidden_fields: Vec<&'static str>,
-    /// Fields this caller may not write, filter, search or order by: the hidden ones and the tenant field.
-    pub restricted_fields: Vec<&'static str>,
-    /// Fields left out of this response because `?fields=` did not name them (list, retrieve and the stream; set
-    /// by [`admit`](crate::access::admit) with [`sparse_fields`](crate::access::sparse_fields)).
-    pub omitted_fields: Vec<&'static str>,
-    /// The relations `?expand=` embeds (list and retrieve; set by [`admit`](crate::access::admit)).
-    pub expand: Expand,
-    /// The ViewSets serving embedded records (given by [`crate::Api::into_router`] to its routes, and to action
-    /// routes as a request extension; `None` without an `Api`).
-    pub embedders: Option<Arc<Embedders>>,
-    /// The longest request URI the server accepts, when [`crate::limits::Limits`] is applied: links the server
-    /// writes (a cursor page's `next`) stay within it.
-    pub max_uri_bytes: Option<usize>,
+    /// Fields this caller may not see ([`RequestContext::hidden_fields`]).
+    pub(crate) hidden_fields: Vec<&'static str>,
+    /// Fields this caller may not write, filter, search or order by ([`RequestContext::restricted_fields`]).
+    pub(crate) restricted_fields: Vec<&'static str>,
+    /// Fields `?fields=` left out ([`RequestContext::omitted_fields`]).
+    pub(crate) omitted_fields: Vec<&'static str>,
+    /// The relations `?expand=` embeds ([`RequestContext::expand`]).
+    pub(crate) expand: Expand,
+    /// The ViewSets serving embedded records ([`RequestContext::embedders`]).
+    pub(crate) embedders: Option<Arc<Embedders>>,
+    /// The longest request URI the server accepts ([`RequestContext::max_uri_bytes`]).
+    pub(crate) max_uri_bytes: Option<usize>,
     /// The application's throttle ([`ServiceState::throttle`]).
     pub throttle: Throttle,
     /// The connection's peer address, when the server was started with
@@ -229,6 +98,52 @@ impl RequestContext {
         Reader::new(&self.db, self.replica.as_ref().filter(|_| reads_replica))
     }
 
+    /// The operation being performed; set by the generated route before permissions run.
+    ///
+    /// ```
+    /// # async fn run() -> Result<(), sea_orm::DbErr> {
+    /// let db = viewset_core::connect("sqlite::memory:").await?;
+    /// let ctx = viewset_core::RequestContext::new(db, viewset_core::Operation::Retrieve);
+    /// assert!(ctx.operation().is_safe());
+    /// # Ok(()) }
+    /// ```
+    pub fn operation(&self) -> Operation {
+        self.operation
+    }
+
+    /// Fields this caller may not see, decided by admission from `Hooks::hidden_fields` (empty before it).
+    pub fn hidden_fields(&self) -> &[&'static str] {
+        &self.hidden_fields
+    }
+
+    /// Fields this caller may not write, filter, search or order by: the hidden ones and the tenant field.
+    pub fn restricted_fields(&self) -> &[&'static str] {
+        &self.restricted_fields
+    }
+
+    /// Fields left out of this response because `?fields=` did not name them (list, retrieve and the stream; set
+    /// by [`admit`](crate::access::admit) with [`sparse_fields`](crate::access::sparse_fields)).
+    pub fn omitted_fields(&self) -> &[&'static str] {
+        &self.omitted_fields
+    }
+
+    /// The relations `?expand=` embeds (list and retrieve; set by [`admit`](crate::access::admit)).
+    pub fn expand(&self) -> &Expand {
+        &self.expand
+    }
+
+    /// The ViewSets serving embedded records (given by [`crate::Api::into_router`] to its routes, and to action
+    /// routes as a request extension; `None` without an `Api`).
+    pub fn embedders(&self) -> Option<&Arc<Embedders>> {
+        self.embedders.as_ref()
+    }
+
+    /// The longest request URI the server accepts, when [`crate::limits::Limits`] is applied: links the server
+    /// writes (a cursor page's `next`) stay within it.
+    pub fn max_uri_bytes(&self) -> Option<usize> {
+        self.max_uri_bytes
+    }
+
     /// Whether clients may filter, search or order by `field` in this request.
     pub fn may_query(&self, field: &str) -> bool {
         !self.restricted_fields.contains(&field)
@@ -239,10 +154,9 @@ impl RequestContext {
     /// ```
     /// # async fn run() -> Result<(), sea_orm::DbErr> {
     /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
-    /// let mut ctx = viewset_core::RequestContext::new(db, viewset_core::Operation::List);
-    /// ctx.hidden_fields = vec!["email"];
-    /// ctx.omitted_fields = vec!["bio"];
-    /// assert_eq!(ctx.left_out(), ["email", "bio"]);
+    /// let ctx = viewset_core::RequestContext::new(db, viewset_core::Operation::List);
+    /// // Admission fills both lists; a context made by hand leaves nothing out.
+    /// assert!(ctx.left_out().is_empty());
     /// # Ok(()) }
     /// ```
     pub fn left_out(&self) -> Vec<&'static str> {

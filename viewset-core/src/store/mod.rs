@@ -1,14 +1,20 @@
 //! The store: the one layer that builds, caches, records and runs SQL. Everything above it asks for *what* (the
 //! record at this lookup within this scope, this page, this count, this insert) and never decides *how*; the store
-//! decides, from the ViewSet's [`Plan`] and the connection's backend.
+//! decides, from the ViewSet's `Plan` and the connection's backend.
+//!
+//! An application names only connecting ([`connect`], [`options`], [`connect_with`], [`connect_replica`]), the
+//! statement recording ([`record_statements`]), running a statement of its own through the same hook
+//! ([`query_all`], [`query_one`]) and a statement's plan ([`explain`]). The rest is the crate's: its statements,
+//! caches and plans change with every release, so they are private (a few are `#[doc(hidden)]` for the crate's own
+//! tests and benchmarks).
 //!
 //! | part | holds |
 //! |---|---|
 //! | this file | connecting with the measured pool policy ([`connect`], [`options`]) |
-//! | [`Plan`] (`plan.rs`) | which path each operation of a ViewSet takes, computed once per ViewSet and backend |
+//! | `Plan` (`plan.rs`) | which path each operation of a ViewSet takes, computed once per ViewSet and backend |
 //! | `read.rs`, `write.rs` | the statements the access path, the paginators, embedding and the stream ask for |
 //! | `writing.rs` | one write and its events: in the write's transaction on an outbox bus, else published after it |
-//! | `bulk.rs` | a bulk create's multi-row `INSERT … RETURNING` per chunk ([`rows_per_statement`]), a bulk delete |
+//! | `bulk.rs` | a bulk create's multi-row `INSERT … RETURNING` per chunk (`rows_per_statement`), a bulk delete |
 //! | `page.rs` | a list's page and count statements, the page written after the count's text |
 //! | `keyset.rs` | a cursor page's statement, its text kept per cursor shape where nothing narrowed the select |
 //! | `statements.rs`, `prototype.rs` (caches: `crate::memo`) | statements and column lists built once per type and backend |
@@ -63,7 +69,8 @@ pub(crate) mod visibility;
 pub(crate) mod write;
 pub(crate) mod writing;
 
-pub use crate::viewset::paginator::PageQuery;
+// What the crate's tests and the bench measure, not an application's API: reached through `crate::__private`.
+#[doc(hidden)]
 pub use bulk::{POSTGRES_MAX_PARAMETERS, SQLITE_MAX_PARAMETERS, rows_per_statement};
 pub(crate) use bulk::{all_in, delete_many, insert_many};
 pub use explain::explain;
@@ -71,8 +78,10 @@ pub(crate) use keyset::KeysetPage;
 #[cfg(feature = "mysql")]
 pub use mysql::MYSQL_SQL_MODE;
 pub use observe::{RecordedStatement, record_statements};
+#[doc(hidden)]
 pub use page::count_rows;
 pub(crate) use page::{CountedPage, page_rows, select_page};
+#[doc(hidden)]
 pub use plan::Plan;
 pub(crate) use prototype::find as prototype;
 pub(crate) use read::{Find, admits_row, all, decoded, find, lookup_row};
@@ -80,6 +89,7 @@ pub use replica::{REPLICA_ACQUIRE_TIMEOUT, connect_replica};
 pub(crate) use run::boxed;
 pub use run::{query_all, query_one};
 pub(crate) use statements::lookup_condition;
+#[doc(hidden)]
 pub use write::insert_returning;
 pub(crate) use write::{begin_immediate, delete, insert, update, update_where};
 

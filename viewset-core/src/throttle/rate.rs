@@ -132,6 +132,7 @@ impl FromStr for Rate {
 /// assert!(err.to_string().contains("N/second"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RateError {
     /// Not `N/period`.
     Shape,

@@ -73,6 +73,7 @@ impl RelatedField {
 /// assert!(CountMode::from_query(&QueryParams::parse(Some("count=fast"))).is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CountMode {
     /// `COUNT(*)` of the filtered set.
     Exact,
