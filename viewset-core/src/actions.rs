@@ -45,16 +45,16 @@ use axum::extract::{FromRequest, Path, Request};
 use axum::http::Method;
 use serde::de::DeserializeOwned;
 
-use crate::access::lookup::Lookup;
-use crate::access::operation::Operation;
 use crate::access::{self, PermissionList};
+use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
+pub use crate::contract::viewset::ActionInfo;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::ApiError;
 use crate::request::{RequestContext, ServiceState};
 use crate::schema::ModelSchema;
 use crate::throttle::{Pass, Rate};
-pub use crate::viewset::contract::ActionInfo;
-use crate::viewset::contract::{ModelOf, ViewSet};
-use crate::viewset::hooks::Hooks;
+use crate::types::operation::Operation;
 
 /// Admits an action's request through [`access::admit_with`] under its effective permission list.
 pub fn admit_action<V: Hooks>(

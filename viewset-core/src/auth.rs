@@ -31,8 +31,8 @@ use axum::http::header::{AUTHORIZATION, COOKIE};
 use axum::response::{IntoResponse, Response};
 use tower::{Layer, Service};
 
-use crate::access::principal::Principal;
 use crate::error::ApiError;
+use crate::types::principal::Principal;
 
 type Verdict = Pin<Box<dyn Future<Output = Option<Principal>> + Send>>;
 type Verifier = Arc<dyn Fn(String) -> Verdict + Send + Sync>;

@@ -1,4 +1,4 @@
-//! A boxed future that is `Send` because the type checker proved it where it was boxed ([`send`]), not again for
+//! Boxing futures: a boxed future that is `Send` because the type checker proved it where it was boxed ([`send`]), not again for
 //! every type the boxing is compiled for.
 //!
 //! Coercing a concrete future to `Pin<Box<dyn Future + Send>>` makes rustc prove, as it compiles the coercion for
@@ -6,7 +6,8 @@
 //! states) are `Send`: 7–9 ms of one core per boxed ViewSet future on the 2-core bench host, some 100 ms per
 //! ViewSet (BENCHMARKS.md, "Build time per ViewSet", `codegen_select_candidate`). [`send`] asks `F: Send` of its
 //! argument instead, a bound that is checked once, where a generic function calls it, and boxes the future as a
-//! `dyn Future` without the auto trait, whose coercion costs nothing to prove.
+//! `dyn Future` without the auto trait, whose coercion costs nothing to prove. [`boxed`] writes a future straight
+//! into its allocation.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -32,6 +33,16 @@ impl<T> Future for SendFuture<'_, T> {
 #[inline]
 pub(crate) fn send<'a, F: Future + Send + 'a>(future: F) -> SendFuture<'a, F::Output> {
     SendFuture(Box::pin(future))
+}
+
+/// `make()`'s future in a heap allocation, written there rather than built on the stack and copied in whole as
+/// `Box::pin(make())` does: a sea-orm driver query's future is about 9 KB, and that copy was 9k instructions of
+/// every query (BENCHMARKS.md, "Smaller request futures"). Every boxed database call in the crate goes through it.
+pub(crate) fn boxed<F: Future>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
+    let mut slot = Box::<F>::new_uninit();
+    slot.write(make());
+    // SAFETY: `write` just initialized the allocation.
+    Box::into_pin(unsafe { slot.assume_init() })
 }
 
 #[cfg(test)]

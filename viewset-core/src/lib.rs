@@ -55,11 +55,15 @@
 //! | [`registration`] | routers, the [`Api`] registry, discovery, route paths |
 //! | [`openapi`] | the OpenAPI document |
 //! | [`request`], [`error`] | the request context and state, the error type |
-//! | [`store`] | connecting, and building, caching, recording and running every statement |
+//! | [`store`] | connecting with the measured pool policy, recording statements, a statement's plan |
+//! | [`throttle`] | rate limits per caller: rates, declared throttles, buckets in process or in Redis |
+//! | [`embed`] | `?expand=`: embedding related records through their own ViewSets' access path |
 //! | [`limits`] | body, URI and header sizes, request timeout; JSON for every transport error |
 //! | [`auth`], [`password`], [`session`] | helpers the application calls (no route or middleware is installed by them): a bearer or cookie [`auth::Authenticate`] layer, Argon2id password hashes, signed expiring session tokens |
 //!
-//! The root re-exports the central types; [`prelude`] has everything a typical application names.
+//! The root re-exports the central types; [`prelude`] has everything a typical application names. Enums and
+//! structs that will grow (`ApiError`, `Operation`, `RequestContext`, …) are `#[non_exhaustive]`; what only the
+//! derive's generated code names is in the hidden `__private` module and is not a stable API.
 
 #![deny(missing_docs)]
 
@@ -98,6 +102,12 @@ mod test_entity;
 mod boxed;
 pub(crate) mod memo;
 
+// The floors below the public modules, crate-private: the public modules hand their names on (ARCHITECTURE.md).
+mod bus;
+mod contract;
+mod handlers;
+mod types;
+
 /// The README's Rust snippets, compiled as doc tests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
@@ -134,13 +144,13 @@ pub mod __private {
         ActionInfo, ActionRoutes, JsonBody, NoActions, Probe, SchemaProbe, ViaModelSchema, ViaNothing, ViaToSchema,
         action_object, admit_action, enter_action, inherited,
     };
+    pub use crate::contract::paths::{action as action_route, base as route_base};
     pub use crate::embed::Expandable;
     pub use crate::error::{ApiError, FieldErrors, InputError};
     pub use crate::openapi::FieldSchema;
     pub use crate::pagination::{CountMode, LimitOffsetPagination};
     pub use crate::query::{FilterBackend, FullText, ListQuery, RelatedField, column_type_of, is_reserved_query_name};
     pub use crate::registration::discovery::resolve_module;
-    pub use crate::registration::paths::{action as action_route, base as route_base};
     pub use crate::registration::routes::{method_not_allowed, respond};
     pub use crate::registration::{Api, ViewSetEntry};
     pub use crate::request::{RequestContext, ServiceState};

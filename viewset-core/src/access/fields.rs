@@ -3,10 +3,10 @@
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::columns::column_names;
 use crate::request::RequestContext;
-use crate::viewset::contract::ViewSet;
+use crate::types::columns::column_names;
 
 /// Fields clients may not filter, search or order by, nor write: hidden ones and the tenant field.
 pub fn restricted_fields<V: ViewSet>(hidden: &[&'static str]) -> Vec<&'static str> {
@@ -132,10 +132,23 @@ impl<T: Serialize> Serialize for Items<T> {
         for (i, item) in self.items.iter().enumerate() {
             let mut value = visible(item, &self.hidden);
             if let Some(embedded) = self.embedded.get(i) {
-                crate::embed::tree::attach(&mut value, embedded.clone());
+                attach(&mut value, embedded.clone());
             }
             seq.serialize_element(&value)?;
         }
         seq.end()
+    }
+}
+
+/// Adds `embedded` (relation name, value) to `record`, a JSON object (anything else is left as it is).
+///
+/// ```
+/// let mut record = serde_json::json!({"id": 1});
+/// viewset_core::embed::attach(&mut record, vec![("author", serde_json::Value::Null)]);
+/// assert_eq!(record, serde_json::json!({"id": 1, "author": null}));
+/// ```
+pub fn attach(record: &mut serde_json::Value, embedded: Vec<(&'static str, serde_json::Value)>) {
+    if let serde_json::Value::Object(map) = record {
+        map.extend(embedded.into_iter().map(|(name, value)| (name.to_string(), value)));
     }
 }

@@ -5,14 +5,14 @@ use std::collections::HashMap;
 
 use sea_orm::{ColumnTrait, DatabaseTransaction, ModelTrait, QueryFilter, QuerySelect, Value};
 
-use super::lookup::Lookup;
-use super::permission;
 use super::scoped_query;
+use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
+use crate::contract::permission;
+use crate::contract::viewset::ModelOf;
 use crate::error::ApiError;
-use crate::query::params::Filters;
 use crate::request::RequestContext;
-use crate::viewset::contract::ModelOf;
-use crate::viewset::hooks::Hooks;
+use crate::types::params::Filters;
 
 /// [`super::fetch_visible_locked`] for many keys: the records of `V` whose lookup values are `keys`, in the order
 /// of `keys`, read inside `txn` (from [`super::begin_locking`]) through [`scoped_query`] with the rows locked, one
@@ -83,7 +83,7 @@ pub async fn fetch_visible_many_locked_by<V: Hooks>(
     keys: &[Lookup],
     txn: &DatabaseTransaction,
 ) -> Result<Vec<ModelOf<V>>, ApiError> {
-    let column = crate::query::columns::column::<V::Entity>(field).ok_or(ApiError::NotFound)?;
+    let column = crate::types::columns::column::<V::Entity>(field).ok_or(ApiError::NotFound)?;
     let per_statement = crate::store::rows_per_statement(request.db.get_database_backend(), 1);
     let mut found = Vec::with_capacity(keys.len());
     for chunk in keys.chunks(per_statement) {

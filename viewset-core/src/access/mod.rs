@@ -40,47 +40,41 @@
 //! }
 //! ```
 
-pub(crate) mod composition;
 pub(crate) mod fields;
-pub(crate) mod lookup;
 pub(crate) mod many;
-pub(crate) mod operation;
-pub(crate) mod permission;
-pub(crate) mod policy;
-pub(crate) mod principal;
 pub(crate) mod required;
 pub(crate) mod throttled;
 pub(crate) mod write;
 
 use sea_orm::{Condition, DatabaseTransaction, QueryFilter, QuerySelect, Select, Statement};
 
-pub use composition::{And, Not, Or, PermissionExt};
-pub use fields::{Items, sparse_fields, visible};
-pub use lookup::Lookup;
+pub use crate::contract::composition::{And, Not, Or, PermissionExt};
+pub use crate::contract::lookup::Lookup;
 #[doc(hidden)]
-pub use lookup::parse_lookup;
-pub use many::{fetch_visible_many_locked, fetch_visible_many_locked_by};
-pub use operation::Operation;
-pub use permission::{
+pub use crate::contract::lookup::parse_lookup;
+pub use crate::contract::permission::{
     AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
 };
-pub use policy::RowPolicy;
-pub use principal::Principal;
+pub use crate::contract::policy::RowPolicy;
+pub use crate::types::operation::Operation;
+pub use crate::types::principal::Principal;
+pub use fields::{Items, sparse_fields, visible};
+pub use many::{fetch_visible_many_locked, fetch_visible_many_locked_by};
 pub use required::{required_condition, stamp_tenant};
 pub use throttled::check_throttles;
 pub use write::update_in_scope;
 
+use crate::contract::hooks::Hooks;
+use crate::contract::viewset::ModelOf;
 use crate::error::ApiError;
 use crate::query::filter::apply_exact_filters_except;
-use crate::query::list_query::ListQuery;
-use crate::query::params::Filters;
 use crate::request::{Reader, RequestContext};
 use crate::store::plan::Plan;
 use crate::store::read::Find;
 use crate::throttle::Pass;
 use crate::throttle::declared::Throttles;
-use crate::viewset::contract::ModelOf;
-use crate::viewset::hooks::Hooks;
+use crate::types::list_query::ListQuery;
+use crate::types::params::Filters;
 
 /// A list of permissions, visited in order: what `permission_classes` compiles to (a ViewSet's
 /// [`ViewSet::permission_classes`](crate::ViewSet::permission_classes), or an action's own list).
@@ -148,7 +142,7 @@ pub fn admit_with<V: Hooks>(
     permissions: PermissionList,
 ) -> Result<(), ApiError> {
     request.operation = operation;
-    permissions(&mut |p| permission::check(p, request))?;
+    permissions(&mut |p| crate::contract::permission::check(p, request))?;
     request.hidden_fields = V::hidden_fields(request);
     request.restricted_fields = fields::restricted_fields::<V>(&request.hidden_fields);
     request.omitted_fields = match operation {
@@ -216,7 +210,7 @@ pub async fn fetch_visible_with<V: Hooks>(
     let (reader, statement) = lookup_statement::<V>(request, pk)?;
     let model = crate::store::decoded::<V>(crate::store::lookup_row(reader, statement).await)?;
     let model = model.ok_or(ApiError::NotFound)?;
-    permissions(&mut |p| permission::check_object(p, request, &model))?;
+    permissions(&mut |p| crate::contract::permission::check_object(p, request, &model))?;
     Ok(model)
 }
 
@@ -268,7 +262,7 @@ pub(crate) fn admit_object(
     model: &dyn std::any::Any,
     permissions: PermissionList,
 ) -> Result<(), ApiError> {
-    permissions(&mut |p| permission::check_object(p, request, model))
+    permissions(&mut |p| crate::contract::permission::check_object(p, request, model))
 }
 
 /// A transaction for a conditional write (`If-Match`): on SQLite it is begun `IMMEDIATE`, so it holds the
@@ -313,7 +307,7 @@ pub async fn fetch_visible_locked<V: Hooks>(
 ) -> Result<ModelOf<V>, ApiError> {
     let select = scoped_query::<V>(request, &Filters::new())?.filter(lookup_condition::<V>(pk)?).lock_exclusive();
     let model = crate::store::find::<V>(txn, Find::First(select)).await?.ok_or(ApiError::NotFound)?;
-    V::permission_classes(&mut |p| permission::check_object(p, request, &model))?;
+    V::permission_classes(&mut |p| crate::contract::permission::check_object(p, request, &model))?;
     Ok(model)
 }
 

@@ -1,13 +1,13 @@
 //! The required row conditions of a ViewSet for one request (its tenant and its row policies, combined), and
-//! the tenant stamped on the rows it creates. See [`crate::access::policy`] for what they mean.
+//! the tenant stamped on the rows it creates. See [`crate::contract::policy`] for what they mean.
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, Condition};
 
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::columns::column;
-use crate::query::value::parse_value;
 use crate::request::RequestContext;
-use crate::viewset::contract::ViewSet;
+use crate::types::columns::column;
+use crate::types::value::parse_value;
 
 fn tenant_required() -> ApiError {
     ApiError::PermissionDenied("This resource requires a tenant.".into())

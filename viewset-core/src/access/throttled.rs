@@ -3,6 +3,7 @@
 
 use axum::http::HeaderMap;
 
+use crate::contract::hooks::Hooks;
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::throttle::bucket::Outcome;
@@ -11,7 +12,6 @@ use crate::throttle::declared::Declared;
 use crate::throttle::headers::{Pass, policy_header, remaining_header};
 use crate::throttle::rate::Rate;
 use crate::throttle::{OnStoreError, Throttles};
-use crate::viewset::hooks::Hooks;
 
 /// Counts `request` against the throttles of `V` for its operation (and `action`'s own rate, for an action):
 /// 429 `throttled` over a rate, 503 `throttle_unavailable` when the store cannot be asked and the throttle fails

@@ -4,15 +4,15 @@
 use sea_orm::{ActiveModelTrait, EntityTrait};
 
 use super::fetch_scoped;
-use super::lookup::Lookup;
-use super::required::required_condition;
+use crate::access::required::required_condition;
+use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
+use crate::contract::viewset::ModelOf;
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::UpdateSchema;
 use crate::schema::storable::check_storable_body;
 use crate::store::run::On;
-use crate::viewset::contract::ModelOf;
-use crate::viewset::hooks::Hooks;
 
 /// Writes the sent fields of `data` to the record at `pk` in one `UPDATE … RETURNING`, its `WHERE` the lookup and
 /// every required row policy: a record outside the caller's scope is not written and is a 404, as

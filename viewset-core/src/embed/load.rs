@@ -11,22 +11,23 @@ use serde_json::Value as Json;
 use sea_orm::QueryTrait;
 use sea_orm::sea_query::SelectStatement;
 
+use crate::access;
 use crate::access::fields::visible;
-use crate::access::{self, permission};
 use crate::boxed::{SendFuture, send};
+use crate::contract::hooks::Hooks;
+use crate::contract::permission;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::ApiError;
-use crate::query::columns::{column, column_named, field_name};
 use crate::query::filter::condition;
-use crate::query::list_query::ListQuery;
 use crate::query::ordering::{apply_order, effective_order};
-use crate::query::params::Filters;
 use crate::query::related::composite;
-use crate::query::value::from_json;
 use crate::request::RequestContext;
 use crate::request::embedders::{Ask, Batch, Embedder, Expand, Item};
 use crate::schema::ReadSchema;
-use crate::viewset::contract::{ModelOf, ViewSet};
-use crate::viewset::hooks::Hooks;
+use crate::types::columns::{column, column_named, field_name};
+use crate::types::list_query::ListQuery;
+use crate::types::params::Filters;
+use crate::types::value::from_json;
 
 /// The most records one relation may embed into one response (a has-many relation over a page); more is a 422
 /// asking for a smaller page.
@@ -239,7 +240,7 @@ async fn load_asked(asked: Result<Option<Asked>, ApiError>, nested: &Expand) -> 
     };
     let mut out = Vec::with_capacity(loaded.len());
     for (Loaded { key, mut record, .. }, embedded) in loaded.into_iter().zip(embedded) {
-        super::attach(&mut record, embedded);
+        crate::access::fields::attach(&mut record, embedded);
         out.push((key, record));
     }
     Ok(out)

@@ -45,10 +45,10 @@
 //! ```
 
 pub(crate) mod load;
-pub(crate) mod registry;
 pub(crate) mod tree;
 
+pub use crate::access::fields::attach;
 pub use crate::request::embedders::{Embedder, Embedders, Expand};
-pub use crate::viewset::options::Expandable;
+pub use crate::types::options::Expandable;
 pub use load::{MAX_EMBEDDED_ROWS, embed_rows};
-pub use tree::{MAX_EXPAND_DEPTH, attach};
+pub use tree::MAX_EXPAND_DEPTH;

@@ -1,12 +1,12 @@
 //! `?expand=author,comments.author`: parsed and resolved against the declared `expandable` relations and the
 //! registered ViewSets before any row is read, so a wrong name is a 422 and costs no query.
 
-use super::registry::{Hop, HopError};
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::request::embedders::{Embedders, Expand, Item};
-use crate::viewset::contract::ViewSet;
-use crate::viewset::options::Expandable;
+use crate::request::registry::{Hop, HopError};
+use crate::types::options::Expandable;
 
 fn invalid(msg: String, code: &str) -> ApiError {
     ApiError::input(["query", "expand"], msg, code)
@@ -106,19 +106,6 @@ fn resolve(entry: &Expandable, embedders: Option<&Embedders>) -> Result<Item, Ap
         target: hop.target,
         nested: Expand::default(),
     })
-}
-
-/// Adds `embedded` (relation name, value) to `record`, a JSON object (anything else is left as it is).
-///
-/// ```
-/// let mut record = serde_json::json!({"id": 1});
-/// viewset_core::embed::attach(&mut record, vec![("author", serde_json::Value::Null)]);
-/// assert_eq!(record, serde_json::json!({"id": 1, "author": null}));
-/// ```
-pub fn attach(record: &mut serde_json::Value, embedded: Vec<(&'static str, serde_json::Value)>) {
-    if let serde_json::Value::Object(map) = record {
-        map.extend(embedded.into_iter().map(|(name, value)| (name.to_string(), value)));
-    }
 }
 
 /// The deepest `?expand=` path: `a.b.c`.

@@ -14,38 +14,26 @@
 //! published after the commit. Application code publishes through [`publish`]. Every process loads each record
 //! through each subscriber's own view (the payload is the key and the action).
 
-pub(crate) mod batch;
-pub(crate) mod bus;
-pub(crate) mod event;
-pub(crate) mod migration;
-#[cfg(feature = "nats")]
-pub(crate) mod nats;
-#[cfg(feature = "postgres")]
-pub(crate) mod notify;
-#[cfg(feature = "postgres")]
-pub(crate) mod outbox;
 pub(crate) mod record;
 pub(crate) mod resume;
-pub(crate) mod retention;
-pub(crate) mod shared_views;
 pub(crate) mod stream;
 pub(crate) mod visibility;
 
+pub use crate::bus::event::{Action, ChangeEvent};
+pub use crate::bus::event_bus::EventBus;
+pub use crate::bus::migration::{MIGRATION_NAME, MIGRATION_SOURCE, Migration};
+#[cfg(feature = "nats")]
+pub use crate::bus::nats::{ACK_WAIT, RELAY};
+#[cfg(feature = "postgres")]
+pub use crate::bus::outbox::POLL;
+pub use crate::bus::retention::Retention;
 /// The NATS client [`EventBus::nats_with`] takes (feature `nats`), re-exported so its version is the one viewset uses.
 #[cfg(feature = "nats")]
 pub use async_nats;
-pub use bus::EventBus;
-pub use event::{Action, ChangeEvent};
-pub use migration::{MIGRATION_NAME, MIGRATION_SOURCE, Migration};
-#[cfg(feature = "nats")]
-pub use nats::{ACK_WAIT, RELAY};
-#[cfg(feature = "postgres")]
-pub use outbox::POLL;
-pub use retention::Retention;
 pub use stream::stream_route;
 
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::request::RequestContext;
-use crate::viewset::contract::{ModelOf, ViewSet};
 
 /// Publishes a lifecycle event of `record` for `V` (call it after your transaction commits).
 pub fn publish<V: ViewSet>(request: &RequestContext, action: Action, record: &ModelOf<V>) {

@@ -3,9 +3,9 @@
 
 use sea_orm::{EntityName, EntityTrait, Iterable, ModelTrait, PrimaryKeyToColumn, Value};
 
-use super::event::{Action, ChangeEvent};
-use crate::query::columns::field_name;
-use crate::viewset::contract::{ModelOf, ViewSet};
+use crate::bus::event::{Action, ChangeEvent};
+use crate::contract::viewset::{ModelOf, ViewSet};
+use crate::types::columns::field_name;
 
 impl ChangeEvent {
     /// The event of `record` for `V`.

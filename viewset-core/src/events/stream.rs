@@ -28,24 +28,24 @@ use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use super::batch::Turn;
-use super::bus::EventBus;
-use super::bus::Sequenced;
-use super::event::Action;
-use super::resume::Resume;
-use super::shared_views::{Membership, Outcome};
-use super::visibility::{could_see_deleted_in, visible_frame_in};
 use crate::access;
 use crate::access::fields::visible;
-use crate::access::operation::Operation;
 use crate::access::required::required_condition;
 use crate::access::throttled::{entered, throttles_of};
 use crate::boxed::{SendFuture, send};
+use crate::bus::batch::Turn;
+use crate::bus::event::Action;
+use crate::bus::event_bus::EventBus;
+use crate::bus::event_bus::Sequenced;
+use crate::bus::shared_views::{Membership, Outcome};
+use crate::contract::hooks::Hooks;
 use crate::error::ApiError;
+use crate::events::resume::Resume;
+use crate::events::visibility::{could_see_deleted_in, visible_frame_in};
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::throttle::declared::Throttles;
-use crate::viewset::hooks::Hooks;
+use crate::types::operation::Operation;
 
 /// The reconnection delay a closing stream suggests to its client (`retry:`), in seconds.
 const SHUTDOWN_RETRY_SECS: u64 = 2;

@@ -12,16 +12,16 @@ use sea_orm::{
     QueryTrait, Value,
 };
 
-use super::batch::{Answers, Chunk, Outcome, Run, Turn};
 use crate::access;
+use crate::bus::batch::{Answers, Chunk, Outcome, Run, Turn};
+use crate::contract::hooks::Hooks;
+use crate::contract::viewset::ModelOf;
 use crate::error::ApiError;
-use crate::query::columns::field_name;
-use crate::query::params::Filters;
-use crate::query::value::from_json;
 use crate::request::RequestContext;
 use crate::store::plan::Plan;
-use crate::viewset::contract::ModelOf;
-use crate::viewset::hooks::Hooks;
+use crate::types::columns::field_name;
+use crate::types::params::Filters;
+use crate::types::value::from_json;
 
 fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Option<Value> {
     from_json(column.def().get_column_type(), json).ok()

@@ -3,8 +3,8 @@
 use axum::http::{HeaderMap, Method};
 use sha2::{Digest, Sha256};
 
-use crate::access::principal::Principal;
 use crate::error::ApiError;
+use crate::types::principal::Principal;
 
 /// The request header.
 pub(crate) const IDEMPOTENCY_KEY: axum::http::HeaderName = axum::http::HeaderName::from_static("idempotency-key");

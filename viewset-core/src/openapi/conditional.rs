@@ -1,4 +1,4 @@
-//! Conditional requests in the document ([`crate::viewset::etag`]): the `ETag` header of every detail
+//! Conditional requests in the document ([`crate::handlers::etag`]): the `ETag` header of every detail
 //! representation, `If-None-Match` and its 304 on retrieve, `If-Match` and its 412 (and 428 when a ViewSet
 //! requires it) on PATCH and DELETE.
 

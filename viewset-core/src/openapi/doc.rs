@@ -9,12 +9,12 @@ use sea_orm::{ColumnTrait, EntityTrait, Iterable};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
-use crate::access::operation::Operation;
+use crate::contract::config::Config;
+use crate::contract::hooks::Hooks;
+use crate::contract::paginator::Paginator;
+use crate::contract::viewset::ActionInfo;
 use crate::schema::{CreateSchema, UpdateSchema};
-use crate::viewset::config::Config;
-use crate::viewset::contract::ActionInfo;
-use crate::viewset::hooks::Hooks;
-use crate::viewset::paginator::Paginator;
+use crate::types::operation::Operation;
 
 /// The operations whose security the document states (the actions' is always optional).
 const SECURED: [Operation; 6] =
@@ -55,7 +55,7 @@ impl Doc {
     /// The description of `V`.
     pub(crate) fn of<V: Hooks>() -> Doc {
         // Loops, not adapters: an adapter over a closure is compiled again for every ViewSet.
-        let fields = crate::query::columns::column_names::<V::Entity>();
+        let fields = crate::types::columns::column_names::<V::Entity>();
         let mut columns = Vec::with_capacity(fields.len());
         for column in <V::Entity as EntityTrait>::Column::iter() {
             columns.push((fields[columns.len()], column.def().get_column_type().clone()));

@@ -7,9 +7,9 @@ use utoipa::openapi::schema::{AnyOfBuilder, ArrayBuilder, KnownFormat, ObjectBui
 use utoipa::openapi::{RefOr, Required};
 
 use super::doc::Doc;
-use super::field_schema::DECIMAL_PATTERN;
-use crate::query::lookups::FilterLookup;
-use crate::query::value::{is_integer, is_text};
+use crate::types::field_schema::DECIMAL_PATTERN;
+use crate::types::lookups::FilterLookup;
+use crate::types::value::{is_integer, is_text};
 
 /// The words the server reads as booleans (`parse_bool`), case-insensitive, surrounding blanks allowed.
 const BOOLEAN_WORDS: &str = r"^\s*([tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE][sS]|[nN][oO]|1|0)\s*$";
@@ -244,8 +244,8 @@ pub(crate) fn list_parameters(doc: &Doc) -> Vec<Parameter> {
     }
     if has("OrderingFilter") && config.ordering_fields.exists() {
         let allowed = match config.ordering_fields {
-            crate::viewset::OrderingFields::All => "any field".to_string(),
-            crate::viewset::OrderingFields::Only(list) => list.join(", "),
+            crate::types::options::OrderingFields::All => "any field".to_string(),
+            crate::types::options::OrderingFields::Only(list) => list.join(", "),
         };
         let description =
             format!("Comma-separated terms, `-` for descending; allowed: {allowed} (other terms are ignored).");

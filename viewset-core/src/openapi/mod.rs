@@ -8,17 +8,16 @@ pub(crate) mod conditional;
 pub(crate) mod doc;
 pub(crate) mod document;
 pub(crate) mod embedded;
-pub(crate) mod field_schema;
 pub(crate) mod filters;
 pub(crate) mod operations;
 pub(crate) mod responses;
 pub(crate) mod retries;
 pub(crate) mod shapes;
 
+pub use crate::types::field_schema::FieldSchema;
 #[cfg(feature = "docs")]
 pub(crate) use document::docs_router;
 pub(crate) use document::document;
-pub use field_schema::FieldSchema;
 pub use operations::{manual_path_item, viewset_paths};
 pub use responses::{BEARER, components};
 pub use shapes::error_components;

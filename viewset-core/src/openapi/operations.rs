@@ -13,9 +13,9 @@ use super::filters::{fields_parameter, list_parameters};
 use super::responses::{with_common_errors, with_security};
 use super::retries;
 use super::shapes::{component, envelope, validation_error};
-use crate::access::operation::Operation;
-use crate::registration::paths::operation_id;
-use crate::viewset::hooks::Hooks;
+use crate::contract::hooks::Hooks;
+use crate::contract::paths::operation_id;
+use crate::types::operation::Operation;
 
 const JSON: &str = "application/json";
 
@@ -129,7 +129,7 @@ pub fn viewset_paths<V: Hooks>() -> Paths {
 
 /// Every path of the ViewSet `doc` describes.
 fn paths(doc: &Doc) -> Paths {
-    let base = crate::registration::paths::base(&doc.prefix);
+    let base = crate::contract::paths::base(&doc.prefix);
     let mut paths = Paths::new();
     let list = operation(doc, crud_id(doc, "list"), "List records", Some(Operation::List), false)
         .parameters(Some(list_parameters(doc)))
@@ -149,8 +149,8 @@ fn paths(doc: &Doc) -> Paths {
             .response("200", response("Upserted, every row's key existed: updated or ignored.", upserted))
             .response("404", response("A key is held by a record the caller may not see.", component("Error")));
     }
-    paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Get], list);
-    paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Post], create);
+    paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Get], list);
+    paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Post], create);
     if doc.config.bulk.update {
         let summary = "Update the sent fields of many records";
         let op = operation(doc, crud_id(doc, "update_many"), summary, Some(Operation::Update), true)
@@ -159,7 +159,7 @@ fn paths(doc: &Doc) -> Paths {
         let updated = ArrayBuilder::new().items(read(doc, doc.detail.clone())).into();
         let op =
             retries::update_many(bulk::update_description(op), response("The records, in request order.", updated));
-        paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Patch], op);
+        paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Patch], op);
     }
     if doc.config.bulk.delete {
         let op = operation(doc, crud_id(doc, "delete_many"), "Delete many records", Some(Operation::Delete), false);
@@ -169,10 +169,10 @@ fn paths(doc: &Doc) -> Paths {
             .response("400", response("Invalid identifier, or a record is still referenced.", component("Error")))
             .response("404", response("A key names no record visible to the caller.", component("Error")))
             .response("422", response("Missing keys, another parameter, or too many keys.", validation_error()));
-        paths.add_path_operation(crate::registration::paths::collection(base), vec![HttpMethod::Delete], op);
+        paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Delete], op);
     }
 
-    let detail = crate::registration::paths::detail(base);
+    let detail = crate::contract::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));
     let invalid_id = || response("Invalid identifier.", component("Error"));
     let mut retrieve = operation(doc, crud_id(doc, "retrieve"), "Retrieve a record", Some(Operation::Retrieve), false)
@@ -218,10 +218,10 @@ fn paths(doc: &Doc) -> Paths {
                 .parameter(fields_parameter(doc))
                 .response("200", events)
                 .response("422", response("Invalid query parameter.", component("InputValidationError")));
-        paths.add_path_operation(crate::registration::paths::stream(base), vec![HttpMethod::Get], stream);
+        paths.add_path_operation(crate::contract::paths::stream(base), vec![HttpMethod::Get], stream);
     }
     for action in &doc.actions {
-        let path = crate::registration::paths::action(base, action.detail, action.path);
+        let path = crate::contract::paths::action(base, action.detail, action.path);
         for method in action.methods.iter().copied() {
             let returns = action.response_schema.map_or_else(any_value, |schema| schema());
             // An action's own permission_classes are not known here: its security is documented as optional.

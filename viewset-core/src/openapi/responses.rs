@@ -14,7 +14,7 @@ use utoipa::openapi::{Components, ComponentsBuilder, Content, Ref, RefOr, Respon
 
 use super::doc::Doc;
 use super::shapes::{component, error_components};
-use crate::access::operation::Operation;
+use crate::types::operation::Operation;
 
 /// The name of the bearer security scheme in `components.securitySchemes`.
 pub const BEARER: &str = "bearerAuth";

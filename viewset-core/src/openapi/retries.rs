@@ -1,4 +1,4 @@
-//! Writes in the document: `Prefer: return=minimal` ([`crate::viewset::prefer`]: a bodiless 201, a 204) and
+//! Writes in the document: `Prefer: return=minimal` ([`crate::handlers::prefer`]: a bodiless 201, a 204) and
 //! `Idempotency-Key` ([`crate::idempotency`]: replayed answers, 409 and 422) on create and update.
 
 use utoipa::openapi::header::HeaderBuilder;

@@ -10,13 +10,13 @@
 
 use std::future::Future;
 
+use crate::contract::paginator::PageQuery;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::ApiError;
 use crate::request::{Reader, RequestContext};
 use crate::store::explain::estimate;
 use crate::store::page::CountedPage;
-use crate::viewset::contract::{ModelOf, ViewSet};
-use crate::viewset::options::CountMode;
-use crate::viewset::paginator::PageQuery;
+use crate::types::options::CountMode;
 
 /// Below this planner estimate `estimated` counts exactly: a small count is cheap, and the planner's guess for a
 /// small or freshly written table can be far off.

@@ -3,7 +3,7 @@
 //! CSV: a header row, then one row per record, `CRLF` line ends, a field quoted when it holds `,`, `"`, CR or LF
 //! (quotes doubled). The row cap is the page: CSV carries exactly the rows the JSON page would (`limit`,
 //! `max_limit`), without the envelope; a client pages with the same parameters. The default list streams its rows
-//! ([`super::csv_stream`]); this module's conversion of the JSON page serves the others. Values: text as is, numbers and
+//! ([`crate::pagination::csv_stream`]); this module's conversion of the JSON page serves the others. Values: text as is, numbers and
 //! booleans as JSON writes them, `null` empty, nested values as JSON text.
 //!
 //! A text value that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, tab or carriage
@@ -18,10 +18,10 @@ use sea_orm::sea_query::ColumnType;
 use sea_orm::{ColumnTrait, EntityTrait, Iterable};
 use serde_json::Value;
 
+use crate::contract::config::Config;
 use crate::error::ApiError;
-use crate::query::columns::field_name;
-use crate::query::params::QueryParams;
-use crate::viewset::config::Config;
+use crate::types::columns::field_name;
+use crate::types::params::QueryParams;
 
 /// The `Content-Type` of a CSV list.
 pub const CSV_CONTENT_TYPE: &str = "text/csv; charset=utf-8";

@@ -3,7 +3,7 @@
 //! by offset within the window, as the body is sent), so the response holds at most one chunk in memory, never
 //! builds the JSON page, and holds no database connection between chunks. Used for
 //! a ViewSet whose `list` is the default one, with a window by limit/offset or page number; otherwise (`custom_hooks`,
-//! which may override `list`, or a cursor) the JSON page is converted ([`super::csv`]).
+//! which may override `list`, or a cursor) the JSON page is converted ([`crate::pagination::csv`]).
 //!
 //! The first chunk is read before the answer starts: a failing query is a JSON error. A database error after that
 //! (the connection lost mid-export) ends the body early, which the client sees as a cut transfer. Rows written
@@ -19,17 +19,17 @@ use futures_util::StreamExt;
 use sea_orm::QuerySelect;
 use serde_json::Value;
 
-use super::csv::{CSV_CONTENT_TYPE, Formulas, decimal_fields, write_csv_record, write_rows};
 use super::list_items;
 use crate::access;
 use crate::boxed::{SendFuture, send};
+use crate::contract::hooks::Hooks;
+use crate::contract::paginator::Paginator;
 use crate::error::ApiError;
+use crate::pagination::csv::{CSV_CONTENT_TYPE, Formulas, decimal_fields, write_csv_record, write_rows};
 use crate::query::narrow::narrow;
 use crate::query::ordering::{apply_order, effective_order};
-use crate::query::params::Filters;
 use crate::request::RequestContext;
-use crate::viewset::hooks::Hooks;
-use crate::viewset::paginator::Paginator;
+use crate::types::params::Filters;
 
 /// Rows read and written per chunk.
 pub const CSV_CHUNK_ROWS: usize = 200;

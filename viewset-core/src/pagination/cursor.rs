@@ -7,20 +7,21 @@ use std::any::TypeId;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, Condition, EntityTrait, IdenStatic, QueryFilter, QuerySelect, Value};
 
-use super::cursor_token::CursorToken;
 use super::list_items;
-use super::page_body::{Fields, PageBody};
+use crate::contract::config::Config;
+use crate::contract::paginator::{PageQuery, Paginator, Window};
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::ApiError;
-use crate::query::columns::field_name;
-use crate::query::list_query::OrderTerm;
+use crate::pagination::cursor_token::CursorToken;
 use crate::query::ordering::apply_order;
-use crate::query::params::QueryParams;
-use crate::query::value::from_json;
 use crate::request::RequestContext;
 use crate::store::KeysetPage;
-use crate::viewset::config::{Config, Direction};
-use crate::viewset::contract::{ModelOf, ViewSet};
-use crate::viewset::paginator::{PageQuery, Paginator, Window};
+use crate::types::columns::field_name;
+use crate::types::list_query::OrderTerm;
+use crate::types::options::Direction;
+use crate::types::page_body::{Fields, PageBody};
+use crate::types::params::QueryParams;
+use crate::types::value::from_json;
 
 /// `?cursor=&limit=` and `{next, previous, results}`; `next`/`previous` are relative URLs (path and query) or null.
 /// A cursor is only valid for the ordering it was made with.
@@ -179,7 +180,7 @@ fn term_names<E: EntityTrait>(order: &[OrderTerm<E>]) -> Vec<&'static str> {
 
 /// The boundary row's values of the fields `names` (the ordering's, [`term_names`]) as its JSON writes them.
 fn row_values<V: ViewSet>(row: &ModelOf<V>, names: &[&'static str]) -> Vec<serde_json::Value> {
-    super::picked::picked(row, names).unwrap_or_else(|| {
+    crate::pagination::picked::picked(row, names).unwrap_or_else(|| {
         let json = serde_json::to_value(row).unwrap_or_default();
         names.iter().map(|name| json.get(name).cloned().unwrap_or_default()).collect()
     })

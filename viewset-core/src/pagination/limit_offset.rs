@@ -1,15 +1,15 @@
 //! `LimitOffsetPagination`: `?limit=&offset=` and `{count, results, limit, offset}` (`?count=`, or a ViewSet
 //! `count_mode` other than `exact`, adds `count_mode`; `count` is `null` with `count=none`).
 
-use super::count::fetch_with_count;
 use super::list_items;
-use super::page_body::{Fields, PageBody};
+use crate::contract::config::Config;
+use crate::contract::paginator::{PageQuery, Paginator, Window};
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::params::QueryParams;
+use crate::pagination::count::fetch_with_count;
 use crate::request::RequestContext;
-use crate::viewset::config::Config;
-use crate::viewset::contract::ViewSet;
-use crate::viewset::paginator::{PageQuery, Paginator, Window};
+use crate::types::page_body::{Fields, PageBody};
+use crate::types::params::QueryParams;
 
 /// The default: `limit` (default `default_limit`, 1..=`max_limit`) and `offset` (0..=[`MAX_SQL_INTEGER`], the
 /// largest offset a database binds).

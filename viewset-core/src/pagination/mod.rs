@@ -7,7 +7,6 @@ pub(crate) mod csv_stream;
 pub(crate) mod cursor;
 pub(crate) mod cursor_token;
 pub(crate) mod limit_offset;
-pub(crate) mod page_body;
 pub(crate) mod page_number;
 pub(crate) mod picked;
 
@@ -16,21 +15,21 @@ use std::future::Future;
 use serde::Serialize;
 
 use crate::access::fields::Items;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::ApiError;
 use crate::request::{Reader, RequestContext};
 use crate::schema::ReadSchema;
-use crate::viewset::contract::{ModelOf, ViewSet};
 
+pub use crate::contract::paginator::{PageQuery, Paginator, Window};
 pub use crate::store::page::count_rows;
-pub use crate::viewset::options::CountMode;
-pub use crate::viewset::paginator::{PageQuery, Paginator, Window};
+pub use crate::types::options::CountMode;
+pub use crate::types::page_body::PageBody;
+pub(crate) use crate::types::page_body::json_response;
 pub use count::{Counted, EXACT_BELOW, fetch_with_count};
 pub use csv::{CSV_CONTENT_TYPE, Formulas, ListFormat, csv_of_page, write_csv_record};
 pub use csv_stream::CSV_CHUNK_ROWS;
 pub use cursor::CursorPagination;
 pub use limit_offset::LimitOffsetPagination;
-pub use page_body::PageBody;
-pub(crate) use page_body::json_response;
 pub use page_number::PageNumberPagination;
 
 /// The default envelope: `{count, results, limit, offset}`.

@@ -1,14 +1,14 @@
 //! `PageNumberPagination`: `?page=&page_size=` and `{count, page, page_size, total_pages, results}`.
 
-use super::count::{Counted, fetch_with_count};
 use super::list_items;
-use super::page_body::{Fields, PageBody};
+use crate::contract::config::Config;
+use crate::contract::paginator::{PageQuery, Paginator, Window};
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::params::QueryParams;
+use crate::pagination::count::{Counted, fetch_with_count};
 use crate::request::RequestContext;
-use crate::viewset::config::Config;
-use crate::viewset::contract::ViewSet;
-use crate::viewset::paginator::{PageQuery, Paginator, Window};
+use crate::types::page_body::{Fields, PageBody};
+use crate::types::params::QueryParams;
 
 /// `page` (≥ 1, default 1) and `page_size` (1..=`max_limit`, default `default_limit`). A page past the last one is
 /// a 404 (the first page always exists, even when empty). With `?count=none` (or an estimate) the last page is not

@@ -10,18 +10,18 @@
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter, Select};
 
-use super::columns::column;
-use super::groups::{FilterGroup, group_condition};
-use super::limits::QueryLimits;
-use super::list_query::ListQuery;
-use super::lookups::FilterLookup;
-use super::params::Filters;
-use super::text_match::{Wildcards, text_match};
-use super::value::{check_text, is_integer, is_null_word, parse_bool, parse_value};
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
+use crate::query::groups::{FilterGroup, group_condition};
+use crate::query::text_match::{Wildcards, text_match};
 use crate::request::RequestContext;
-use crate::viewset::contract::ViewSet;
-use crate::viewset::options::RelatedField;
+use crate::types::columns::column;
+use crate::types::list_query::ListQuery;
+use crate::types::lookups::FilterLookup;
+use crate::types::options::RelatedField;
+use crate::types::params::Filters;
+use crate::types::query_limits::QueryLimits;
+use crate::types::value::{check_text, is_integer, is_null_word, parse_bool, parse_value};
 
 /// A filter backend: builds (never runs) the list query from the request. Runs synchronously.
 ///
@@ -70,7 +70,7 @@ impl FilterBackend for ServiceFilterBackend {
         let mut conditions = Vec::with_capacity(read.len());
         for (key, raw) in read {
             if let Some((path, lookup)) = RelatedField::find(related, key) {
-                conditions.push(super::related::filter::<V::Entity>(path, lookup, raw, key, request)?);
+                conditions.push(crate::query::related::filter::<V::Entity>(path, lookup, raw, key, request)?);
                 continue;
             }
             let (field, lookup) = FilterLookup::split(key);

@@ -30,15 +30,15 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{DbBackend, EntityTrait, Iterable, PrimaryKeyToColumn, QueryFilter};
 
-use super::filter::FilterBackend;
-use super::list_query::ListQuery;
-use super::list_query::{Computed, OrderTerm};
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::columns::column;
-use crate::query::value::check_text;
+use crate::query::filter::FilterBackend;
 use crate::request::RequestContext;
-use crate::viewset::config::Direction;
-use crate::viewset::contract::ViewSet;
+use crate::types::columns::column;
+use crate::types::list_query::ListQuery;
+use crate::types::list_query::{Computed, OrderTerm};
+use crate::types::options::Direction;
+use crate::types::value::check_text;
 
 /// The query parameter of [`FullTextSearchFilter`].
 pub const FULLTEXT_PARAM: &str = "q";

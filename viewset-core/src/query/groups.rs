@@ -18,14 +18,14 @@
 use sea_orm::sea_query::Expr;
 use sea_orm::{Condition, DbBackend};
 
-use super::columns::column;
-use super::filter::condition;
-use super::limits::QueryLimits;
-use super::lookups::FilterLookup;
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
+use crate::query::filter::condition;
 use crate::request::RequestContext;
-use crate::viewset::contract::ViewSet;
-use crate::viewset::options::RelatedField;
+use crate::types::columns::column;
+use crate::types::lookups::FilterLookup;
+use crate::types::options::RelatedField;
+use crate::types::query_limits::QueryLimits;
 
 /// A parsed `or` group: terms (`parameter`, `value`) combined by `and(...)` / `or(...)`.
 ///
@@ -101,7 +101,7 @@ pub(crate) fn group_condition<V: ViewSet>(
             let related =
                 RelatedField::find(V::CONFIG.related_fields, key).filter(|(rf, _)| allowed.contains(&rf.path));
             let built = match related {
-                Some((rf, lookup)) => super::related::filter::<V::Entity>(rf, lookup, value, "or", request),
+                Some((rf, lookup)) => crate::query::related::filter::<V::Entity>(rf, lookup, value, "or", request),
                 None => term_condition::<V>(key, value, &allowed, backend, limits),
             };
             in_or(key, built)

@@ -10,30 +10,26 @@
 //! assert_eq!(FilterLookup::split("views__gte"), ("views", Some(FilterLookup::Gte)));
 //! ```
 
-pub(crate) mod columns;
 pub(crate) mod filter;
 pub(crate) mod fulltext;
 pub(crate) mod groups;
-pub(crate) mod limits;
-pub(crate) mod list_query;
-pub(crate) mod lookups;
 pub(crate) mod narrow;
 pub(crate) mod ordering;
-pub(crate) mod params;
 pub(crate) mod related;
 pub(crate) mod search;
 pub(crate) mod text_match;
-pub mod value;
 
-pub use crate::viewset::options::{FullText, RelatedField};
+pub use crate::types::list_query::{Computed, ListQuery, OrderTerm, OrderingState};
+pub use crate::types::lookups::FilterLookup;
+pub use crate::types::options::{FullText, RelatedField};
+pub use crate::types::params::{Filters, MAX_SQL_INTEGER, QueryParams, RESERVED_QUERY_NAMES, is_reserved_query_name};
+pub use crate::types::query_limits::QueryLimits;
+/// Typed filter values: parsing a query string value as a column's type, and what a column may store.
+pub use crate::types::value;
 pub use filter::{DjangoFilterBackend, FilterBackend, ServiceFilterBackend, apply_exact_filters};
 pub use fulltext::{FULLTEXT_PARAM, FullTextSearchFilter, boolean_mode_query, fts5_query};
 pub use groups::FilterGroup;
-pub use limits::QueryLimits;
-pub use list_query::{Computed, ListQuery, OrderTerm, OrderingState};
-pub use lookups::FilterLookup;
 pub use narrow::narrow;
 pub use ordering::{OrderingFilter, apply_order, effective_order};
-pub use params::{Filters, MAX_SQL_INTEGER, QueryParams, RESERVED_QUERY_NAMES, is_reserved_query_name};
 pub use related::column_type_of;
 pub use search::SearchFilter;

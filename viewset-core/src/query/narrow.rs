@@ -13,10 +13,10 @@ use sea_orm::{
     Value,
 };
 
-use super::columns::field_names;
-use super::list_query::OrderTerm;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::request::RequestContext;
-use crate::viewset::contract::{ModelOf, ViewSet};
+use crate::types::columns::field_names;
+use crate::types::list_query::OrderTerm;
 
 /// `select` reading only what the list response of `request` needs (unchanged when it cannot be narrowed).
 ///

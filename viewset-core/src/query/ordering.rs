@@ -4,14 +4,14 @@
 use sea_orm::sea_query::NullOrdering;
 use sea_orm::{ColumnTrait, EntityTrait, Iterable, Order, PrimaryKeyToColumn, QueryOrder, Select};
 
-use super::filter::FilterBackend;
-use super::list_query::{Computed, OrderTerm};
-use super::list_query::{ListQuery, OrderingState};
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::columns::column;
+use crate::query::filter::FilterBackend;
 use crate::request::RequestContext;
-use crate::viewset::config::Direction;
-use crate::viewset::contract::ViewSet;
+use crate::types::columns::column;
+use crate::types::list_query::{Computed, OrderTerm};
+use crate::types::list_query::{ListQuery, OrderingState};
+use crate::types::options::Direction;
 
 /// Client ordering over `ordering_fields`: comma-separated terms, `-` for descending. Terms outside the
 /// allowlist are dropped; if every term is dropped no requested or default ordering applies (spec). Without an
@@ -98,7 +98,7 @@ pub fn effective_order<V: ViewSet>(
 /// The term ordering by the field or related path `name`, when this caller may order by it.
 fn order_term<V: ViewSet>(name: &str, direction: Direction, request: &RequestContext) -> Option<OrderTerm<V::Entity>> {
     if let Some(rf) = V::CONFIG.related_fields.iter().find(|rf| rf.path == name) {
-        let (column, expr) = super::related::order::<V::Entity>(rf, request)?;
+        let (column, expr) = crate::query::related::order::<V::Entity>(rf, request)?;
         return Some(OrderTerm {
             column,
             direction,

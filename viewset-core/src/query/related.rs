@@ -25,13 +25,13 @@
 use sea_orm::EntityTrait;
 use sea_orm::sea_query::{ColumnType, Expr, ExprTrait};
 
-use super::columns::{column_named, field_name};
-use super::lookups::FilterLookup;
-use crate::embed::registry::{Hop, HopError};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::request::embedders::Ask;
-use crate::viewset::options::RelatedField;
+use crate::request::registry::{Hop, HopError};
+use crate::types::columns::{column_named, field_name};
+use crate::types::lookups::FilterLookup;
+use crate::types::options::RelatedField;
 
 /// The column type of `E`'s field `name` (the derive's [`RelatedField::column_type`]).
 ///
@@ -46,7 +46,7 @@ use crate::viewset::options::RelatedField;
 /// assert_eq!(viewset_core::query::column_type_of::<cake::Entity>("name"), None);
 /// ```
 pub fn column_type_of<E: EntityTrait>(name: &str) -> Option<ColumnType> {
-    super::columns::column::<E>(name).map(|c| sea_orm::ColumnTrait::def(&c).get_column_type().clone())
+    crate::types::columns::column::<E>(name).map(|c| sea_orm::ColumnTrait::def(&c).get_column_type().clone())
 }
 
 pub(crate) fn composite(param: &str) -> ApiError {

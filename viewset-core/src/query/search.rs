@@ -4,14 +4,14 @@
 
 use sea_orm::{Condition, QueryFilter};
 
-use super::filter::FilterBackend;
-use super::list_query::ListQuery;
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::columns::column;
+use crate::query::filter::FilterBackend;
 use crate::query::text_match::{Wildcards, text_match};
-use crate::query::value::check_text;
 use crate::request::RequestContext;
-use crate::viewset::contract::ViewSet;
+use crate::types::columns::column;
+use crate::types::list_query::ListQuery;
+use crate::types::value::check_text;
 
 /// Substring search over `search_fields` (`?search=...`).
 #[derive(Debug, Clone, Copy, Default)]

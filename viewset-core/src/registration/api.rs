@@ -9,14 +9,14 @@ use utoipa::openapi::path::HttpMethod;
 use utoipa::openapi::{OpenApi, Paths};
 
 use super::fallback;
-use super::paths;
 use super::tools::{ToolInfo, tools_of};
+use crate::contract::hooks::Hooks;
+use crate::contract::paths;
 use crate::openapi::operations::viewset_paths;
 use crate::registration::routes::include_parts;
 use crate::request::ServiceState;
 use crate::request::embedders::SharedEmbedders;
 use crate::request::embedders::{Embedder, Embedders};
-use crate::viewset::hooks::Hooks;
 
 /// One registered route.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -321,7 +321,7 @@ pub fn routes_of<V: Hooks>() -> Vec<RouteInfo> {
 
 /// [`routes_of`] past its generic part.
 fn routes(named: &paths::Named) -> Vec<RouteInfo> {
-    let base = crate::registration::paths::base(&named.prefix);
+    let base = crate::contract::paths::base(&named.prefix);
     let (owner, basename) = (named.config.name.to_string(), &named.basename);
     let route = |method: &'static str, path: String, handler: &str, methods: usize| RouteInfo {
         method,

@@ -1,5 +1,5 @@
 //! The bulk routes of a ViewSet with `#[viewset(bulk)]`: `POST <prefix>/` with a JSON array (the object form is
-//! the single create, [`super::routes`]), `PATCH <prefix>/` with a JSON array of partial records naming their keys,
+//! the single create, [`crate::registration::routes`]), `PATCH <prefix>/` with a JSON array of partial records naming their keys,
 //! and `DELETE <prefix>/?<lookup>__in=1,2,3`. Admission is the single routes' own ([`crate::access::enter`] with
 //! `Create`, `Update` or `Delete`); each row of a body is read as a single create's or PATCH's body is
 //! ([`parse_body`]), its errors located at its index.
@@ -13,19 +13,19 @@ use serde_json::value::RawValue;
 
 use super::entry::{self, BodyBytes, RouteFuture};
 use super::ops::Ops;
-use super::routes::{create_shape, parse_body, respond, update_shape};
-use crate::access::lookup::Lookup;
-use crate::access::operation::Operation;
+use crate::boxed::boxed;
 use crate::boxed::send;
+use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
 use crate::error::{ApiError, InputError};
+use crate::handlers::bulk::at_row;
+use crate::handlers::etag::unconditional_many;
+use crate::handlers::prefer::{self, Written};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
+use crate::registration::routes::{create_shape, parse_body, respond, update_shape};
 use crate::request::RequestContext;
-use crate::store::run::boxed;
-use crate::viewset::bulk::at_row;
-use crate::viewset::etag::unconditional_many;
-use crate::viewset::hooks::Hooks;
-use crate::viewset::prefer::{self, Written};
+use crate::types::operation::Operation;
 
 /// Whether a create body is a JSON array (its first character other than white space is `[`).
 pub(crate) fn is_array(bytes: &[u8]) -> bool {

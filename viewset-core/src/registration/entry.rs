@@ -103,26 +103,28 @@ impl Table {
         ServiceState: FromRef<S>,
     {
         let mut collection: MethodRouter<S> =
-            get(self.list).post(self.create).fallback(super::routes::method_not_allowed);
+            get(self.list).post(self.create).fallback(crate::registration::routes::method_not_allowed);
         if let Some(bulk_delete) = self.bulk_delete {
             collection = collection.delete(bulk_delete);
         }
         if let Some(bulk_update) = self.bulk_update {
             collection = collection.patch(bulk_update);
         }
-        let detail: MethodRouter<S> =
-            get(self.retrieve).patch(self.update).delete(self.delete).fallback(super::routes::method_not_allowed);
+        let detail: MethodRouter<S> = get(self.retrieve)
+            .patch(self.update)
+            .delete(self.delete)
+            .fallback(crate::registration::routes::method_not_allowed);
         // The stream first, then the `{pk}` routes (axum prefers static segments anyway).
         let router = match self.stream {
             Some(stream) => router.route(
-                &crate::registration::paths::stream(base),
-                get(stream).fallback(super::routes::method_not_allowed),
+                &crate::contract::paths::stream(base),
+                get(stream).fallback(crate::registration::routes::method_not_allowed),
             ),
             None => router,
         };
         router
-            .route(&crate::registration::paths::collection(base), collection)
-            .route(&crate::registration::paths::detail(base), detail)
+            .route(&crate::contract::paths::collection(base), collection)
+            .route(&crate::contract::paths::detail(base), detail)
     }
 }
 

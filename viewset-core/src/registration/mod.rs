@@ -25,16 +25,16 @@ pub(crate) mod discovery;
 mod entry;
 mod fallback;
 mod ops;
-pub mod paths;
 pub(crate) mod routes;
 mod settings;
 mod tools;
 mod upsert;
 
+pub use crate::contract::paths;
+pub use crate::contract::paths::operation_id;
 pub use api::{Api, RegistrationError, RouteInfo, routes_of};
 pub use discovery::{ViewSetEntry, include_all_app_viewsets, include_app_viewsets, viewsets_in};
 pub use fallback::{slash_twin, unknown_path};
-pub use paths::operation_id;
 pub use routes::include_viewset;
 pub use settings::Settings;
 pub use tools::{ToolInfo, ToolOperation, tools_of};

@@ -11,24 +11,24 @@ use axum::response::Response;
 use sea_orm::DbBackend;
 
 use super::entry::{BodyBytes, PathPk};
-use super::routes::{body, create_shape, update_shape};
-use crate::access::lookup::Lookup;
-use crate::access::operation::Operation;
 use crate::access::throttled;
 use crate::boxed::{SendFuture, send};
+use crate::contract::config::Config;
+use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
+use crate::contract::paginator::{Paginator, Window};
 use crate::error::ApiError;
+use crate::handlers::upsert::Resolution;
 use crate::pagination::csv::decimal_fields;
 use crate::pagination::csv_stream::stream_csv;
-use crate::query::columns::column_names;
-use crate::query::params::{Filters, QueryParams};
+use crate::registration::routes::{body, create_shape, update_shape};
 use crate::request::RequestContext;
 use crate::store::plan::Plan;
 use crate::throttle::declared::Throttles;
 use crate::throttle::headers::Pass;
-use crate::viewset::config::Config;
-use crate::viewset::hooks::Hooks;
-use crate::viewset::paginator::{Paginator, Window};
-use crate::viewset::upsert::Resolution;
+use crate::types::columns::column_names;
+use crate::types::operation::Operation;
+use crate::types::params::{Filters, QueryParams};
 
 /// A route's answer, boxed: one type for every ViewSet ([`send`]: its `Send` proven once, not per ViewSet).
 pub(crate) type Answer = SendFuture<'static, Result<Response, ApiError>>;

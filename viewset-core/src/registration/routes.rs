@@ -10,23 +10,23 @@ use super::entry::{self, BodyBytes, Entry, PathPk, RouteFuture, Run, Table};
 use super::ops::Ops;
 
 use crate::access::fields::reject_restricted_keys;
-use crate::access::operation::Operation;
+use crate::boxed::boxed;
 use crate::boxed::send;
+use crate::contract::hooks::Hooks;
 use crate::error::ApiError;
+use crate::handlers::prefer::{self, Written, wants_minimal};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
 use crate::pagination::csv::ListFormat;
 use crate::pagination::csv::{Formulas, into_csv};
-use crate::query::columns::column_names;
-use crate::query::params::{Filters, is_reserved_query_name};
 use crate::request::embedders::SharedEmbedders;
 use crate::request::{RequestContext, ServiceState};
 use crate::schema::body::json_body;
 use crate::schema::explain::{BodyShape, explain};
 use crate::schema::{CreateSchema, UpdateSchema};
-use crate::store::run::boxed;
-use crate::viewset::hooks::Hooks;
-use crate::viewset::prefer::{self, Written, wants_minimal};
+use crate::types::columns::column_names;
+use crate::types::operation::Operation;
+use crate::types::params::{Filters, is_reserved_query_name};
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
 /// Defining a ViewSet registers nothing; this does, and it neither applies migrations nor authenticates.
@@ -34,7 +34,7 @@ use crate::viewset::prefer::{self, Written, wants_minimal};
 /// | method | path | handler |
 /// |---|---|---|
 /// | GET | `<prefix>/` | list |
-/// | POST | `<prefix>/` | create (201); with `bulk`, a JSON array creates many ([`crate::viewset::bulk`]) |
+/// | POST | `<prefix>/` | create (201); with `bulk`, a JSON array creates many ([`crate::handlers::bulk`]) |
 /// | PATCH | `<prefix>/` | with `bulk` (or `bulk(update)`): a JSON array of partial records updates many |
 /// | DELETE | `<prefix>/?<lookup>__in=1,2,3` | with `bulk` (or `bulk(delete)`): delete many |
 /// | GET | `<prefix>/{pk}` | retrieve |
@@ -122,7 +122,7 @@ where
         if const { V::CONFIG.bulk.update } { Some(super::bulk::update_run::<V>) } else { None };
     let stream: Option<Run> = if const { V::CONFIG.stream_enabled } { Some(stream_run::<V>) } else { None };
     let table = table(Ops::of::<V>(), embedders, [bulk_delete, bulk_update, stream]);
-    table.register(router, crate::registration::paths::base(&V::prefix()))
+    table.register(router, crate::contract::paths::base(&V::prefix()))
 }
 
 /// The routes of a ViewSet whose table is `ops`, with its bulk delete, bulk update and stream when it has them.
@@ -241,9 +241,9 @@ fn retrieve_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts
         };
         let answer = match (ops.lookup)(path) {
             Ok(pk) => {
-                let if_none_match = crate::viewset::etag::if_none_match(&request.headers);
+                let if_none_match = crate::handlers::etag::if_none_match(&request.headers);
                 let found = (ops.retrieve)(pk, request).await;
-                found.map(|response| crate::viewset::etag::not_modified(if_none_match, response))
+                found.map(|response| crate::handlers::etag::not_modified(if_none_match, response))
             }
             Err(err) => Err(err),
         };
@@ -312,7 +312,7 @@ fn update_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body
 
 /// Whether this request may go on without `If-Match` (428 when the ViewSet requires it).
 fn if_match_required(ops: &Ops, request: &RequestContext) -> Result<(), ApiError> {
-    crate::viewset::etag::require_if_match_by((ops.require_if_match)(), request)
+    crate::handlers::etag::require_if_match_by((ops.require_if_match)(), request)
 }
 
 /// The update's work after admission: `If-Match` when required, the `{pk}`, the body, `V::update`, and the

@@ -6,8 +6,8 @@
 //! `operationId` ([`paths::operation_id`]), and a tool call is that route; `<basename>_create_many` is the create's
 //! route (`POST <prefix>/`) with an array body.
 
-use super::paths;
-use crate::viewset::hooks::Hooks;
+use crate::contract::hooks::Hooks;
+use crate::contract::paths;
 
 /// Which generated route a tool calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The upsert form of `POST <prefix>/` (`#[viewset(upsert_keys = [...])]`): `Prefer: resolution=merge-duplicates`
 //! or `resolution=ignore-duplicates`, with `?on_conflict=<key>` (which may be left out when the ViewSet declares
 //! one key). Admission is the create's own ([`crate::access::enter`] with `Create`); updating an existing record
-//! needs `Update` too, asked by [`crate::viewset::upsert::upsert`] only when a key exists.
+//! needs `Update` too, asked by [`crate::handlers::upsert::upsert`] only when a key exists.
 //!
 //! `on_conflict` without a `resolution` preference this server knows (none, or an unknown value, which RFC 7240
 //! says to ignore) is a plain create, as in PostgREST: an existing key is then the create's unique-violation 409.
@@ -13,14 +13,14 @@ use axum::response::Response;
 use serde_json::value::RawValue;
 
 use super::bulk::{is_array, items};
-use super::routes::{create_shape, parse_body};
+use crate::contract::config::Config;
+use crate::contract::hooks::Hooks;
 use crate::error::ApiError;
+use crate::handlers::bulk::at_row;
+use crate::handlers::etag::unconditional_many;
+use crate::handlers::upsert::{Resolution, UpsertRow, upsert};
+use crate::registration::routes::{create_shape, parse_body};
 use crate::request::RequestContext;
-use crate::viewset::bulk::at_row;
-use crate::viewset::config::Config;
-use crate::viewset::etag::unconditional_many;
-use crate::viewset::hooks::Hooks;
-use crate::viewset::upsert::{Resolution, UpsertRow, upsert};
 
 /// The upsert a create asks for: the key and the resolution; `None` for a plain create (also an `on_conflict`
 /// without a known `resolution`). 422 for an `on_conflict` that is not one of `upsert_keys`.

@@ -8,9 +8,9 @@ use serde_json::Value as Json;
 use super::RequestContext;
 use crate::boxed::SendFuture;
 use crate::error::ApiError;
-use crate::query::limits::QueryLimits;
-use crate::query::lookups::FilterLookup;
-use crate::viewset::options::Expandable;
+use crate::types::lookups::FilterLookup;
+use crate::types::options::Expandable;
+use crate::types::query_limits::QueryLimits;
 
 /// Loads the records of one table whose `column` is one of `keys`, as the caller may see them: `(key, record)`
 /// pairs, the key being the JSON text of the record's `column` value.

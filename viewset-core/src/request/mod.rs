@@ -3,6 +3,7 @@
 //! [`crate::embed`].
 
 pub(crate) mod embedders;
+pub(crate) mod registry;
 pub(crate) mod replica;
 mod state;
 
@@ -15,11 +16,11 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::access::operation::Operation;
-use crate::access::principal::Principal;
-use crate::events::bus::EventBus;
-use crate::query::params::QueryParams;
+use crate::bus::event_bus::EventBus;
 use crate::throttle::Throttle;
+use crate::types::operation::Operation;
+use crate::types::params::QueryParams;
+use crate::types::principal::Principal;
 use embedders::{Embedders, Expand, SharedEmbedders};
 pub use replica::{REPLICA_RETRY_AFTER, Reader, Replica};
 pub use state::{DEFAULT_IDEMPOTENCY_RETENTION, ServiceState};

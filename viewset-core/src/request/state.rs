@@ -5,9 +5,9 @@ use std::time::Duration;
 use sea_orm::DatabaseConnection;
 
 use super::replica::Replica;
-use crate::events::bus::EventBus;
-use crate::query::limits::QueryLimits;
+use crate::bus::event_bus::EventBus;
 use crate::throttle::Throttle;
+use crate::types::query_limits::QueryLimits;
 
 /// State the generated routes need. Put it in your router's state directly, or implement
 /// `FromRef<YourState> for ServiceState`.

@@ -14,7 +14,7 @@ impl TextColumn for Option<String> {}
 pub fn assert_text_type<T: TextColumn + ?Sized>() {}
 
 /// The OpenAPI schema of the field the closure selects (the closure only names the type).
-pub fn schema_of<M, T: crate::openapi::FieldSchema, F: Fn(&M) -> &T>(
+pub fn schema_of<M, T: crate::types::field_schema::FieldSchema, F: Fn(&M) -> &T>(
     field: F,
 ) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     let _ = field;

@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::Schema;
 
-pub use crate::openapi::field_schema::FieldSchema;
+pub use crate::types::field_schema::FieldSchema;
 pub use body::{parse_json_body, require_json};
 pub use storable::check_storable_body;
 

@@ -5,8 +5,8 @@
 use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, EntityTrait, Iterable};
 
 use crate::error::{ApiError, InputError};
-use crate::query::columns::field_name;
-use crate::query::value::{check_fits, check_storable};
+use crate::types::columns::field_name;
+use crate::types::value::{check_fits, check_storable};
 
 /// Every column `active` will write (`Set`) holds a value every supported database stores
 /// ([`check_storable`]) and that fits the column ([`check_fits`]); otherwise a 422 listing each offending field at

@@ -12,8 +12,8 @@ use sea_orm::{
 
 use super::run::{On, execute, rows};
 use super::write::{every_column, returning_on_mariadb};
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::{ApiError, db_err};
-use crate::viewset::contract::{ModelOf, ViewSet};
 
 type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 
@@ -136,7 +136,7 @@ pub(crate) async fn delete_many<V: ViewSet>(
         ApiError::ForeignKeyViolation => ApiError::StillReferenced,
         other => other,
     };
-    let column = crate::query::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    let column = crate::types::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
     let mut deleting = Vec::with_capacity(models.len());
     for model in models {
         deleting.push(

@@ -30,7 +30,7 @@ pub async fn explain(db: &DatabaseConnection, recorded: &RecordedStatement) -> R
     let prefix = if backend == DbBackend::Sqlite { "EXPLAIN QUERY PLAN " } else { "EXPLAIN " };
     let values = recorded.statement.values.clone().map(|v| v.0).unwrap_or_default();
     let plan = Statement::from_sql_and_values(backend, format!("{prefix}{}", recorded.statement.sql), values);
-    let rows = super::boxed(|| db.query_all_raw(plan)).await?;
+    let rows = crate::boxed::boxed(|| db.query_all_raw(plan)).await?;
     let line = |row: &sea_orm::QueryResult| -> String {
         match backend {
             DbBackend::Sqlite => row.try_get::<String>("", "detail").unwrap_or_default(),

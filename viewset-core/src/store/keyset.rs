@@ -12,7 +12,7 @@ use std::sync::Arc;
 use sea_orm::{DbBackend, EntityTrait, QueryTrait, Select, Statement, Value, Values};
 
 use crate::memo::Memo;
-use crate::query::list_query::OrderTerm;
+use crate::types::list_query::OrderTerm;
 
 /// The text of each ViewSet's keyset page by backend, ordering ([`super::page::ordering_key`]) and cursor shape;
 /// `None` where the paginator's values were not sea-query's (the page is then rendered every time).
@@ -68,7 +68,7 @@ impl<E: EntityTrait> KeysetPage<'_, E> {
 mod tests {
     use super::*;
     use crate::test_entity::{Column, Entity};
-    use crate::viewset::config::Direction;
+    use crate::types::options::Direction;
     use sea_orm::{ColumnTrait, QueryFilter, QuerySelect};
 
     struct Marker<const N: usize>;

@@ -86,7 +86,6 @@ pub use plan::Plan;
 pub(crate) use prototype::find as prototype;
 pub(crate) use read::{Find, admits_row, all, decoded, find, lookup_row};
 pub use replica::{REPLICA_ACQUIRE_TIMEOUT, connect_replica};
-pub(crate) use run::boxed;
 pub use run::{query_all, query_one};
 pub(crate) use statements::lookup_condition;
 #[doc(hidden)]

@@ -15,15 +15,15 @@ use sea_orm::{
 
 use super::replica::{read_row, read_rows};
 use super::write::table;
+use crate::contract::paginator::PageQuery;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::{ApiError, db_err};
 use crate::memo::Memo;
-use crate::query::list_query::OrderTerm;
 use crate::query::ordering::apply_order;
 use crate::request::Reader;
 use crate::schema::rows::WINDOW_COUNT;
-use crate::viewset::config::Direction;
-use crate::viewset::contract::{ModelOf, ViewSet};
-use crate::viewset::paginator::PageQuery;
+use crate::types::list_query::OrderTerm;
+use crate::types::options::Direction;
 
 impl<E: EntityTrait> PageQuery<E> {
     /// The select with its ordering, offset and limit.

@@ -7,10 +7,10 @@ use std::mem::Discriminant;
 
 use sea_orm::{DbBackend, EntityTrait, Iterable, PrimaryKeyToColumn};
 
-use crate::access::permission::Permission;
+use crate::contract::paginator::Paginator;
+use crate::contract::permission::Permission;
+use crate::contract::viewset::ViewSet;
 use crate::memo::Memo;
-use crate::viewset::contract::ViewSet;
-use crate::viewset::paginator::Paginator;
 
 /// How the store runs the operations of one ViewSet on one backend.
 ///
@@ -48,7 +48,7 @@ pub struct Plan {
     /// primary key, and the backend writes `RETURNING`. Otherwise the record is read, checked, then written.
     pub update_in_one_statement: bool,
     /// A create reads its row back through `INSERT … RETURNING` (PostgreSQL, SQLite ≥ 3.35, MariaDB ≥ 10.5 when
-    /// every connection reached MariaDB: [`inserts_returning`]); otherwise (MySQL) it is read again by key.
+    /// every connection reached MariaDB: `inserts_returning`); otherwise (MySQL) it is read again by key.
     pub insert_returning: bool,
     /// The CSV list is streamed in chunks of rows (its `list` is the default and its window is by limit/offset or
     /// page); otherwise the JSON page is converted.
@@ -128,7 +128,7 @@ pub(super) fn lookup_is_key<V: ViewSet>() -> bool {
     let mut keys = <V::Entity as EntityTrait>::PrimaryKey::iter();
     match (keys.next(), keys.next()) {
         (Some(key), None) => {
-            crate::query::columns::field_name::<V::Entity>(key.into_column()) == V::CONFIG.lookup_field
+            crate::types::columns::field_name::<V::Entity>(key.into_column()) == V::CONFIG.lookup_field
         }
         _ => false,
     }

@@ -4,9 +4,9 @@ use sea_orm::sea_query::{Expr, SelectStatement};
 use sea_orm::{DbBackend, DbErr, EntityName, QueryResult, QuerySelect, QueryTrait, Select, Statement, Value};
 
 use super::replica::{ReadOn, read_row, read_rows};
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::{ApiError, db_err};
 use crate::request::Reader;
-use crate::viewset::contract::{ModelOf, ViewSet};
 
 /// Which record of a ViewSet to read. Consumed as soon as it is made (its statement is rendered before any future is
 /// built), so the size of a `Select` is never carried.

@@ -1,11 +1,12 @@
 //! Running a statement. On a pool connection (PostgreSQL, SQLite) the statement goes to sqlx directly
 //! (`direct.rs`); inside a transaction, and for other connection kinds (a mock, a proxy), through sea-orm's
 //! `ConnectionTrait`. Either way it passes through the statement hook (`observe.rs`) first and last. Every database
-//! future is written straight into its heap allocation ([`boxed`]).
+//! future is written straight into its heap allocation (`crate::boxed::boxed`).
 
 use sea_orm::{ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbErr, QueryResult, Statement};
 
 use super::observe::observe;
+use crate::boxed::boxed;
 
 /// Where a statement runs: the pool, or an open transaction.
 #[derive(Clone, Copy)]
@@ -194,16 +195,6 @@ pub(crate) async fn one_decoded<M>(
 ) -> Result<Option<M>, DbErr> {
     let Some(row) = row(on, statement, role).await? else { return Ok(None) };
     Ok(decode(std::slice::from_ref(&row))?.pop())
-}
-
-/// `make()`'s future in a heap allocation, written there rather than built on the stack and copied in whole as
-/// `Box::pin(make())` does: a sea-orm driver query's future is about 9 KB, and that copy was 9k instructions of
-/// every query (BENCHMARKS.md, "Smaller request futures"). Every boxed database call in the crate goes through it.
-pub(crate) fn boxed<F: std::future::Future>(make: impl FnOnce() -> F) -> std::pin::Pin<Box<F>> {
-    let mut slot = Box::<F>::new_uninit();
-    slot.write(make());
-    // SAFETY: `write` just initialized the allocation.
-    Box::into_pin(unsafe { slot.assume_init() })
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use std::sync::Arc;
 use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, Condition, DbBackend, EntityTrait, Iterable, QueryFilter};
 use sea_orm::{QuerySelect, QueryTrait, Statement, Value};
 
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
 use crate::memo::Memo;
-use crate::viewset::contract::ViewSet;
 
 /// Which statement of a ViewSet (or, for an insert, of an entity): the detail lookup, or a PATCH or an insert of
 /// the columns whose bits are set.
@@ -98,7 +98,7 @@ pub(super) fn lookup<V: ViewSet>(backend: DbBackend, value: Value) -> Result<Sta
 
 /// The lookup field of `V` equal to `value` (404 when the lookup field is no column, which the derive rules out).
 pub(crate) fn lookup_condition<V: ViewSet>(value: Value) -> Result<Condition, ApiError> {
-    let column = crate::query::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
+    let column = crate::types::columns::column::<V::Entity>(V::CONFIG.lookup_field).ok_or(ApiError::NotFound)?;
     Ok(Condition::all().add(column.eq(value)))
 }
 

@@ -10,17 +10,18 @@ use sea_orm::{
     Select, SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
 };
 
-use super::run::{Decode, On, boxed, execute, insert_id, one_decoded, row};
+use super::run::{Decode, On, execute, insert_id, one_decoded, row};
 use super::statements::lookup_condition;
+use crate::boxed::boxed;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::{ApiError, db_err};
-use crate::viewset::contract::{ModelOf, ViewSet};
 
 type Active<V> = <<V as ViewSet>::Entity as EntityTrait>::ActiveModel;
 
 /// Inserts `active` as `ActiveModelTrait::insert` does — `before_save`, one `INSERT … RETURNING <every column>`,
 /// `after_save` — with the statement built once per set of columns and run through the store (MariaDB too, whose
 /// `INSERT … RETURNING` [`crate::store::Plan`] knows of). A database without it (MySQL) inserts, then reads the row
-/// by its key ([`insert`]).
+/// by its key (`insert`).
 ///
 /// ```
 /// # mod post { use sea_orm::entity::prelude::*;

@@ -9,12 +9,12 @@ use sea_orm::{ConnectionTrait, DatabaseConnection, DatabaseTransaction, Statemen
 
 use super::run::{On, execute, rows};
 use super::write::{begin_immediate_on, commit_on, table};
+use crate::bus::event::ChangeEvent;
+use crate::bus::event_bus::EventBus;
+use crate::bus::migration::{Recorded, record_sql, recorded};
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::events::EventBus;
-use crate::events::event::ChangeEvent;
-use crate::events::migration::{Recorded, record_sql, recorded};
 use crate::request::RequestContext;
-use crate::viewset::contract::ViewSet;
 
 /// A write in progress: where its statements run, and the events it will publish.
 pub(crate) struct Writing {

@@ -1,8 +1,8 @@
 //! What a ViewSet declares with `#[viewset(throttle(...))]`, and the rules that apply to one request.
 
 use super::rate::Rate;
-use crate::access::operation::Operation;
-use crate::access::principal::Principal;
+use crate::types::operation::Operation;
+use crate::types::principal::Principal;
 
 /// The throttles a ViewSet declares: a rate per caller scope and per operation. The derive writes it from
 /// `throttle(anon = "20/minute", user = "1000/day", create = "10/minute")`, checking every rate, scope and

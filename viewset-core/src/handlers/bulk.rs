@@ -1,6 +1,6 @@
 //! The default bodies of the bulk writes (`#[viewset(bulk)]`): many records created, updated or deleted in one
 //! request, in one transaction, all or none. Each created row passes what a single create checks
-//! ([`super::handlers::create`]: validation, storable values, the tenant stamped, [`Hooks::before_create`]); each
+//! ([`crate::handlers::crud::create`]: validation, storable values, the tenant stamped, [`Hooks::before_create`]); each
 //! updated or deleted record passes what a single PATCH or delete checks (the caller's scope, then the object
 //! permissions; for an update, validation and storable values, and the model's save hooks as the write runs them).
 //! One event per record (per changed record, for an update) is published once the transaction is committed. The
@@ -17,12 +17,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::handlers::{creatable, write_update};
-use super::hooks::Hooks;
 use crate::access;
-use crate::access::lookup::Lookup;
+use crate::bus::event::{Action, ChangeEvent};
+use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
 use crate::error::{ApiError, InputError};
-use crate::events::event::{Action, ChangeEvent};
+use crate::handlers::crud::{creatable, write_update};
 use crate::request::RequestContext;
 use crate::schema::{ReadSchema, UpdateSchema};
 use crate::store::run::On;

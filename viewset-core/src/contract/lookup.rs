@@ -6,8 +6,8 @@ use axum::extract::rejection::PathRejection;
 use sea_orm::Value;
 use serde::de::DeserializeOwned;
 
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::viewset::contract::ViewSet;
 
 /// A parsed detail identifier: the raw path segment and the typed value.
 #[derive(Debug, Clone, PartialEq)]

@@ -48,7 +48,7 @@ pub fn action(base: &str, detail: bool, path: &str) -> String {
     if detail { format!("{base}/{{pk}}/{path}") } else { format!("{base}/{path}") }
 }
 
-/// The name of one operation of a ViewSet whose names start with `basename` ([`crate::ViewSet::basename`]): its
+/// The name of one operation of a ViewSet whose names start with `basename` ([`crate::contract::viewset::ViewSet::basename`]): its
 /// OpenAPI `operationId` and its AI tool's name, one function for both. `handler` is `list`, `retrieve`, `create`,
 /// `update`, `delete`, `stream` or an action's name; an action with several `methods` has one name per method.
 ///
@@ -69,7 +69,7 @@ pub fn operation_id(basename: &str, handler: &str, method: &str, methods: usize)
 /// ([`Named::of`]), so that listing them is compiled once rather than per ViewSet.
 pub(crate) struct Named {
     /// Its configuration.
-    pub config: &'static crate::viewset::Config,
+    pub config: &'static crate::contract::config::Config,
     /// Its model's table.
     pub table: &'static str,
     /// `ViewSet::prefix`.
@@ -77,12 +77,12 @@ pub(crate) struct Named {
     /// `ViewSet::basename`.
     pub basename: String,
     /// Its custom actions.
-    pub actions: Vec<crate::viewset::contract::ActionInfo>,
+    pub actions: Vec<crate::contract::viewset::ActionInfo>,
 }
 
 impl Named {
     /// The names of `V`.
-    pub(crate) fn of<V: crate::viewset::hooks::Hooks>() -> Named {
+    pub(crate) fn of<V: crate::contract::hooks::Hooks>() -> Named {
         Named {
             config: &V::CONFIG,
             table: sea_orm::EntityName::table_name(&V::Entity::default()),

@@ -6,13 +6,13 @@ use std::future::Future;
 
 use sea_orm::{EntityTrait, Select};
 
-use super::config::Config;
-use super::contract::ViewSet;
+use crate::contract::config::Config;
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::pagination::page_body::PageBody;
-use crate::query::list_query::OrderTerm;
-use crate::query::params::QueryParams;
 use crate::request::RequestContext;
+use crate::types::list_query::OrderTerm;
+use crate::types::page_body::PageBody;
+use crate::types::params::QueryParams;
 
 /// A filtered, not yet ordered list query with its effective ordering and window: what a paginator asks the store
 /// for.

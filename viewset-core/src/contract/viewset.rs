@@ -5,14 +5,14 @@
 use sea_orm::{ActiveModelBehavior, ActiveModelTrait, EntityTrait, IntoActiveModel, Value};
 use serde::Serialize;
 
-use super::config::Config;
-use super::paginator::Paginator;
-use crate::access::permission::Permission;
-use crate::access::policy::RowPolicy;
+use crate::contract::config::Config;
+use crate::contract::paginator::Paginator;
+use crate::contract::permission::Permission;
+use crate::contract::policy::RowPolicy;
 use crate::error::ApiError;
-use crate::query::list_query::ListQuery;
 use crate::request::{RequestContext, ServiceState};
 use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
+use crate::types::list_query::ListQuery;
 
 /// The model type of a ViewSet.
 pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;

@@ -14,7 +14,7 @@ use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::Response;
 
-use super::contract::ViewSet;
+use crate::contract::viewset::ViewSet;
 
 /// `Preference-Applied` (RFC 7240 §3).
 ///

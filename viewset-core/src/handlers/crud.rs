@@ -12,24 +12,24 @@ use axum::response::{IntoResponse, Response};
 use sea_orm::{EntityTrait, IntoActiveModel, Select};
 use serde_json::json;
 
-use super::contract::{ModelOf, ViewSet};
-use super::etag;
-use super::hooks::{Defaults, Hooks};
 use crate::access;
-use crate::access::lookup::Lookup;
 use crate::access::required::stamp_tenant;
+use crate::bus::event::{Action, ChangeEvent};
+use crate::contract::hooks::{Defaults, Hooks};
+use crate::contract::lookup::Lookup;
+use crate::contract::paginator::{PageQuery, Paginator};
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::{ApiError, db_err};
-use crate::events::event::{Action, ChangeEvent};
+use crate::handlers::etag;
 use crate::query::filter::apply_exact_filters;
 use crate::query::ordering::effective_order;
-use crate::query::params::Filters;
 use crate::request::RequestContext;
 use crate::schema::storable::check_storable_body;
 use crate::schema::{CreateSchema, ReadSchema, UpdateSchema};
 use crate::store::plan::Plan;
 use crate::store::run::On;
 use crate::store::writing::Writing;
-use crate::viewset::paginator::{PageQuery, Paginator};
+use crate::types::params::Filters;
 
 /// The base query: every record, narrowed by the router's exact-match `filters`.
 pub fn base_queryset<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<Select<V::Entity>, ApiError> {
@@ -77,7 +77,7 @@ pub fn retrieve<V: Hooks>(
         let mut embedded =
             crate::embed::embed_rows::<V>(std::slice::from_ref(&model), &request.expand, &request).await?;
         let mut value = access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &request.left_out());
-        crate::embed::attach(&mut value, embedded.pop().unwrap_or_default());
+        crate::access::fields::attach(&mut value, embedded.pop().unwrap_or_default());
         Ok(etag::tagged_json(StatusCode::OK, &value))
     }
 }
@@ -105,7 +105,7 @@ pub fn create<V: Hooks>(
 }
 
 /// A create body as the row to insert: validated, storable, the tenant stamped (403 without one), then
-/// [`Hooks::before_create`]. What every created row passes, one at a time or in bulk ([`super::bulk`]).
+/// [`Hooks::before_create`]. What every created row passes, one at a time or in bulk ([`crate::handlers::bulk`]).
 pub(crate) fn creatable<V: Hooks>(
     request: &RequestContext,
     data: V::Create,
@@ -238,20 +238,20 @@ impl<V: Hooks> Defaults for V {
         data: Vec<V::Create>,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        super::bulk::create_many::<V>(data, request)
+        crate::handlers::bulk::create_many::<V>(data, request)
     }
 
     fn update_many(
         rows: Vec<(Lookup, V::Update)>,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        super::bulk::update_many::<V>(rows, request)
+        crate::handlers::bulk::update_many::<V>(rows, request)
     }
 
     fn delete_many(
         keys: Vec<Lookup>,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send {
-        super::bulk::delete_many::<V>(keys, request)
+        crate::handlers::bulk::delete_many::<V>(keys, request)
     }
 }

@@ -15,9 +15,9 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Serialize;
 
-use super::contract::{ModelOf, ViewSet};
-use super::hooks::Hooks;
 use crate::access::fields::visible;
+use crate::contract::hooks::Hooks;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;

@@ -1,67 +1,7 @@
 //! The constant configuration of a ViewSet, as written in `#[viewset(...)]`.
 
-use super::options::{Bulk, CountMode, Expandable, FullText, RelatedField};
 use crate::throttle::Throttles;
-
-/// Which fields clients may order by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OrderingFields {
-    /// `ordering_fields = "__all__"`: every column (discouraged; the derive warns).
-    All,
-    /// An explicit allowlist (may be empty: no client ordering).
-    Only(&'static [&'static str]),
-}
-
-impl OrderingFields {
-    /// Whether `field` may be ordered by.
-    ///
-    /// ```
-    /// use viewset_core::viewset::OrderingFields;
-    /// assert!(OrderingFields::Only(&["id"]).allows("id"));
-    /// assert!(!OrderingFields::Only(&["id"]).allows("title"));
-    /// ```
-    pub fn allows(&self, field: &str) -> bool {
-        match self {
-            OrderingFields::All => true,
-            OrderingFields::Only(list) => list.contains(&field),
-        }
-    }
-
-    /// Whether an allowlist exists (`__all__` or at least one field). Without one, `?ordering=` is not a
-    /// parameter of the API and the class `ordering` stays the default (spec).
-    ///
-    /// ```
-    /// use viewset_core::viewset::OrderingFields;
-    /// assert!(!OrderingFields::Only(&[]).exists());
-    /// assert!(OrderingFields::All.exists() && OrderingFields::Only(&["id"]).exists());
-    /// ```
-    pub fn exists(&self) -> bool {
-        !matches!(self, OrderingFields::Only([]))
-    }
-}
-
-/// Sort direction of one ordering term.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
-    /// Ascending (`field`).
-    Asc,
-    /// Descending (`-field`).
-    Desc,
-}
-
-impl Direction {
-    /// The other direction.
-    ///
-    /// ```
-    /// assert_eq!(viewset_core::viewset::Direction::Asc.reversed(), viewset_core::viewset::Direction::Desc);
-    /// ```
-    pub fn reversed(self) -> Self {
-        match self {
-            Direction::Asc => Direction::Desc,
-            Direction::Desc => Direction::Asc,
-        }
-    }
-}
+use crate::types::options::{Bulk, CountMode, Direction, Expandable, FullText, OrderingFields, RelatedField};
 
 /// A ViewSet's configuration; the derive fills it from the attributes, and names the `DEFAULT_*` constants below
 /// for the values the attributes leave out (the spec's defaults are written there, once).

@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{broadcast, watch};
 
-use super::event::ChangeEvent;
-use super::shared_views::SharedViews;
+use crate::bus::event::ChangeEvent;
+use crate::bus::shared_views::SharedViews;
 
 /// Events kept for `Last-Event-ID` resume.
 const REPLAY: usize = 1024;
@@ -59,7 +59,7 @@ pub(crate) enum Carrier {
     Outbox(sqlx::PgPool),
     /// Rows of `viewset_events` written with the change, relayed to a JetStream stream, numbered by it (`nats.rs`).
     #[cfg(feature = "nats")]
-    Nats(Box<super::nats::Link>),
+    Nats(Box<crate::bus::nats::Link>),
 }
 
 /// An [`EventBus`] that does not keep it alive.
@@ -143,9 +143,9 @@ impl EventBus {
         match &self.0.carrier {
             Carrier::InProcess => self.deliver(event),
             #[cfg(feature = "postgres")]
-            Carrier::Notify(pool) => super::notify::notify(pool, event),
+            Carrier::Notify(pool) => crate::bus::notify::notify(pool, event),
             #[cfg(feature = "postgres")]
-            Carrier::Outbox(pool) => super::notify::record_alone(self, pool, event),
+            Carrier::Outbox(pool) => crate::bus::notify::record_alone(self, pool, event),
             #[cfg(feature = "nats")]
             Carrier::Nats(link) => link.record_alone(event),
         }
@@ -177,7 +177,7 @@ impl EventBus {
     /// After a durable write committed the events `recorded` (their row ids, when [`EventBus::relays`]): wakes
     /// this process's outbox reader, or publishes them to NATS and waits for the acknowledgement (when NATS cannot
     /// take them they stay in the table and the relay sends them once it is back; the write stands).
-    pub(crate) async fn committed(&self, recorded: Vec<super::migration::Recorded>) {
+    pub(crate) async fn committed(&self, recorded: Vec<crate::bus::migration::Recorded>) {
         #[cfg(feature = "nats")]
         if let Carrier::Nats(link) = &self.0.carrier {
             return link.relay_committed(recorded).await;
@@ -217,7 +217,7 @@ impl EventBus {
         }
         match &self.0.carrier {
             #[cfg(feature = "postgres")]
-            Carrier::Outbox(pool) => super::outbox::after(pool, seq).await,
+            Carrier::Outbox(pool) => crate::bus::outbox::after(pool, seq).await,
             #[cfg(feature = "nats")]
             Carrier::Nats(link) => link.after(seq).await,
             _ => None,

@@ -2,7 +2,7 @@
 //! resolution=merge-duplicates` (a record whose key exists is updated) or `resolution=ignore-duplicates` (it is
 //! left as it is), one object or (with `bulk(create)`) an array. All rows or none, in one transaction:
 //!
-//! 1. every row passes what a single create checks ([`super::handlers::creatable`]) and names its key; two rows with
+//! 1. every row passes what a single create checks (`creatable` in the default handlers) and names its key; two rows with
 //!    the same key are a 422;
 //! 2. the rows holding the submitted keys are read with their rows locked ([`access::begin_locking`]), first
 //!    without the caller's scope (which keys exist at all), then through it ([`access::fetch_visible_many_locked`]):
@@ -27,23 +27,23 @@ use axum::response::{IntoResponse, Response};
 use sea_orm::{ActiveModelTrait, ActiveValue, ColumnTrait, EntityTrait, QueryFilter, QuerySelect, Value};
 use serde_json::{json, value::RawValue};
 
-use super::bulk::at_row;
-use super::handlers::{creatable, write_update};
-use super::hooks::Hooks;
-use super::prefer::PREFERENCE_APPLIED;
 use crate::access::fields::reject_restricted_keys;
-use crate::access::lookup::Lookup;
-use crate::access::operation::Operation;
 use crate::access::{self, visible};
+use crate::bus::event::Action;
+use crate::bus::event::ChangeEvent;
+use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
+use crate::contract::viewset::ModelOf;
 use crate::error::{ApiError, InputError};
-use crate::events::event::Action;
-use crate::events::event::ChangeEvent;
+use crate::handlers::bulk::at_row;
+use crate::handlers::crud::{creatable, write_update};
+use crate::handlers::prefer::PREFERENCE_APPLIED;
 use crate::request::RequestContext;
 use crate::schema::ReadSchema;
 use crate::schema::body::json_body;
 use crate::store::run::On;
 use crate::store::writing::Writing;
-use crate::viewset::contract::ModelOf;
+use crate::types::operation::Operation;
 
 /// What `Prefer: resolution=…` asks of a create whose key exists (RFC 7240 preferences; PostgREST's values).
 ///
@@ -166,7 +166,7 @@ pub async fn upsert<V: Hooks>(
     resolution: Resolution,
     request: RequestContext,
 ) -> Result<Response, ApiError> {
-    let column = crate::query::columns::column::<V::Entity>(key).ok_or(ApiError::NotFound)?;
+    let column = crate::types::columns::column::<V::Entity>(key).ok_or(ApiError::NotFound)?;
     let mut inserts = Vec::with_capacity(rows.len());
     let mut keys: Vec<Lookup> = Vec::with_capacity(rows.len());
     let mut errors = Vec::new();

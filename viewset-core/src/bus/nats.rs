@@ -21,10 +21,10 @@ use async_nats::jetstream::stream::{Config, StorageType, Stream};
 use futures_util::StreamExt;
 use sea_orm::{ConnectionTrait, DatabaseConnection, Statement};
 
-use super::bus::{Carrier, EventBus, PAGE, RETRY, Sequenced, WeakBus};
-use super::event::ChangeEvent;
-use super::migration::{ID, PAYLOAD, Recorded, SEQ, TABLE, record_sql, recorded};
-use super::retention::Retention;
+use crate::bus::event::ChangeEvent;
+use crate::bus::event_bus::{Carrier, EventBus, PAGE, RETRY, Sequenced, WeakBus};
+use crate::bus::migration::{ID, PAYLOAD, Recorded, SEQ, TABLE, record_sql, recorded};
+use crate::bus::retention::Retention;
 
 /// How long a write waits for JetStream to acknowledge its events before it leaves them to the relay.
 pub const ACK_WAIT: Duration = Duration::from_secs(2);

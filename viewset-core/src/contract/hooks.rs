@@ -1,7 +1,7 @@
 //! The overridable handlers and hooks of a ViewSet, with the spec's signatures.
 //!
 //! The contract does not name its default bodies: a default that needs the rest of the crate (the handlers, the
-//! base query) calls [`Defaults`], which [`crate::viewset::handlers`] implements for every ViewSet. So this file
+//! base query) calls [`Defaults`], which [`crate::handlers::crud`] implements for every ViewSet. So this file
 //! stands below everything that runs a ViewSet, and an override is an ordinary trait method.
 
 use std::future::Future;
@@ -9,11 +9,11 @@ use std::future::Future;
 use axum::response::Response;
 use sea_orm::Select;
 
-use super::contract::ViewSet;
-use crate::access::lookup::Lookup;
+use crate::contract::lookup::Lookup;
+use crate::contract::viewset::ViewSet;
 use crate::error::ApiError;
-use crate::query::params::Filters;
 use crate::request::RequestContext;
+use crate::types::params::Filters;
 
 /// Handlers and hooks. `#[derive(ModelViewSet)]` implements it with every default; with `custom_hooks` in the
 /// attribute you implement it yourself and override what you need. A handler whose body you replace owns the
@@ -49,7 +49,7 @@ use crate::request::RequestContext;
 pub trait Hooks: ViewSet {
     /// Fields the router accepts as exact-match query filters (default: every model field).
     fn get_filter_fields() -> Vec<&'static str> {
-        crate::query::columns::column_names::<Self::Entity>()
+        crate::types::columns::column_names::<Self::Entity>()
     }
 
     /// Fields this caller may not see (default: `staff_only_fields` unless the principal is staff). Hidden fields
@@ -188,41 +188,41 @@ pub trait Hooks: ViewSet {
 }
 
 /// The default bodies of [`Hooks`] that need the rest of the crate, implemented for every ViewSet by
-/// [`crate::viewset::handlers`] (each method is the handler function of the same name).
+/// [`crate::handlers::crud`] (each method is the handler function of the same name).
 #[doc(hidden)]
 pub trait Defaults: ViewSet {
     /// [`crate::viewset::base_queryset`].
     fn get_queryset(request: &RequestContext, filters: &Filters) -> Result<Select<Self::Entity>, ApiError>;
-    /// [`crate::viewset::handlers::list`].
+    /// [`crate::handlers::crud::list`].
     fn list(
         request: RequestContext,
         limit: u64,
         offset: u64,
         filters: Filters,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send;
-    /// [`crate::viewset::handlers::retrieve`].
+    /// [`crate::handlers::crud::retrieve`].
     fn retrieve(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send;
-    /// [`crate::viewset::handlers::create`].
+    /// [`crate::handlers::crud::create`].
     fn create(data: Self::Create, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send;
-    /// [`crate::viewset::handlers::update`].
+    /// [`crate::handlers::crud::update`].
     fn update(
         pk: Lookup,
         data: Self::Update,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send;
-    /// [`crate::viewset::handlers::delete`].
+    /// [`crate::handlers::crud::delete`].
     fn delete(pk: Lookup, request: RequestContext) -> impl Future<Output = Result<Response, ApiError>> + Send;
-    /// [`crate::viewset::bulk::create_many`].
+    /// [`crate::handlers::bulk::create_many`].
     fn create_many(
         data: Vec<Self::Create>,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send;
-    /// [`crate::viewset::bulk::update_many`].
+    /// [`crate::handlers::bulk::update_many`].
     fn update_many(
         rows: Vec<(Lookup, Self::Update)>,
         request: RequestContext,
     ) -> impl Future<Output = Result<Response, ApiError>> + Send;
-    /// [`crate::viewset::bulk::delete_many`].
+    /// [`crate::handlers::bulk::delete_many`].
     fn delete_many(
         keys: Vec<Lookup>,
         request: RequestContext,

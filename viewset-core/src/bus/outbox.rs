@@ -19,11 +19,11 @@ use sqlx::PgPool;
 use sqlx::postgres::PgListener;
 use tokio::sync::Notify;
 
-use super::bus::{Carrier, EventBus, PAGE, RETRY, Sequenced, WeakBus};
-use super::event::ChangeEvent;
-use super::migration::TABLE;
-use super::notify::reconnect;
-use super::retention::Retention;
+use crate::bus::event::ChangeEvent;
+use crate::bus::event_bus::{Carrier, EventBus, PAGE, RETRY, Sequenced, WeakBus};
+use crate::bus::migration::TABLE;
+use crate::bus::notify::reconnect;
+use crate::bus::retention::Retention;
 
 /// The channel that wakes every instance's outbox reader (`NOTIFY` without a payload; not the channel of
 /// [`EventBus::postgres`], whose notifications carry events).

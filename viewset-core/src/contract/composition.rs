@@ -2,7 +2,7 @@
 
 use std::any::Any;
 
-use super::permission::Permission;
+use crate::contract::permission::Permission;
 use crate::request::RequestContext;
 
 /// Both permissions must allow.

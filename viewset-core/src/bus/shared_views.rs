@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 
-use super::batch::{Batches, Turn};
+use crate::bus::batch::{Batches, Turn};
 
 /// What one view may see of one event.
 #[derive(Debug, Clone, PartialEq)]
@@ -144,9 +144,9 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::access::operation::Operation;
-    use crate::access::principal::Principal;
     use crate::request::RequestContext;
+    use crate::types::operation::Operation;
+    use crate::types::principal::Principal;
 
     async fn context(user: &str, resume: Option<&str>) -> RequestContext {
         let db = sea_orm::Database::connect("sqlite::memory:").await.expect("sqlite");

@@ -130,7 +130,7 @@ struct State {
 #[derive(Default)]
 pub(crate) struct Batches(Mutex<State>);
 
-/// One view's turn in the batch of one event: from [`crate::events::shared_views::SharedViews::batch`].
+/// One view's turn in the batch of one event: from [`crate::bus::shared_views::SharedViews::batch`].
 pub(crate) struct Turn<'a> {
     pub(crate) batches: &'a Batches,
     pub(crate) viewset: &'static str,

@@ -2,7 +2,7 @@
 
 use sea_orm::{EntityTrait, Select};
 
-use crate::viewset::config::Direction;
+use crate::types::options::Direction;
 
 /// Whether a client's `ordering` parameter was applied; decides whether the default ordering applies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,7 +1,7 @@
 //! The query string of a request, decoded once, with the rule for repeated parameters and the parameter-count cap.
 
-use super::limits::QueryLimits;
 use crate::error::ApiError;
+use crate::types::query_limits::QueryLimits;
 
 /// Exact-match filters the router passes to `list`: field name → raw query value.
 pub type Filters = std::collections::BTreeMap<String, String>;

@@ -3,7 +3,7 @@
 
 use sea_orm::sea_query::ColumnType;
 
-use super::value::{is_ordered, is_text};
+use crate::types::value::{is_ordered, is_text};
 
 /// One lookup of a `field__lookup=value` query parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,8 +6,8 @@ use sea_orm::RelationDef;
 use sea_orm::sea_query::ColumnType;
 
 use crate::error::ApiError;
-use crate::query::lookups::FilterLookup;
-use crate::query::params::QueryParams;
+use crate::types::lookups::FilterLookup;
+use crate::types::params::QueryParams;
 
 /// One `expandable` entry: the name clients write in `?expand=` (and the key of the embedded value) and the
 /// sea-orm relation it follows (the derive writes `|| Relation::Author.def()`, checked at compile time).
@@ -120,7 +120,7 @@ impl CountMode {
 /// `bulk` (or `bulk = true`) turns on all three; `bulk(create)`, `bulk(update)`, `bulk(delete)` (or any of them
 /// together) the named ones. Bulk create is `POST <prefix>/` with a JSON array, bulk update `PATCH <prefix>/` with
 /// a JSON array of partial records naming their keys, bulk delete `DELETE <prefix>/?<lookup>__in=1,2,3`
-/// ([`crate::viewset::bulk`]).
+/// ([`crate::handlers::bulk`]).
 ///
 /// ```
 /// use viewset_core::viewset::Bulk;
@@ -140,7 +140,7 @@ pub struct Bulk {
     pub max: usize,
     /// `upsert_keys`: the unique fields `on_conflict` may name; with `Prefer: resolution=merge-duplicates` (or
     /// `ignore-duplicates`) a create of a record whose key exists updates (or skips) it
-    /// ([`crate::viewset::upsert`]). Empty: no upsert.
+    /// ([`crate::handlers::upsert`]). Empty: no upsert.
     pub upsert_keys: &'static [&'static str],
 }
 
@@ -150,4 +150,64 @@ impl Bulk {
     /// No bulk route: what a ViewSet without `bulk` has.
     pub const OFF: Bulk =
         Bulk { create: false, update: false, delete: false, max: Bulk::DEFAULT_MAX, upsert_keys: &[] };
+}
+
+/// Which fields clients may order by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderingFields {
+    /// `ordering_fields = "__all__"`: every column (discouraged; the derive warns).
+    All,
+    /// An explicit allowlist (may be empty: no client ordering).
+    Only(&'static [&'static str]),
+}
+
+impl OrderingFields {
+    /// Whether `field` may be ordered by.
+    ///
+    /// ```
+    /// use viewset_core::viewset::OrderingFields;
+    /// assert!(OrderingFields::Only(&["id"]).allows("id"));
+    /// assert!(!OrderingFields::Only(&["id"]).allows("title"));
+    /// ```
+    pub fn allows(&self, field: &str) -> bool {
+        match self {
+            OrderingFields::All => true,
+            OrderingFields::Only(list) => list.contains(&field),
+        }
+    }
+
+    /// Whether an allowlist exists (`__all__` or at least one field). Without one, `?ordering=` is not a
+    /// parameter of the API and the class `ordering` stays the default (spec).
+    ///
+    /// ```
+    /// use viewset_core::viewset::OrderingFields;
+    /// assert!(!OrderingFields::Only(&[]).exists());
+    /// assert!(OrderingFields::All.exists() && OrderingFields::Only(&["id"]).exists());
+    /// ```
+    pub fn exists(&self) -> bool {
+        !matches!(self, OrderingFields::Only([]))
+    }
+}
+
+/// Sort direction of one ordering term.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Ascending (`field`).
+    Asc,
+    /// Descending (`-field`).
+    Desc,
+}
+
+impl Direction {
+    /// The other direction.
+    ///
+    /// ```
+    /// assert_eq!(viewset_core::viewset::Direction::Asc.reversed(), viewset_core::viewset::Direction::Desc);
+    /// ```
+    pub fn reversed(self) -> Self {
+        match self {
+            Direction::Asc => Direction::Desc,
+            Direction::Desc => Direction::Asc,
+        }
+    }
 }

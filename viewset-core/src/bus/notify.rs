@@ -4,8 +4,8 @@
 
 use sqlx::PgPool;
 
-use super::bus::{Carrier, EventBus, RETRY};
-use super::event::ChangeEvent;
+use crate::bus::event::ChangeEvent;
+use crate::bus::event_bus::{Carrier, EventBus, RETRY};
 
 /// The `NOTIFY` channel.
 const CHANNEL: &str = "viewset_events";
@@ -94,7 +94,7 @@ pub(crate) fn record_alone(bus: &EventBus, pool: &PgPool, event: ChangeEvent) {
     let payload = serde_json::to_string(&event).unwrap_or_default();
     tokio::spawn(async move {
         let record =
-            sqlx::query(sqlx::AssertSqlSafe(super::migration::record_sql(1, sea_orm::DbBackend::Postgres, false)))
+            sqlx::query(sqlx::AssertSqlSafe(crate::bus::migration::record_sql(1, sea_orm::DbBackend::Postgres, false)))
                 .bind(payload);
         match record.execute(&pool).await {
             Ok(_) => bus.wake(),
