@@ -37,7 +37,10 @@ use crate::types::list_query::OrderTerm;
 ///
 /// let db = sea_orm::Database::connect("sqlite::memory:").await.unwrap();
 /// let mut request = RequestContext::new(db, Operation::List);
-/// request.omitted_fields = vec!["body"];
+/// // `?fields=id,title`: admission leaves `body` out of this response.
+/// request.query = viewset_core::query::QueryParams::parse(Some("fields=id,title"));
+/// viewset_core::access::admit::<PostViewSet>(&mut request, Operation::List).unwrap();
+/// assert_eq!(request.omitted_fields(), ["body"]);
 /// let select = viewset_core::query::narrow::<PostViewSet>(post::Entity::find(), &request, &[]);
 /// let sql = select.build(sea_orm::DbBackend::Sqlite).to_string();
 /// assert!(!sql.contains(r#""posts"."body""#) && sql.contains(r#""posts"."title""#), "{sql}");
