@@ -14,8 +14,7 @@ use viewset_tests::harness::{Backend, TestApp};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{TOKEN, blog_with_authed_studio, blog_with_project, settings};
 
-#[path = "support/codegen.rs"]
-mod codegen;
+use crate::support::codegen;
 use codegen::*;
 
 on_every_database!(authed =>

@@ -14,8 +14,7 @@ use viewset_tests::harness::Backend;
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::starter_target;
 
-#[path = "support/codegen.rs"]
-mod codegen;
+use crate::support::codegen;
 use codegen::*;
 
 on_every_database!(with_fake_provider => a_prompt_is_planned_by_the_provider);

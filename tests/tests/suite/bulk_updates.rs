@@ -17,9 +17,7 @@ use viewset_tests::on_every_database;
 
 use blog::entities::post;
 
-#[path = "support/writes.rs"]
-#[allow(dead_code)]
-mod writes;
+use crate::support::writes;
 
 /// Posts anyone may update within [`PublishedToAnonymous`] (an anonymous caller sees published posts only), three
 /// at a time.

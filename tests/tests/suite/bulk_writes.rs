@@ -13,9 +13,7 @@ use viewset_tests::harness::{Backend, SseClient, Statements, TestApp, TestDb, WA
 use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
 use viewset_tests::on_every_database;
 
-#[path = "support/writes.rs"]
-#[allow(dead_code)]
-mod writes;
+use crate::support::writes;
 
 use blog::entities::post;
 

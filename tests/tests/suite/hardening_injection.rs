@@ -21,7 +21,10 @@ on_every_database!(TestApp::seeded_query_app => sqlmap_payloads_select_nothing_a
 
 /// The captured payloads; `{v}` stands for the parameter's harmless value.
 fn payloads() -> Vec<&'static str> {
-    include_str!("../fixtures/sqlmap_payloads.txt").lines().filter(|l| !l.is_empty() && !l.starts_with("# ")).collect()
+    include_str!("../../fixtures/sqlmap_payloads.txt")
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with("# "))
+        .collect()
 }
 
 /// The ids a 200 may return for a value, or `None` when the value is not one the parameter accepts (a 4xx).

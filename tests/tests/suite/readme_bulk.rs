@@ -17,7 +17,7 @@ async fn the_upserts_of_the_readme_work_as_typed() {
 
 /// Runs the `commands` commands of the README's section `heading` against a fresh blog, checking each answer.
 async fn run_section(heading: &str, commands: usize) {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     let section = readme.split(heading).nth(1).expect("the README's section");
     let block = section.split("```text").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
     let lines: Vec<&str> = block.lines().filter(|l| !l.is_empty()).collect();

@@ -7,7 +7,7 @@ use viewset_tests::shell::curl;
 
 #[tokio::test]
 async fn the_first_write_of_the_readme_works_as_typed() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     let line = readme.lines().find(|l| l.starts_with("`curl -X POST")).expect("the README's first write");
     let command = line.trim_end_matches('.').trim_matches('`');
     let app = TestApp::blog(Backend::Sqlite).await;

@@ -69,7 +69,7 @@ fn without_comment(line: &str) -> &str {
 
 #[test]
 fn the_readme_has_the_blocks_this_test_runs() {
-    let calls = calls(include_str!("../../README.md"));
+    let calls = calls(include_str!("../../../README.md"));
     assert!(calls.len() >= 9, "{} blog-bound curl commands", calls.len());
     for (part, _) in PROMISED {
         assert!(calls.iter().any(|call| call.command.contains(part)), "no README command contains {part}");
@@ -81,7 +81,7 @@ fn the_readme_has_the_blocks_this_test_runs() {
 
 #[tokio::test]
 async fn every_blog_curl_in_the_readme_answers_as_its_comment_says() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     let mut served: Option<(Vec<(String, String)>, viewset_tests::harness::TestApp)> = None;
     for call in calls(readme) {
         if served.as_ref().is_none_or(|(settings, _)| *settings != call.settings) {

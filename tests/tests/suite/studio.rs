@@ -325,7 +325,12 @@ async fn checksums_are_stable_across_processes() {
     let exe = std::env::current_exe().unwrap();
     let run = move || {
         let output = std::process::Command::new(&exe)
-            .args(["checksums_child", "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                concat!(module_path!(), "::checksums_child").trim_start_matches("suite::"),
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("STUDIO_CHECKSUM_CHILD", "1")
             .output()
             .expect("run the child process");

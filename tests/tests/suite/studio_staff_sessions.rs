@@ -49,7 +49,7 @@ async fn send(
 
 #[test]
 fn the_readme_makes_the_cookie_studio_reads() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     assert_eq!((STAFF_COOKIE, staff_payload("alice").as_str()), ("studio_staff", "staff:alice"));
     assert!(
         readme.contains(r#"format!("studio_staff={}; Path=/; HttpOnly; SameSite=Strict", signer.sign("staff:alice"))"#)

@@ -17,8 +17,7 @@ use viewset_tests::studio_fixtures::{
     settings, ui_settings, with_auth,
 };
 
-#[path = "support/ui_http.rs"]
-mod ui_http;
+use crate::support::ui_http;
 use ui_http::*;
 
 on_every_database!(blog_with_ui => sign_in_cookie_and_page, assets_and_policy);

@@ -7,8 +7,7 @@ use reqwest::StatusCode;
 use viewset_tests::harness::Backend;
 use viewset_tests::studio_fixtures::{TOKEN, blog_with_pending_migrations, blog_with_ui};
 
-#[path = "support/browser.rs"]
-mod browser;
+use crate::support::browser;
 
 #[tokio::test]
 async fn chromium_signs_in_and_uses_every_panel() {

@@ -8,8 +8,7 @@ use reqwest::StatusCode;
 use viewset_tests::harness::Backend;
 use viewset_tests::studio_fixtures::blog_with_ui;
 
-#[path = "support/browser.rs"]
-mod browser;
+use crate::support::browser;
 
 #[tokio::test]
 async fn chromium_imports_a_file_and_deletes_a_selection() {

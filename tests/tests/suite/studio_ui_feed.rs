@@ -15,8 +15,7 @@ use viewset_tests::harness::{Backend, QUIET, SseClient, TestApp, WAIT};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{CuttableProxy, ui_settings};
 
-#[path = "support/browser.rs"]
-mod browser;
+use crate::support::browser;
 
 use browser::{act_as, find, js, text};
 

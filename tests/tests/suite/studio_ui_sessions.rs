@@ -13,8 +13,7 @@ use viewset_tests::harness::{Backend, TestApp};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{TOKEN, UI_SECRET, blog_with_studio, blog_with_ui, code, ui_settings};
 
-#[path = "support/ui_http.rs"]
-mod ui_http;
+use crate::support::ui_http;
 use ui_http::base64_url::decode_payload;
 use ui_http::{csrf_of, send, sign_in};
 

@@ -13,9 +13,7 @@ use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::on_every_database;
 
-#[path = "support/writes.rs"]
-#[allow(dead_code)]
-mod writes;
+use crate::support::writes;
 use writes::{Answer, count, write};
 
 use blog::entities::post;

@@ -26,9 +26,7 @@ async fn blog_with_open_posts(backend: Backend) -> TestApp {
     let router = blog::app_from(api, ServiceState::new(db.clone()));
     TestApp::serve(router, db, database).await
 }
-#[path = "support/writes.rs"]
-#[allow(dead_code)]
-mod writes;
+use crate::support::writes;
 use writes::{Answer, posts_titled, records, write};
 
 on_every_database!(TestApp::blog => minimal_answers_have_no_body_and_say_where_the_record_is);

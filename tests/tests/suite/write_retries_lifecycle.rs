@@ -9,9 +9,7 @@ use viewset_core::prelude::*;
 use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::on_every_database;
 
-#[path = "support/writes.rs"]
-#[allow(dead_code)]
-mod writes;
+use crate::support::writes;
 use writes::{count, posts_titled, records, write};
 
 const BOB: Option<&str> = Some("bob-token");
