@@ -182,7 +182,7 @@ def payloads(traffic_paths, limit=300):
         step = len(items) / quota[name] if quota[name] else 0
         kept.extend(items[int(i * step)] for i in range(quota[name]))
     print("# sqlmap payloads (written by .ci/sqlmap_tool.py payloads from a .ci/sqlmap.sh sweep); one per line,")
-    print("# `{v}` stands for the parameter's harmless value. Used by tests/tests/hardening_injection.rs.")
+    print("# `{v}` stands for the parameter's harmless value. Used by tests/tests/suite/hardening_injection.rs.")
     for line in sorted(kept):
         print(line)
 
