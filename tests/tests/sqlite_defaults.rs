@@ -37,12 +37,15 @@ async fn a_file_opens_in_wal_with_the_documented_pragmas() {
     let limit = viewset_core::store::SQLITE_JOURNAL_SIZE_LIMIT;
     assert_eq!(pragma(&db, "journal_size_limit").await, limit.to_string());
     assert_eq!(pragma(&db, "cache_size").await, format!("-{}", viewset_core::store::SQLITE_CACHE_KIB));
+    let pool = db.get_sqlite_connection_pool().options().get_max_connections();
+    assert_eq!(pool, viewset_core::store::SQLITE_MAX_CONNECTIONS, "a pool of readers beside the writer");
 }
 
 #[tokio::test]
 async fn an_in_memory_database_keeps_its_journal_and_works() {
     let db = blog::connect_and_migrate("sqlite::memory:").await.expect("the blog in memory");
     assert_eq!(pragma(&db, "journal_mode").await, "memory");
+    assert_eq!(db.get_sqlite_connection_pool().options().get_max_connections(), 1, "sea-orm's one connection");
     blog::seed::seed_if_empty(&db).await.expect("seed");
     let app = TestApp::serve(blog::app(db.clone()), db, TestDb::create(Backend::Sqlite).await).await;
     let (status, body) = app.get("/api/posts/?search=a").await;

@@ -83,7 +83,9 @@ pub use replica::{REPLICA_ACQUIRE_TIMEOUT, connect_replica};
 pub(crate) use run::boxed;
 pub use run::{query_all, query_one};
 #[cfg(feature = "sqlite")]
-pub use sqlite::{SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB, SQLITE_JOURNAL_SIZE_LIMIT, sqlite_defaults};
+pub use sqlite::{
+    SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB, SQLITE_JOURNAL_SIZE_LIMIT, SQLITE_MAX_CONNECTIONS, sqlite_defaults,
+};
 pub(crate) use statements::lookup_condition;
 pub use write::insert_returning;
 pub(crate) use write::{begin_immediate, delete, insert, update, update_where};
@@ -102,8 +104,9 @@ pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// with a strict `sql_mode`, UTC and `utf8mb4` (`MYSQL_SQL_MODE`, README "MariaDB / MySQL").
 ///
 /// A SQLite *file* is opened in WAL with `synchronous=NORMAL`, a 5 s busy timeout, a bounded log, a 16 MiB page
-/// cache per connection and foreign keys on ([`sqlite_defaults`]; in-memory databases are left as sqlx opens
-/// them). The trade-off: a process crash loses no acknowledged write, a power loss or an operating-system crash can
+/// cache per connection and foreign keys on ([`sqlite_defaults`]), with a pool of [`SQLITE_MAX_CONNECTIONS`]
+/// (`max_connections` on the returned options changes it); in-memory databases are left as sqlx opens them, with
+/// sea-orm's one connection. The trade-off: a process crash loses no acknowledged write, a power loss or an operating-system crash can
 /// lose the last transactions (never the database's integrity). Override with
 /// `options.map_sqlx_sqlite_opts(|o| sqlite_defaults(o).synchronous(SqliteSynchronous::Full))`, which replaces
 /// these defaults with your function (the `store::sqlite` module's documentation has the full list and an example).

@@ -29,6 +29,19 @@ pub const SQLITE_JOURNAL_SIZE_LIMIT: u64 = 64 * 1024 * 1024;
 /// ```
 pub const SQLITE_CACHE_KIB: u32 = 16 * 1024;
 
+/// The pool size [`super::options`] gives a SQLite file (sea-orm opens one connection when none is given): in WAL
+/// readers run beside the writer and each other, so reads at 16 and 64 clients use both cores of the bench machine
+/// (retrieve 1.4–2.6× the one-connection pool, `BENCHMARKS.md` "SQLite against PocketBase"); writers still take
+/// SQLite's one write lock in turn, waiting up to [`SQLITE_BUSY_TIMEOUT`]. `options.max_connections(n)` on the
+/// returned options overrides it.
+///
+/// ```
+/// let options = viewset_core::store::options("sqlite://app.db?mode=rwc");
+/// assert_eq!(options.get_max_connections(), Some(viewset_core::store::SQLITE_MAX_CONNECTIONS));
+/// assert_eq!(viewset_core::store::options("sqlite::memory:").get_max_connections(), None); // one, sea-orm's
+/// ```
+pub const SQLITE_MAX_CONNECTIONS: u32 = 8;
+
 /// `options` with the defaults of a SQLite database file, which [`super::options`] installs for a `sqlite:` URL
 /// that is not in memory:
 ///
@@ -81,10 +94,10 @@ fn in_memory(url: &str) -> bool {
     path.trim_start_matches('/') == ":memory:" || query.split('&').any(|pair| pair == "mode=memory")
 }
 
-/// Installs [`sqlite_defaults`] on `options` when `url` is a SQLite file.
+/// Installs [`sqlite_defaults`] and a pool of [`SQLITE_MAX_CONNECTIONS`] on `options` when `url` is a SQLite file.
 pub(super) fn file_defaults(url: &str, options: &mut ConnectOptions) {
     if url.starts_with("sqlite:") && !in_memory(url) {
-        options.map_sqlx_sqlite_opts(sqlite_defaults);
+        options.map_sqlx_sqlite_opts(sqlite_defaults).max_connections(SQLITE_MAX_CONNECTIONS);
     }
 }
 
