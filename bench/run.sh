@@ -8,6 +8,7 @@
 #   --database mariadb   viewset against the hand-written axum + sqlx (MySQL driver) server on MariaDB at
 #                     mysql://root@127.0.0.1:3306 (--mysql URL; started if down), written to
 #                     bench/results/mariadb.json and the MariaDB section of BENCHMARKS.md
+#   --database sqlite    the blog on SQLite against PocketBase (bench/sqlite.sh, which takes the options)
 #   --no-python       skip the Python original        --no-compile   skip the compile-cost measurement
 #   --duration SECS   seconds per level (default 2)   --levels 1,16,64
 #   --rounds N        rounds per level, best kept (default 1)
@@ -27,6 +28,10 @@ for arg in "$@"; do
   [[ $previous == --database ]] && database=$arg
   previous=$arg
 done
+
+if [[ $database == sqlite ]]; then
+  exec bash bench/sqlite.sh "$@"
+fi
 
 if [[ $database == mariadb || $database == mysql ]]; then
   no_python=1

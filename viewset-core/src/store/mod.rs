@@ -22,6 +22,7 @@
 //! | `replica.rs` | reads through a request's [`Reader`](crate::request::Reader): the replica, else the primary |
 //! | `observe.rs` | the statement hook: a `tracing` span per statement, and [`record_statements`] |
 //! | `idempotency.rs` | the records of [`crate::idempotency`]: claim, read, answer, release, prune |
+//! | `sqlite.rs` | the pragmas every connection to a SQLite file starts with (WAL, `synchronous=NORMAL`, a busy timeout, a bounded log, a larger cache) and their durability trade-off |
 //! | `mysql.rs` | the session every MariaDB / MySQL connection starts with (strict `sql_mode`, UTC, `utf8mb4`); the server's version (MariaDB inserts with `RETURNING`) |
 //! | `explain.rs` | the database's plan of a statement ([`explain`]) and the planner's row estimate |
 //!
@@ -64,6 +65,8 @@ pub(crate) mod prototype;
 pub(crate) mod read;
 pub(crate) mod replica;
 pub(crate) mod run;
+#[cfg(feature = "sqlite")]
+pub(crate) mod sqlite;
 pub(crate) mod statements;
 pub(crate) mod visibility;
 pub(crate) mod write;
@@ -87,6 +90,10 @@ pub(crate) use prototype::find as prototype;
 pub(crate) use read::{Find, admits_row, all, decoded, find, lookup_row};
 pub use replica::{REPLICA_ACQUIRE_TIMEOUT, connect_replica};
 pub use run::{query_all, query_one};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{
+    SQLITE_BUSY_TIMEOUT, SQLITE_CACHE_KIB, SQLITE_JOURNAL_SIZE_LIMIT, SQLITE_MAX_CONNECTIONS, sqlite_defaults,
+};
 pub(crate) use statements::lookup_condition;
 #[doc(hidden)]
 pub use write::insert_returning;
@@ -105,6 +112,14 @@ pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// connection must be acquired (or opened) within [`DEFAULT_ACQUIRE_TIMEOUT`]. A MariaDB / MySQL connection starts
 /// with a strict `sql_mode`, UTC and `utf8mb4` (`MYSQL_SQL_MODE`, README "MariaDB / MySQL").
 ///
+/// A SQLite *file* is opened in WAL with `synchronous=NORMAL`, a 5 s busy timeout, a bounded log, a 16 MiB page
+/// cache per connection and foreign keys on ([`sqlite_defaults`]), with a pool of [`SQLITE_MAX_CONNECTIONS`]
+/// (`max_connections` on the returned options changes it); in-memory databases are left as sqlx opens them, with
+/// sea-orm's one connection. The trade-off: a process crash loses no acknowledged write, a power loss or an operating-system crash can
+/// lose the last transactions (never the database's integrity). Override with
+/// `options.map_sqlx_sqlite_opts(|o| sqlite_defaults(o).synchronous(SqliteSynchronous::Full))`, which replaces
+/// these defaults with your function (the `store::sqlite` module's documentation has the full list and an example).
+///
 /// ```
 /// # async fn run() -> Result<(), sea_orm::DbErr> {
 /// let mut options = viewset_core::store::options("sqlite::memory:");
@@ -121,6 +136,8 @@ pub fn options(url: &str) -> ConnectOptions {
         .connect_timeout(DEFAULT_ACQUIRE_TIMEOUT);
     #[cfg(feature = "mysql")]
     mysql::session(&mut options);
+    #[cfg(feature = "sqlite")]
+    sqlite::file_defaults(url, &mut options);
     options
 }
 
