@@ -60,6 +60,7 @@ mod reserved_names;
 mod server_errors;
 mod sparse_fields;
 mod sparse_select;
+mod sqlite_defaults;
 mod stream;
 mod stream_browser;
 mod stream_fanout;
