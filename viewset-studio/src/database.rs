@@ -32,7 +32,7 @@ pub async fn check(db: &DatabaseConnection) -> DatabaseStatus {
         Ok(Err(e)) => (false, None, Some(e.to_string())),
         Err(_) => (false, None, Some(format!("the check query took longer than {} s", CHECK_TIMEOUT.as_secs()))),
     };
-    let (pool_size, pool_available) = pool_counts(db);
+    let (pool_size, pool_available) = viewset_core::store::pool_counts(db);
     DatabaseStatus {
         connected,
         dialect: dialect(backend).to_string(),
@@ -43,21 +43,3 @@ pub async fn check(db: &DatabaseConnection) -> DatabaseStatus {
     }
 }
 
-/// Connections in the pool and idle ones.
-fn pool_counts(db: &DatabaseConnection) -> (u32, u32) {
-    match db.get_database_backend() {
-        DbBackend::Postgres => {
-            let pool = db.get_postgres_connection_pool();
-            (pool.size(), pool.num_idle() as u32)
-        }
-        DbBackend::Sqlite => {
-            let pool = db.get_sqlite_connection_pool();
-            (pool.size(), pool.num_idle() as u32)
-        }
-        DbBackend::MySql => {
-            let pool = db.get_mysql_connection_pool();
-            (pool.size(), pool.num_idle() as u32)
-        }
-        _ => (0, 0),
-    }
-}

@@ -156,3 +156,35 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
 pub async fn connect_with(options: ConnectOptions) -> Result<DatabaseConnection, DbErr> {
     Database::connect(options).await
 }
+
+/// The connections of `db`'s pool and how many of them are idle, `(size, idle)`; `(0, 0)` for a connection whose
+/// driver this build does not include (a mock or proxy connection). For health pages (Studio's database panel).
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// let (size, idle) = viewset_core::store::pool_counts(&db);
+/// assert!(size >= 1 && idle <= size);
+/// # Ok(()) }
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
+/// ```
+pub fn pool_counts(db: &DatabaseConnection) -> (u32, u32) {
+    match db.get_database_backend() {
+        #[cfg(feature = "postgres")]
+        sea_orm::DbBackend::Postgres => {
+            let pool = db.get_postgres_connection_pool();
+            (pool.size(), pool.num_idle() as u32)
+        }
+        #[cfg(feature = "sqlite")]
+        sea_orm::DbBackend::Sqlite => {
+            let pool = db.get_sqlite_connection_pool();
+            (pool.size(), pool.num_idle() as u32)
+        }
+        #[cfg(feature = "mysql")]
+        sea_orm::DbBackend::MySql => {
+            let pool = db.get_mysql_connection_pool();
+            (pool.size(), pool.num_idle() as u32)
+        }
+        _ => (0, 0),
+    }
+}
