@@ -351,8 +351,8 @@ impl Jwt {
         if !self.allowed.contains(&header.alg) {
             return Err(refused(Refusal::AlgorithmNotAllowed(header.alg)));
         }
+        let validation = self.validations.get(&header.alg).ok_or(Refusal::UnsupportedAlgorithm).map_err(refused)?;
         let keys = self.keys.keys(header.kid.as_deref()).await?;
-        let validation = &self.validations[&header.alg];
         let mut refusal = Refusal::BadSignature;
         for key in keys.candidates(header.kid.as_deref(), header.alg).map_err(refused)? {
             match jsonwebtoken::decode::<Value>(token, &key.key, validation) {
