@@ -35,14 +35,15 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::Value;
 
 use super::claims::{self, ClaimPaths};
+pub use super::jwt_config::JwtConfig;
+use super::jwt_config::Keys;
 use super::keys::{Key, KeySet, KeyStore};
-use super::remote::{CachePolicy, Location, Remote};
+use super::remote::{Location, Remote};
 use super::token::{self, Refusal};
 use super::{Authenticate, Source, Verifier};
 use crate::error::ApiError;
@@ -64,177 +65,13 @@ const ALGORITHMS: [Algorithm; 12] = [
     Algorithm::EdDSA,
 ];
 
-/// Where a configuration's keys come from.
-#[derive(Debug, Clone)]
-enum Keys {
-    Remote(Location),
-    Jwks(String),
-    Pem(Vec<u8>),
-    Secret(Vec<u8>),
-}
-
-/// What [`Authenticate::jwt`] checks and how it reads the principal; see the [module](self).
-///
-/// ```
-/// use std::time::Duration;
-/// use viewset_core::auth::jwt::JwtConfig;
-///
-/// // Auth0: an API identifier as the audience, namespaced custom claims, permissions as scopes.
-/// let _auth0 = JwtConfig::issuer("https://tenant.eu.auth0.com/")
-///     .audience("https://api.example.com")
-///     .tenant_claim("https://example.com/tenant")
-///     .staff_claim("https://example.com/staff")
-///     .scopes_claims(["scope", "permissions"])
-///     .leeway(Duration::from_secs(30));
-/// ```
-#[derive(Debug, Clone)]
-pub struct JwtConfig {
-    keys: Keys,
-    issuers: Vec<String>,
-    audiences: Vec<String>,
-    any_audience: bool,
-    algorithms: Option<Vec<String>>,
-    leeway: Duration,
-    required: Vec<String>,
-    paths: ClaimPaths,
-    max_token_bytes: usize,
-    policy: CachePolicy,
-}
-
-impl JwtConfig {
-    fn with_keys(keys: Keys) -> Self {
-        JwtConfig {
-            keys,
-            issuers: Vec::new(),
-            audiences: Vec::new(),
-            any_audience: false,
-            algorithms: None,
-            leeway: Duration::from_secs(60),
-            required: Vec::new(),
-            paths: ClaimPaths::default(),
-            max_token_bytes: 8 * 1024,
-            policy: CachePolicy {
-                floor: Duration::from_secs(60),
-                ceiling: Duration::from_secs(24 * 3600),
-                default_ttl: Duration::from_secs(600),
-                refetch_interval: Duration::from_secs(10),
-                timeout: Duration::from_secs(5),
-            },
-        }
-    }
-
-    /// Keys from OpenID Connect discovery of `issuer` (its `jwks_uri`); tokens must carry `iss` = `issuer`.
-    pub fn issuer(issuer: impl Into<String>) -> Self {
-        let issuer = issuer.into();
-        JwtConfig { issuers: vec![issuer.clone()], ..Self::with_keys(Keys::Remote(Location::Discovery(issuer))) }
-    }
-    /// Keys from the JWKS at `url` (add [`expect_issuer`](Self::expect_issuer) to check `iss`).
-    pub fn jwks_url(url: impl Into<String>) -> Self {
-        Self::with_keys(Keys::Remote(Location::Jwks(url.into())))
-    }
-    /// Static keys: a JWKS document (`{"keys": [...]}`) or one JWK, as JSON.
-    pub fn jwks(json: impl Into<String>) -> Self {
-        Self::with_keys(Keys::Jwks(json.into()))
-    }
-    /// One static public key in PEM (RSA, EC P-256/P-384 or Ed25519).
-    pub fn pem(pem: impl Into<Vec<u8>>) -> Self {
-        Self::with_keys(Keys::Pem(pem.into()))
-    }
-    /// A shared HMAC secret (HS256/384/512): for tests and single-service setups, never with a provider's tokens.
-    ///
-    /// ```
-    /// let config = viewset_core::auth::jwt::JwtConfig::hmac_secret("test-only secret").any_audience();
-    /// assert!(viewset_core::auth::Authenticate::jwt(config).is_ok());
-    /// ```
-    pub fn hmac_secret(secret: impl Into<Vec<u8>>) -> Self {
-        Self::with_keys(Keys::Secret(secret.into()))
-    }
-    /// Accepts tokens whose `iss` is `issuer` (repeatable: one of several); [`issuer`](Self::issuer) sets it.
-    pub fn expect_issuer(mut self, issuer: impl Into<String>) -> Self {
-        self.issuers.push(issuer.into());
-        self
-    }
-    /// Accepts tokens whose `aud` names `audience` (repeatable: one of several).
-    pub fn audience(mut self, audience: impl Into<String>) -> Self {
-        self.audiences.push(audience.into());
-        self
-    }
-    /// Accepts any audience: only when every token of this issuer is meant for this API.
-    pub fn any_audience(mut self) -> Self {
-        self.any_audience = true;
-        self
-    }
-    /// Only these algorithms (`RS256`, `ES256`, …), on top of each key's own; `none` is refused by
-    /// [`Authenticate::jwt`].
-    pub fn algorithms<S: Into<String>>(mut self, algorithms: impl IntoIterator<Item = S>) -> Self {
-        self.algorithms = Some(algorithms.into_iter().map(Into::into).collect());
-        self
-    }
-    /// The clock skew allowed on `exp` and `nbf` (60 s by default).
-    pub fn leeway(mut self, leeway: Duration) -> Self {
-        self.leeway = leeway;
-        self
-    }
-    /// Refuses tokens without the claim at `path` (repeatable).
-    pub fn require_claim(mut self, path: impl Into<String>) -> Self {
-        self.required.push(path.into());
-        self
-    }
-    /// The user id's claim path (`sub` by default).
-    pub fn subject_claim(mut self, path: impl Into<String>) -> Self {
-        self.paths.subject = path.into();
-        self
-    }
-    /// The tenant's claim path (none by default).
-    pub fn tenant_claim(mut self, path: impl Into<String>) -> Self {
-        self.paths.tenant = Some(path.into());
-        self
-    }
-    /// A boolean claim whose `true` makes the caller staff.
-    pub fn staff_claim(mut self, path: impl Into<String>) -> Self {
-        self.paths.staff = Some(path.into());
-        self
-    }
-    /// A role that makes the caller staff (repeatable).
-    pub fn staff_role(mut self, role: impl Into<String>) -> Self {
-        self.paths.staff_roles.push(role.into());
-        self
-    }
-    /// A claim path of roles (repeatable; their union): `realm_access.roles`, `roles`, `groups`, ….
-    pub fn roles_claim(mut self, path: impl Into<String>) -> Self {
-        self.paths.roles.push(path.into());
-        self
-    }
-    /// The claim paths of scopes (their union; `scope` and `scp` by default).
-    pub fn scopes_claims<S: Into<String>>(mut self, paths: impl IntoIterator<Item = S>) -> Self {
-        self.paths.scopes = paths.into_iter().map(Into::into).collect();
-        self
-    }
-    /// The longest token read (8 KiB by default); a longer one is refused before any other check.
-    pub fn max_token_bytes(mut self, bytes: usize) -> Self {
-        self.max_token_bytes = bytes;
-        self
-    }
-    /// How long fetched keys are kept, whatever `Cache-Control` says: at least `floor` (60 s by default), at most
-    /// `ceiling` (24 h); 10 minutes when the answer has no `max-age`.
-    pub fn cache(mut self, floor: Duration, ceiling: Duration) -> Self {
-        (self.policy.floor, self.policy.ceiling) = (floor, ceiling);
-        self
-    }
-    /// The shortest time between two fetches of the keys (10 s by default): an unknown `kid`, a stale set or an
-    /// unreachable provider asks again at most this often.
-    pub fn refetch_interval(mut self, interval: Duration) -> Self {
-        self.policy.refetch_interval = interval;
-        self
-    }
-    /// How long one fetch of the discovery document or the keys may take (5 s by default).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.policy.timeout = timeout;
-        self
-    }
-}
-
 /// A [`JwtConfig`] that cannot be used, saying why.
+///
+/// ```
+/// use viewset_core::auth::{Authenticate, jwt::JwtConfig};
+/// let error = Authenticate::jwt(JwtConfig::issuer("http://id.example.com").audience("api")).err().unwrap();
+/// assert!(error.to_string().contains("loopback"), "{error}");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JwtError(String);
 

@@ -6,6 +6,16 @@ use super::jwt::{JwtConfig, JwtError};
 
 impl JwtConfig {
     /// [`from_vars`](Self::from_vars) over the process environment.
+    ///
+    /// ```
+    /// use viewset_core::auth::{Authenticate, jwt::JwtConfig};
+    /// // Verified JWTs when SERVICE_JWT_ISSUER (or SERVICE_JWT_JWKS_URL) is set, another verifier otherwise.
+    /// let auth = match JwtConfig::from_env().expect("valid SERVICE_JWT_* settings") {
+    ///     Some(config) => Authenticate::jwt(config).expect("a usable JWT configuration"),
+    ///     None => Authenticate::bearer(|_token: String| async { None }),
+    /// };
+    /// # let _ = auth;
+    /// ```
     pub fn from_env() -> Result<Option<JwtConfig>, JwtError> {
         Self::from_vars(|name| std::env::var(name).ok())
     }

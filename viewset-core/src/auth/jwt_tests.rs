@@ -6,6 +6,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::{EncodingKey, Header, encode};
 use serde_json::{Value, json};
+use std::time::Duration;
 
 use super::*;
 

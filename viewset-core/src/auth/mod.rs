@@ -43,6 +43,8 @@ mod claims;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 #[cfg(feature = "jwt")]
+mod jwt_config;
+#[cfg(feature = "jwt")]
 mod jwt_env;
 #[cfg(feature = "jwt")]
 mod keys;

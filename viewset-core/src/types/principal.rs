@@ -60,6 +60,10 @@ impl Principal {
         self
     }
     /// Whether `scope` was granted.
+    ///
+    /// ```
+    /// assert!(!viewset_core::Principal::anonymous().has_scope("posts:read"));
+    /// ```
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|granted| granted == scope)
     }
