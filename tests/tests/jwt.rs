@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use reqwest::StatusCode;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
-use viewset_core::ServiceState;
+use viewset_core::prelude::*;
 use viewset_tests::every_database::skip_unless_required;
 use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::on_every_database;
@@ -22,11 +22,17 @@ const AUDIENCE: &str = "https://blog.example";
 
 on_every_database!(not_mysql("the verifier does not touch the database: SQLite and PostgreSQL are enough"), setup =>
     a_provider_token_admits_the_staff_only_write,
+    a_token_without_the_scope_is_a_403_insufficient_scope,
     hostile_tokens_are_clear_401s,
     a_kid_flood_fetches_the_keys_at_most_once,
     rotation_keeps_tokens_of_published_keys_working,
     a_provider_down_at_start_is_a_503_until_it_answers,
 );
+
+/// The blog's posts again, for callers whose token grants `posts:write`.
+#[derive(ModelViewSet)]
+#[viewset(model = blog::entities::post::Entity, prefix = "/scoped/posts", basename = "scoped", permission_classes = [IsAuthenticated, HasScope("posts:write")])]
+pub struct ScopedPosts;
 
 /// A running provider (killed when dropped).
 struct Oidc {
@@ -101,9 +107,15 @@ impl Oidc {
         response.json().await.expect("JSON")
     }
 
-    /// A `client_credentials` access token of `client` (`staff` or `reader`) for `resource`.
+    /// A `client_credentials` access token of `client` (`staff` or `reader`) for `resource`, granting
+    /// `posts:write`.
     async fn token(&self, client: &str, resource: &str) -> String {
-        let form = [("grant_type", "client_credentials"), ("scope", "posts:write"), ("resource", resource)];
+        self.token_with_scope(client, resource, "posts:write").await
+    }
+
+    /// [`Oidc::token`] granting `scope`.
+    async fn token_with_scope(&self, client: &str, resource: &str, scope: &str) -> String {
+        let form = [("grant_type", "client_credentials"), ("scope", scope), ("resource", resource)];
         let response = self
             .http
             .post(format!("{}/token", self.issuer))
@@ -137,6 +149,11 @@ impl Oidc {
 
 /// The blog on `backend` with the `SERVICE_JWT_*` settings of a provider at `issuer` (and `extra` ones).
 async fn blog(backend: Backend, issuer: &str, extra: &[(&str, &str)]) -> TestApp {
+    blog_of(blog::api(), backend, issuer, extra).await
+}
+
+/// [`blog`] serving `api`.
+async fn blog_of(api: Api, backend: Backend, issuer: &str, extra: &[(&str, &str)]) -> TestApp {
     let mut vars: HashMap<String, String> = [
         ("SERVICE_JWT_ISSUER", issuer),
         ("SERVICE_JWT_AUDIENCE", AUDIENCE),
@@ -150,7 +167,7 @@ async fn blog(backend: Backend, issuer: &str, extra: &[(&str, &str)]) -> TestApp
     vars.extend(extra.iter().map(|(name, value)| (name.to_string(), value.to_string())));
     let auth = blog::auth::layer_from_vars(|name| vars.get(name).cloned()).expect("valid SERVICE_JWT_* settings");
     let (database, db) = TestDb::seeded_blog(backend).await;
-    TestApp::serve(blog::app_with_auth(blog::api(), ServiceState::new(db.clone()), auth), db, database).await
+    TestApp::serve(blog::app_with_auth(api, ServiceState::new(db.clone()), auth), db, database).await
 }
 
 /// A test's provider and backend; `None` when Node.js is missing (the test was skipped).
@@ -186,6 +203,30 @@ async fn a_provider_token_admits_the_staff_only_write(setup: Option<Setup>) {
     let (status, refused) = app.send(reqwest::Method::POST, "/authors/", Some(&reader), Some(write)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "email is staff-only: {refused} {listed}");
     assert_eq!(refused["detail"][0]["loc"], json!(["body", "email"]));
+}
+
+async fn a_token_without_the_scope_is_a_403_insufficient_scope(setup: Option<Setup>) {
+    let Some(Setup { oidc, backend }) = setup else { return };
+    let mut api = blog::api();
+    api.include::<ScopedPosts>().expect("registers");
+    let app = blog_of(api, backend, &oidc.issuer, &[]).await;
+    let get = |token: String| {
+        let request = app.client().get(format!("{}/scoped/posts/", app.base)).bearer_auth(token);
+        async move {
+            let response = request.send().await.expect("request");
+            let (status, headers) = (response.status(), response.headers().clone());
+            (status, headers, response.json::<Value>().await.expect("JSON"))
+        }
+    };
+    let (status, _, body) = get(oidc.token_with_scope("reader", AUDIENCE, "posts:read posts:write").await).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, headers, body) = get(oidc.token_with_scope("staff", AUDIENCE, "posts:read").await).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("insufficient_scope")), "{body}");
+    let challenge = &headers["www-authenticate"];
+    assert_eq!(
+        challenge, r#"Bearer error="insufficient_scope", scope="posts:write""#,
+        "staff or not, the scope decides"
+    );
 }
 
 async fn hostile_tokens_are_clear_401s(setup: Option<Setup>) {

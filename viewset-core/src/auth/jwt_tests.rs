@@ -151,3 +151,40 @@ fn configurations_that_cannot_work_are_errors() {
     assert!(Jwt::new(JwtConfig::issuer("http://127.0.0.1:9").audience("a")).is_ok());
     assert!(Jwt::new(JwtConfig::jwks_url("https://id.example.com/keys").any_audience()).is_ok());
 }
+
+#[tokio::test]
+async fn arbitrary_input_is_a_401_never_a_panic() {
+    let jwt = hmac();
+    let valid = sign(&claims());
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet: Vec<char> = "eyJhbGciOiJIUzI1NiJ9.-_=+/!\u{0}\u{e9}AZaz09{}\":,".chars().collect();
+    for round in 0..3000 {
+        let token: String = match round % 3 {
+            // Random text over base64url, JSON and hostile characters.
+            0 => (0..next() % 120).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect(),
+            // The valid token with one byte changed.
+            1 => {
+                let mut bytes = valid.clone().into_bytes();
+                let at = (next() % bytes.len() as u64) as usize;
+                bytes[at] = alphabet[(next() % alphabet.len() as u64) as usize] as u8;
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+            // A valid header over random claims and signature.
+            _ => {
+                let junk: String = (0..next() % 60).map(|_| alphabet[(next() % 20) as usize]).collect();
+                format!("{}.{junk}.{junk}", valid.split('.').next().unwrap())
+            }
+        };
+        if token == valid {
+            continue;
+        }
+        let error = jwt.verify(&token).await.expect_err(&token);
+        assert_eq!(error.status(), 401, "{token:?}: {error}");
+    }
+}
