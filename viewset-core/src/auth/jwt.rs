@@ -133,13 +133,13 @@ struct Jwt {
 
 impl Jwt {
     fn new(config: JwtConfig) -> Result<Jwt, String> {
+        if config.audiences.is_empty() && !config.any_audience {
+            return Err("no audience: name this API's (`audience`), or accept any (`any_audience`)".into());
+        }
         let keys = match config.keys {
             Keys::Remote(location) => {
                 let (Location::Discovery(url) | Location::Jwks(url)) = &location;
                 check_url(url)?;
-                if config.audiences.is_empty() && !config.any_audience {
-                    return Err("no audience: name this API's (`audience`), or accept any (`any_audience`)".into());
-                }
                 KeyStore::Remote(Box::new(Remote::new(location, config.policy)?))
             }
             Keys::Jwks(json) => KeyStore::Static(Arc::new(KeySet::from_json(json.as_bytes(), true)?)),
@@ -167,7 +167,7 @@ impl Jwt {
             }
             if config.any_audience {
                 validation.validate_aud = false;
-            } else if !config.audiences.is_empty() {
+            } else {
                 validation.set_audience(&config.audiences);
                 required.push("aud");
             }

@@ -141,6 +141,7 @@ async fn a_provider_never_reached_answers_503_with_retry_after() {
 fn configurations_that_cannot_work_are_errors() {
     let error = |config: JwtConfig| Jwt::new(config).err().unwrap();
     assert!(error(JwtConfig::issuer("https://id.example.com")).contains("no audience"));
+    assert!(error(JwtConfig::hmac_secret("s")).contains("no audience"), "static keys too");
     assert!(error(JwtConfig::issuer("http://id.example.com").audience("a")).contains("loopback"));
     assert!(error(JwtConfig::jwks_url("ftp://id.example.com/keys").audience("a")).contains("loopback"));
     assert!(error(JwtConfig::hmac_secret("s").any_audience().algorithms(["RS256", "none"])).contains("none"));
