@@ -15,7 +15,7 @@ pub(super) enum Keys {
     Secret(Vec<u8>),
 }
 
-/// What [`Authenticate::jwt`] checks and how it reads the principal; see the [module](self).
+/// What [`Authenticate::jwt`](crate::auth::Authenticate::jwt) checks and how it reads the principal; see the [module](crate::auth::jwt).
 ///
 /// ```
 /// use std::time::Duration;
@@ -144,7 +144,7 @@ impl JwtConfig {
         self
     }
     /// Only these algorithms (`RS256`, `ES256`, …), on top of each key's own; `none` is refused by
-    /// [`Authenticate::jwt`].
+    /// [`Authenticate::jwt`](crate::auth::Authenticate::jwt).
     ///
     /// ```
     /// let config = viewset_core::auth::jwt::JwtConfig::issuer("https://id.example.com").audience("api").algorithms(["RS256", "ES256"]);

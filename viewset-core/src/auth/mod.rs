@@ -2,9 +2,9 @@
 //! through a verifier the application writes. They install nothing by themselves: the application mounts the
 //! [`Authenticate`] layer on its router, where it wants it, and owns how a token or session is checked.
 //!
-//! [`Authenticate::jwt`] (feature `jwt`) is a verifier written once for every application: JWT access tokens
+//! `Authenticate::jwt` (feature `jwt`) is a verifier written once for every application: JWT access tokens
 //! checked against the keys an identity provider publishes (OpenID Connect discovery, a JWKS URL, or static keys),
-//! their claims mapped to the `Principal`; see [`jwt`].
+//! their claims mapped to the `Principal`; see the module `jwt`.
 //!
 //! A request without the credential continues anonymous (permissions decide what an anonymous caller may do). A
 //! credential the verifier refuses is a 401 `{"detail": "...", "code": "invalid_token"}` with
@@ -104,7 +104,7 @@ impl Authenticate {
     }
 
     /// A refused credential continues anonymous instead of answering 401 (demo applications, and APIs whose
-    /// anonymous callers see the same as callers with a stale token). A 503 of [`Authenticate::jwt`] (the identity
+    /// anonymous callers see the same as callers with a stale token). A 503 of `Authenticate::jwt` (the identity
     /// provider never reached) stays a 503: the token was not refused.
     ///
     /// ```
