@@ -105,3 +105,20 @@ write('body', 'no-content-type', bsel(ctype=2) + json.dumps(valid).encode())
 write('body', 'padded', bsel(pad=1, patch=1) + b'{"views": 7}')
 for i in range(3):
     write('body', f'structured-{i}', bsel(backend=i & 1, patch=i & 1, caller=i, structured=1) + bytes((i * 50 + j) % 256 for j in range(120)))
+
+# jwt_token: the bytes are the bearer token (fuzz/src/jwt.rs); `valid` is signed with the harness's HMAC secret.
+import base64
+b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b'=')
+valid_jwt = b'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6ImhzIn0.eyJzdWIiOiJmdXp6IiwiZXhwIjo0MTAyNDQ0ODAwLCJzY29wZSI6InBvc3RzOndyaXRlIiwicmVhbG1fYWNjZXNzIjp7InJvbGVzIjpbImFkbWluIl19fQ.gQD_hU7gCwKkROSb9aCq-zUdsRP0eVwgmJ_c6pxymQk'
+head, claims, mac = valid_jwt.split(b'.')
+jwt_seeds = {
+ 'valid': valid_jwt,
+ 'none': b64(b'{"alg":"none"}') + b'.' + claims + b'.',
+ 'hs256-rsa-kid': b64(b'{"alg":"HS256","kid":"rsa"}') + b'.' + claims + b'.' + mac,
+ 'rs256-unknown-kid': b64(b'{"alg":"RS256","kid":"other"}') + b'.' + claims + b'.' + mac,
+ 'expired': head + b'.' + b64(b'{"sub":"fuzz","exp":1}') + b'.' + mac,
+ 'malformed': b'eyJ!!!.e30.e30',
+ 'crit': b64(b'{"alg":"HS256","kid":"hs","crit":["b64"]}') + b'.' + claims + b'.' + mac,
+}
+for name, token in jwt_seeds.items():
+    write('jwt_token', name, token)

@@ -1,6 +1,6 @@
 //! The harness of viewset's cargo-fuzz targets (`fuzz_targets/`): a model of every column kind and three ViewSets
 //! ([`model`]), an in-process database that checks every statement ([`proxy`]), the application and the checks
-//! every answer must pass ([`app`]), and one module per target ([`query`], [`cursor`], [`body`], [`bulk`]). Each target's
+//! every answer must pass ([`app`]), and one module per target ([`query`], [`cursor`], [`body`], [`bulk`], [`jwt`]). Each target's
 //! module documents its input format; `fuzz/README.md` says how to run them.
 
 pub mod app;
@@ -9,6 +9,7 @@ pub mod bulk;
 pub mod cursor;
 pub mod cursor_token;
 pub mod input;
+pub mod jwt;
 pub mod model;
 pub mod proxy;
 pub mod query;

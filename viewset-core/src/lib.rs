@@ -116,8 +116,8 @@ pub struct ReadmeDoctests;
 /// Everything an application needs to declare and mount ViewSets.
 pub mod prelude {
     pub use crate::access::{
-        AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission, Permission,
-        PermissionExt, Principal, RowPolicy,
+        AllowAny, HasScope, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, Operation, OperationPermission,
+        Permission, PermissionExt, Principal, RowPolicy,
     };
     pub use crate::actions::JsonBody;
     pub use crate::auth::Authenticate;

@@ -1,12 +1,19 @@
-//! Demo-only authentication: maps bearer tokens to principals. A real application verifies its own tokens or
-//! sessions in the verifier it gives [`Authenticate`]; the framework only reads the `Principal` it attaches.
+//! The blog's authentication: demo bearer tokens, or JWT access tokens of a real identity provider when
+//! `SERVICE_JWT_ISSUER` (or `SERVICE_JWT_JWKS_URL`) is set. The framework only reads the `Principal` it attaches.
 //!
-//! Tokens (override with `BLOG_ALICE_TOKEN` / `BLOG_BOB_TOKEN`): `alice-token` (staff), `bob-token`.
-//! A request without a valid token is anonymous (the demo keeps a wrong token anonymous too, so the tests can
+//! Demo tokens (override with `BLOG_ALICE_TOKEN` / `BLOG_BOB_TOKEN`): `alice-token` (staff), `bob-token`.
+//! A request without a valid demo token is anonymous (the demo keeps a wrong token anonymous too, so the tests can
 //! compare the two; `Authenticate`'s default answers it 401).
+//!
+//! With `SERVICE_JWT_ISSUER`, `SERVICE_JWT_AUDIENCE` and the claim paths of
+//! [`JwtConfig::from_vars`](viewset_core::auth::jwt::JwtConfig::from_vars) (`SERVICE_JWT_STAFF_CLAIM`,
+//! `SERVICE_JWT_ROLES_CLAIMS`, `SERVICE_JWT_STAFF_ROLES`, `SERVICE_JWT_TENANT_CLAIM`, …), tokens are verified
+//! against the provider's published keys instead, and a refused token is a 401 `invalid_token` (README,
+//! "Tokens from an identity provider").
 
 use viewset_core::Principal;
 use viewset_core::auth::Authenticate;
+use viewset_core::auth::jwt::{JwtConfig, JwtError};
 
 /// Known demo tokens and the principals they stand for.
 #[derive(Clone, Debug)]
@@ -28,8 +35,18 @@ impl DemoTokens {
     }
 }
 
-/// The blog's authentication layer: `Authorization: Bearer <demo token>` → its principal; anything else anonymous.
+/// The blog's authentication layer from the environment ([`layer_from_vars`]); `main` checks the settings
+/// before it listens, so an invalid `SERVICE_JWT_*` setting panics here only in an application that skipped that.
 pub fn layer() -> Authenticate {
+    layer_from_vars(|name| std::env::var(name).ok()).unwrap_or_else(|error| panic!("{error}"))
+}
+
+/// Verified JWTs when `var` names an issuer or a JWKS URL (`SERVICE_JWT_*`), else the demo tokens:
+/// `Authorization: Bearer <demo token>` → its principal, anything else anonymous.
+pub fn layer_from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Authenticate, JwtError> {
+    if let Some(config) = JwtConfig::from_vars(var)? {
+        return Authenticate::jwt(config);
+    }
     let tokens = DemoTokens::from_env();
-    Authenticate::bearer(move |token| std::future::ready(tokens.principal(&token))).refused_as_anonymous()
+    Ok(Authenticate::bearer(move |token| std::future::ready(tokens.principal(&token))).refused_as_anonymous())
 }

@@ -87,10 +87,15 @@ pub fn app_with_state(state: ServiceState) -> Router {
 /// one `ServiceBuilder` stack given to one `Router::layer` (request tracing outermost, then the limits, then the
 /// authentication), so each route is wrapped once rather than three times.
 pub fn app_from(api: Api, state: ServiceState) -> Router {
+    app_with_auth(api, state, auth::layer())
+}
+
+/// [`app_from`] with the authentication layer `auth` (e.g. [`auth::layer_from_vars`] over settings of its own).
+pub fn app_with_auth(api: Api, state: ServiceState, auth: viewset_core::auth::Authenticate) -> Router {
     let layers = tower::ServiceBuilder::new()
         .layer(tower_http::trace::TraceLayer::new_for_http())
         .layer(Limits::default().layer())
-        .layer(auth::layer());
+        .layer(auth);
     routes_from(api, state).layer(layers)
 }
 

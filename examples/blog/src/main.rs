@@ -16,6 +16,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Unsafe Studio settings stop the start-up here, before anything listens.
     let studio = viewset_studio::StudioSettings::from_env().map_err(|e| format!("Studio settings: {e}"))?;
     studio.validate().map_err(|e| format!("Studio settings: {e}"))?;
+    // Invalid `SERVICE_JWT_*` settings stop the start-up here too.
+    blog::auth::layer_from_vars(|name| std::env::var(name).ok())?;
     let url = std::env::var("DATABASE_URL").unwrap_or_else(|_| blog::DEFAULT_DATABASE_URL.to_string());
     let bind: SocketAddr = std::env::var("SERVICE_BIND")
         .unwrap_or_else(|_| "127.0.0.1:8000".to_string())

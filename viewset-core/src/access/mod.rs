@@ -53,7 +53,7 @@ pub use crate::contract::lookup::Lookup;
 #[doc(hidden)]
 pub use crate::contract::lookup::parse_lookup;
 pub use crate::contract::permission::{
-    AllowAny, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
+    AllowAny, HasScope, IsAdminUser, IsAuthenticated, IsAuthenticatedOrReadOnly, OperationPermission, Permission,
 };
 pub use crate::contract::policy::RowPolicy;
 pub use crate::types::operation::Operation;

@@ -3,7 +3,17 @@
 use std::any::Any;
 
 use crate::contract::permission::Permission;
+use crate::error::ApiError;
 use crate::request::RequestContext;
+
+/// The denial of a composition: a side's own when it is not the plain 403 (a missing scope's challenge, a 401),
+/// else the plain 403 with the composition's message.
+fn side_denial(side: ApiError, plain: &str) -> ApiError {
+    match side {
+        ApiError::PermissionDenied(_) => ApiError::PermissionDenied(plain.to_string()),
+        other => other,
+    }
+}
 
 /// Both permissions must allow.
 #[derive(Debug, Clone, Copy)]
@@ -27,6 +37,11 @@ impl<A: Permission, B: Permission> Permission for And<A, B> {
     fn checks_objects(&self) -> bool {
         self.0.checks_objects() || self.1.checks_objects()
     }
+    /// The first refusing side's denial when it is not the plain 403 (`HasScope`'s `insufficient_scope`).
+    fn denied(&self, request: &RequestContext) -> ApiError {
+        let refusing = if self.0.has_permission(request) { self.1.denied(request) } else { self.0.denied(request) };
+        side_denial(refusing, self.message())
+    }
 }
 
 impl<A: Permission, B: Permission> Permission for Or<A, B> {
@@ -40,6 +55,10 @@ impl<A: Permission, B: Permission> Permission for Or<A, B> {
     }
     fn checks_objects(&self) -> bool {
         self.0.checks_objects() || self.1.checks_objects()
+    }
+    /// The second side's denial when it is not the plain 403 (`Reads.or(HasScope("posts:write"))` names the scope).
+    fn denied(&self, request: &RequestContext) -> ApiError {
+        side_denial(self.1.denied(request), self.message())
     }
 }
 

@@ -46,6 +46,21 @@ pub trait Permission: Send + Sync {
     fn checks_objects(&self) -> bool {
         true
     }
+    /// The error a refused request answers: by default 403 `permission_denied` with [`message`](Self::message).
+    /// [`HasScope`] answers 403 `insufficient_scope` with its challenge instead (401 for an anonymous caller).
+    ///
+    /// ```
+    /// use viewset_core::{ApiError, Permission, RequestContext};
+    /// struct NeedsStaff;
+    /// impl Permission for NeedsStaff {
+    ///     fn has_permission(&self, request: &RequestContext) -> bool { request.principal.is_staff }
+    ///     fn denied(&self, _: &RequestContext) -> ApiError { ApiError::PermissionDenied("Staff only.".into()) }
+    /// }
+    /// ```
+    fn denied(&self, request: &RequestContext) -> ApiError {
+        let _ = request;
+        ApiError::PermissionDenied(self.message().to_string())
+    }
 }
 
 /// Allows every request.
@@ -133,13 +148,42 @@ impl Permission for OperationPermission {
     }
 }
 
+/// Requires a scope of the caller's token ([`Principal::scopes`](crate::Principal), filled by
+/// [`Authenticate::jwt`](crate::auth::Authenticate) from the token's `scope` or `scp` claim). A caller without it
+/// gets 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750),
+/// an anonymous caller 401 `not_authenticated` with `WWW-Authenticate: Bearer`, so a client knows to get a token.
+///
+/// ```
+/// use viewset_core::access::{HasScope, IsAuthenticatedOrReadOnly, OperationPermission, PermissionExt};
+/// // Writes need `posts:write`, reads are open.
+/// const WRITE: HasScope = HasScope("posts:write");
+/// let _policy = OperationPermission::allow(&["read"]).or(WRITE);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct HasScope(pub &'static str);
+
+impl Permission for HasScope {
+    fn has_permission(&self, request: &RequestContext) -> bool {
+        request.principal.has_scope(self.0)
+    }
+    fn message(&self) -> &str {
+        "The token lacks the scope this operation needs."
+    }
+    fn checks_objects(&self) -> bool {
+        false
+    }
+    fn denied(&self, request: &RequestContext) -> ApiError {
+        if request.principal.is_authenticated() {
+            ApiError::insufficient_scope(self.0)
+        } else {
+            ApiError::not_authenticated()
+        }
+    }
+}
+
 /// Runs one permission's request-level check.
 pub(crate) fn check(permission: &dyn Permission, request: &RequestContext) -> Result<(), ApiError> {
-    if permission.has_permission(request) {
-        Ok(())
-    } else {
-        Err(ApiError::PermissionDenied(permission.message().to_string()))
-    }
+    if permission.has_permission(request) { Ok(()) } else { Err(permission.denied(request)) }
 }
 
 /// Runs one permission's object-level check.
@@ -152,5 +196,46 @@ pub(crate) fn check_object(
         Ok(())
     } else {
         Err(ApiError::PermissionDenied(permission.message().to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::composition::PermissionExt;
+    use crate::types::operation::Operation;
+    use crate::types::principal::Principal;
+
+    fn request(principal: Principal) -> RequestContext {
+        let mut request = RequestContext::new(sea_orm::DatabaseConnection::default(), Operation::Create);
+        request.principal = principal;
+        request
+    }
+
+    #[test]
+    fn a_missing_scope_is_a_403_insufficient_scope_and_anonymous_a_401() {
+        let write = HasScope("posts:write");
+        assert!(check(&write, &request(Principal::user("a").with_scope("posts:write"))).is_ok());
+        let refused = check(&write, &request(Principal::user("a").with_scope("posts:read"))).unwrap_err();
+        assert_eq!((refused.status().as_u16(), refused.body()["code"].as_str()), (403, Some("insufficient_scope")));
+        assert_eq!(refused.challenge().unwrap(), r#"Bearer error="insufficient_scope", scope="posts:write""#);
+        let anonymous = check(&write, &request(Principal::anonymous())).unwrap_err();
+        assert_eq!((anonymous.status().as_u16(), anonymous.challenge().unwrap().to_str().unwrap()), (401, "Bearer"));
+    }
+
+    #[test]
+    fn compositions_answer_the_scope_challenge_of_the_side_that_refused() {
+        let reads_or_write = OperationPermission::allow(&["read"]).or(HasScope("posts:write"));
+        let refused = check(&reads_or_write, &request(Principal::user("a"))).unwrap_err();
+        assert_eq!(refused.body()["scope"], "posts:write");
+        let staff_and_scope = IsAdminUser.and(HasScope("posts:write"));
+        let staff = request(Principal::user("a").staff());
+        assert_eq!(check(&staff_and_scope, &staff).unwrap_err().body()["code"], "insufficient_scope");
+        let not_staff = request(Principal::user("a").with_scope("posts:write"));
+        assert_eq!(check(&staff_and_scope, &not_staff).unwrap_err().body()["code"], "permission_denied");
+        assert_eq!(
+            check(&HasScope("x").not(), &request(Principal::user("a").with_scope("x"))).unwrap_err().status(),
+            403
+        );
     }
 }

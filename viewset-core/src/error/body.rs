@@ -87,11 +87,23 @@ impl ApiError {
             }
             ApiError::Idempotency { code, detail, .. } => simple(detail, code),
             ApiError::Unauthorized { code, detail } => simple(detail, code),
+            ApiError::InsufficientScope { scope } => json!({
+                "detail": format!("The token lacks the scope this operation needs: {scope}."),
+                "code": "insufficient_scope",
+                "scope": scope,
+            }),
+            ApiError::IdentityProviderUnavailable { retry_after } => json!({
+                "detail": "The identity provider's keys could not be fetched yet, so the token cannot be verified; \
+                           retry after the Retry-After delay.",
+                "code": "identity_provider_unavailable",
+                "retry_after": retry_after,
+            }),
         }
     }
 
     /// The `WWW-Authenticate` challenge of a 401 (RFC 6750): `Bearer` when no credential was sent, with
-    /// `error="…"` and `error_description="…"` when one was refused. `None` for every other error.
+    /// `error="…"` and `error_description="…"` when one was refused; of a 403 `insufficient_scope`:
+    /// `Bearer error="insufficient_scope", scope="…"`. `None` for every other error.
     ///
     /// ```
     /// let refused = viewset_core::ApiError::invalid_token("The token has expired.");
@@ -101,19 +113,29 @@ impl ApiError {
     /// assert!(viewset_core::ApiError::NotFound.challenge().is_none());
     /// ```
     pub fn challenge(&self) -> Option<HeaderValue> {
-        let ApiError::Unauthorized { code, detail } = self else { return None };
-        if *code == NOT_AUTHENTICATED {
-            return Some(HeaderValue::from_static("Bearer"));
-        }
-        // A quoted-string holds no `"` or `\` unescaped, and a header value no control character.
-        let description: String = detail
-            .chars()
-            .filter(|c| !c.is_control())
-            .flat_map(|c| (c == '"' || c == '\\').then_some('\\').into_iter().chain([c]))
-            .collect();
-        let value = format!(r#"Bearer error="{code}", error_description="{description}""#);
+        let value = match self {
+            ApiError::Unauthorized { code, .. } if *code == NOT_AUTHENTICATED => {
+                return Some(HeaderValue::from_static("Bearer"));
+            }
+            ApiError::Unauthorized { code, detail } => {
+                format!(r#"Bearer error="{code}", error_description="{}""#, quoted(detail))
+            }
+            ApiError::InsufficientScope { scope } => {
+                format!(r#"Bearer error="insufficient_scope", scope="{}""#, quoted(scope))
+            }
+            _ => return None,
+        };
         Some(HeaderValue::from_str(&value).unwrap_or_else(|_| HeaderValue::from_static("Bearer")))
     }
+}
+
+/// `text` as the inside of a quoted-string: no `"` or `\` unescaped, and no control character (a header value
+/// holds none).
+fn quoted(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control())
+        .flat_map(|c| (c == '"' || c == '\\').then_some('\\').into_iter().chain([c]))
+        .collect()
 }
 
 /// The code of [`ApiError::not_authenticated`]: no credential was sent where one is required.
@@ -138,6 +160,9 @@ impl IntoResponse for ApiError {
         }
         if let ApiError::Contention = self {
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
+        }
+        if let ApiError::IdentityProviderUnavailable { retry_after } = self {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, retry_after.into());
         }
         if let ApiError::DatabaseUnavailable = self {
             tracing::warn!("database unavailable in a generated endpoint");

@@ -7,8 +7,9 @@
 //!   "foreign_key_violation" | "invalid_id" | "method_not_allowed" | "database_error" | "database_unavailable" |
 //!   "unsupported_media_type" | "precondition_failed" | "precondition_required" | "invalid_idempotency_key" |
 //!   "idempotency_requires_identity" | "idempotency_in_progress" | "idempotency_key_reused" | "invalid_token" |
-//!   "not_authenticated" | ...}`; 409 may add `"field"`, a refused limit adds `"limit"` (its name); a 401 carries
-//!   `WWW-Authenticate` ([`ApiError::challenge`]).
+//!   "not_authenticated" | "insufficient_scope" | "identity_provider_unavailable" | ...}`; 409 may add `"field"`, a
+//!   refused limit adds `"limit"` (its name); a 401 and a 403 `insufficient_scope` carry `WWW-Authenticate`
+//!   ([`ApiError::challenge`]).
 
 use std::collections::BTreeMap;
 
@@ -208,6 +209,19 @@ pub enum ApiError {
         /// Which check failed (never the credential itself).
         detail: String,
     },
+    /// The caller's token lacks a scope the route needs (403 `insufficient_scope` with
+    /// `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`, RFC 6750 §3.1;
+    /// [`ApiError::insufficient_scope`]).
+    InsufficientScope {
+        /// The scope (or space-separated scopes) the route needs.
+        scope: String,
+    },
+    /// The identity provider whose keys verify tokens has never been reached, so no token can be checked yet (503
+    /// `identity_provider_unavailable` with `Retry-After`): the token may well be valid, so this is not a 401.
+    IdentityProviderUnavailable {
+        /// Seconds until the keys are asked for again.
+        retry_after: u64,
+    },
 }
 
 impl ApiError {
@@ -236,6 +250,21 @@ impl ApiError {
             code: body::NOT_AUTHENTICATED,
             detail: "Authentication credentials were not provided.".into(),
         }
+    }
+}
+
+impl ApiError {
+    /// 403 `insufficient_scope`: the token is valid but lacks `scope`; the challenge names the scope the client
+    /// should ask its authorization server for.
+    ///
+    /// ```
+    /// let refused = viewset_core::ApiError::insufficient_scope("posts:write");
+    /// assert_eq!(refused.status(), 403);
+    /// assert_eq!(refused.body()["code"], "insufficient_scope");
+    /// assert_eq!(refused.challenge().unwrap(), r#"Bearer error="insufficient_scope", scope="posts:write""#);
+    /// ```
+    pub fn insufficient_scope(scope: impl Into<String>) -> Self {
+        ApiError::InsufficientScope { scope: scope.into() }
     }
 }
 
@@ -288,7 +317,7 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::Input(_) | ApiError::Validation { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-            ApiError::PermissionDenied(_) => StatusCode::FORBIDDEN,
+            ApiError::PermissionDenied(_) | ApiError::InsufficientScope { .. } => StatusCode::FORBIDDEN,
             ApiError::NotFound
             | ApiError::NotFoundKey(_)
             | ApiError::NotFoundRow { .. }
@@ -307,6 +336,7 @@ impl ApiError {
             ApiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Idempotency { status, .. } => *status,
             ApiError::Unauthorized { .. } => StatusCode::UNAUTHORIZED,
+            ApiError::IdentityProviderUnavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 

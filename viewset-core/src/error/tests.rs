@@ -62,3 +62,21 @@ fn contention_is_503_database_busy_with_a_short_retry_after() {
     assert_eq!(ApiError::Contention.body()["code"], "database_busy");
     assert!(!db::contention(&DbErr::Custom("deadlock".into())), "only the database's own codes say so");
 }
+
+#[test]
+fn insufficient_scope_is_a_403_with_its_challenge() {
+    let response = ApiError::insufficient_scope("posts:write").into_response();
+    assert_eq!(response.status(), 403);
+    assert_eq!(response.headers()["www-authenticate"], r#"Bearer error="insufficient_scope", scope="posts:write""#);
+    // A scope with a quote or a control character cannot break out of the quoted-string.
+    let odd = ApiError::insufficient_scope("a\"b\r\nc").challenge().unwrap();
+    assert_eq!(odd, r#"Bearer error="insufficient_scope", scope="a\"bc""#);
+}
+
+#[test]
+fn an_unreachable_identity_provider_is_a_503_with_retry_after_and_no_challenge() {
+    let response = ApiError::IdentityProviderUnavailable { retry_after: 7 }.into_response();
+    assert_eq!(response.status(), 503);
+    assert_eq!(response.headers()["retry-after"], "7");
+    assert!(response.headers().get("www-authenticate").is_none());
+}

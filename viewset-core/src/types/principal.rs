@@ -18,9 +18,10 @@ pub struct Principal {
     pub tenant_id: Option<String>,
     /// Staff (admin) flag.
     pub is_staff: bool,
-    /// Role names.
+    /// Role names (a JWT's roles claim, e.g. Keycloak's `realm_access.roles`, with `Authenticate::jwt`).
     pub roles: Vec<String>,
-    /// Granted scopes.
+    /// Granted scopes (a JWT's `scope` or `scp` claim with `Authenticate::jwt`), checked by
+    /// [`HasScope`](crate::access::HasScope).
     pub scopes: Vec<String>,
 }
 
@@ -47,6 +48,32 @@ impl Principal {
     pub fn with_role(mut self, role: impl Into<String>) -> Self {
         self.roles.push(role.into());
         self
+    }
+    /// Adds a granted scope.
+    ///
+    /// ```
+    /// let bob = viewset_core::Principal::user("bob").with_scope("posts:write");
+    /// assert!(bob.has_scope("posts:write") && !bob.has_scope("posts:delete"));
+    /// ```
+    pub fn with_scope(mut self, scope: impl Into<String>) -> Self {
+        self.scopes.push(scope.into());
+        self
+    }
+    /// Whether `scope` was granted.
+    ///
+    /// ```
+    /// assert!(!viewset_core::Principal::anonymous().has_scope("posts:read"));
+    /// ```
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|granted| granted == scope)
+    }
+    /// Whether the caller has role `role`.
+    ///
+    /// ```
+    /// assert!(viewset_core::Principal::user("ann").with_role("editor").has_role("editor"));
+    /// ```
+    pub fn has_role(&self, role: &str) -> bool {
+        self.roles.iter().any(|held| held == role)
     }
     /// Whether the caller has an identity.
     pub fn is_authenticated(&self) -> bool {

@@ -2,6 +2,10 @@
 //! through a verifier the application writes. They install nothing by themselves: the application mounts the
 //! [`Authenticate`] layer on its router, where it wants it, and owns how a token or session is checked.
 //!
+//! `Authenticate::jwt` (feature `jwt`) is a verifier written once for every application: JWT access tokens
+//! checked against the keys an identity provider publishes (OpenID Connect discovery, a JWKS URL, or static keys),
+//! their claims mapped to the `Principal`; see the module `jwt`.
+//!
 //! A request without the credential continues anonymous (permissions decide what an anonymous caller may do). A
 //! credential the verifier refuses is a 401 `{"detail": "...", "code": "invalid_token"}` with
 //! `WWW-Authenticate: Bearer error="invalid_token", error_description="..."` (RFC 6750,
@@ -34,7 +38,24 @@ use tower::{Layer, Service};
 use crate::error::ApiError;
 use crate::types::principal::Principal;
 
-type Verdict = Pin<Box<dyn Future<Output = Option<Principal>> + Send>>;
+#[cfg(feature = "jwt")]
+mod claims;
+#[cfg(feature = "jwt")]
+pub mod jwt;
+#[cfg(feature = "jwt")]
+mod jwt_config;
+#[cfg(feature = "jwt")]
+mod jwt_env;
+#[cfg(feature = "jwt")]
+mod keys;
+#[cfg(feature = "jwt")]
+mod remote;
+#[cfg(feature = "jwt")]
+mod token;
+
+/// A verifier's answer: the caller's principal, or the error the request answers (a 401 `invalid_token` saying
+/// which check failed, a 503 while the identity provider was never reached).
+type Verdict = Pin<Box<dyn Future<Output = Result<Principal, ApiError>> + Send>>;
 type Verifier = Arc<dyn Fn(String) -> Verdict + Send + Sync>;
 
 /// Where the credential is read from.
@@ -83,7 +104,8 @@ impl Authenticate {
     }
 
     /// A refused credential continues anonymous instead of answering 401 (demo applications, and APIs whose
-    /// anonymous callers see the same as callers with a stale token).
+    /// anonymous callers see the same as callers with a stale token). A 503 of `Authenticate::jwt` (the identity
+    /// provider never reached) stays a 503: the token was not refused.
     ///
     /// ```
     /// let auth = viewset_core::auth::Authenticate::bearer(|_t: String| async { None }).refused_as_anonymous();
@@ -107,7 +129,15 @@ where
     F: Fn(String) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Option<Principal>> + Send + 'static,
 {
-    Arc::new(move |credential| Box::pin(verify(credential)))
+    Arc::new(move |credential| {
+        let verdict = verify(credential);
+        Box::pin(async move { verdict.await.ok_or_else(refused) })
+    })
+}
+
+/// The 401 of a credential a closure verifier refused ([`ApiError::invalid_token`]).
+fn refused() -> ApiError {
+    ApiError::invalid_token("The credential is invalid or expired.")
 }
 
 impl<S> Layer<S> for Authenticate {
@@ -147,21 +177,16 @@ where
         Box::pin(async move {
             if let Some(credential) = credential {
                 match verify(credential).await {
-                    Some(principal) => {
+                    Ok(principal) => {
                         request.extensions_mut().insert(principal);
                     }
-                    None if anonymous => {}
-                    None => return Ok(refused()),
+                    Err(ApiError::Unauthorized { .. }) if anonymous => {}
+                    Err(refused) => return Ok(refused.into_response()),
                 }
             }
             inner.call(request).await
         })
     }
-}
-
-/// The 401 of a refused credential ([`ApiError::invalid_token`]).
-fn refused() -> Response {
-    ApiError::invalid_token("The credential is invalid or expired.").into_response()
 }
 
 /// The token of an `Authorization: Bearer <token>` header (scheme in any case, surrounding spaces trimmed); `None`
