@@ -42,4 +42,3 @@ pub async fn check(db: &DatabaseConnection) -> DatabaseStatus {
         last_error,
     }
 }
-

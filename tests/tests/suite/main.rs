@@ -42,6 +42,7 @@ mod hardening_query;
 mod hardening_stream;
 mod hardening_transport;
 mod insert_read_back;
+mod jwt;
 mod load_shedding;
 mod mariadb;
 mod openapi_document;

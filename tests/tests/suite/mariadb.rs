@@ -109,7 +109,7 @@ macro_rules! on_mariadb {
     )+};
 }
 
-mod mariadb {
+mod server {
     use super::*;
 
     on_mariadb!(
