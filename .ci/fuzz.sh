@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cargo-fuzz smoke: builds the four targets of fuzz/ and runs each from its seeds (fuzz/corpus/<target>) for
+# cargo-fuzz smoke: builds the five targets of fuzz/ and runs each from its seeds (fuzz/corpus/<target>) for
 # FUZZ_SECONDS (default 30). A crash (a panic, a 5xx, a failed check of the harness) fails the script and leaves the
 # input in fuzz/artifacts/<target>/; reproduce it with
 #   cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run --dev -s none <target> artifacts/<target>/crash-...
@@ -22,7 +22,7 @@ case "$profile" in
   release) build=(--release --debug-assertions) ;;
   *) echo "FUZZ_PROFILE is dev or release" >&2; exit 2 ;;
 esac
-targets=${FUZZ_TARGETS:-query_string cursor body bulk}
+targets=${FUZZ_TARGETS:-query_string cursor body bulk jwt_token}
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="$PWD/target"
 
