@@ -38,7 +38,7 @@ async fn a_file_opens_in_wal_with_the_documented_pragmas() {
     assert_eq!(pragma(&db, "journal_size_limit").await, limit.to_string());
     assert_eq!(pragma(&db, "cache_size").await, format!("-{}", viewset_core::store::SQLITE_CACHE_KIB));
     let pool = db.get_sqlite_connection_pool().options().get_max_connections();
-    assert_eq!(pool, viewset_core::store::SQLITE_MAX_CONNECTIONS, "a pool of readers beside the writer");
+    assert_eq!(pool, viewset_core::store::SQLITE_MAX_CONNECTIONS, "the pool the store gives a SQLite file");
 }
 
 #[tokio::test]

@@ -113,8 +113,8 @@ pub const DEFAULT_ACQUIRE_TIMEOUT: Duration = Duration::from_secs(2);
 /// with a strict `sql_mode`, UTC and `utf8mb4` (`MYSQL_SQL_MODE`, README "MariaDB / MySQL").
 ///
 /// A SQLite *file* is opened in WAL with `synchronous=NORMAL`, a 5 s busy timeout, a bounded log, a 16 MiB page
-/// cache per connection and foreign keys on ([`sqlite_defaults`]), with a pool of [`SQLITE_MAX_CONNECTIONS`]
-/// (`max_connections` on the returned options changes it); in-memory databases are left as sqlx opens them, with
+/// cache per connection and foreign keys on ([`sqlite_defaults`]), with a pool of [`SQLITE_MAX_CONNECTIONS`] (one:
+/// see there why; `max_connections` on the returned options changes it); in-memory databases are left as sqlx opens them, with
 /// sea-orm's one connection. The trade-off: a process crash loses no acknowledged write, a power loss or an operating-system crash can
 /// lose the last transactions (never the database's integrity). Override with
 /// `options.map_sqlx_sqlite_opts(|o| sqlite_defaults(o).synchronous(SqliteSynchronous::Full))`, which replaces

@@ -29,18 +29,20 @@ pub const SQLITE_JOURNAL_SIZE_LIMIT: u64 = 64 * 1024 * 1024;
 /// ```
 pub const SQLITE_CACHE_KIB: u32 = 16 * 1024;
 
-/// The pool size [`super::options`] gives a SQLite file (sea-orm opens one connection when none is given): in WAL
-/// readers run beside the writer and each other, so reads at 16 and 64 clients use both cores of the bench machine
-/// (retrieve 1.4–2.6× the one-connection pool, `BENCHMARKS.md` "SQLite against PocketBase"); writers still take
-/// SQLite's one write lock in turn, waiting up to [`SQLITE_BUSY_TIMEOUT`]. `options.max_connections(n)` on the
-/// returned options overrides it.
+/// The pool size [`super::options`] gives a SQLite file: one connection, as sea-orm opens when none is given. In WAL
+/// more connections let reads run beside the writer (retrieve at 16 and 64 clients 1.4–2.6× faster with 8,
+/// `BENCHMARKS.md` "SQLite against PocketBase"), but a write transaction that reads before it writes (a PATCH, an
+/// upsert) begins deferred and is refused `SQLITE_BUSY` at once when another connection wrote first, which the busy
+/// timeout does not cover: schemathesis saw 503 `database_busy` on concurrent PATCHes and upserts with 8. Until every
+/// such transaction begins `IMMEDIATE`, the default is one connection; `options.max_connections(n)` on the returned
+/// options raises it for a read-mostly application.
 ///
 /// ```
 /// let options = viewset_core::store::options("sqlite://app.db?mode=rwc");
 /// assert_eq!(options.get_max_connections(), Some(viewset_core::store::SQLITE_MAX_CONNECTIONS));
 /// assert_eq!(viewset_core::store::options("sqlite::memory:").get_max_connections(), None); // one, sea-orm's
 /// ```
-pub const SQLITE_MAX_CONNECTIONS: u32 = 8;
+pub const SQLITE_MAX_CONNECTIONS: u32 = 1;
 
 /// `options` with the defaults of a SQLite database file, which [`super::options`] installs for a `sqlite:` URL
 /// that is not in memory:
