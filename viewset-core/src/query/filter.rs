@@ -133,6 +133,26 @@ pub(crate) fn all_of(mut conditions: Vec<Expr>) -> Option<Expr> {
     conditions.pop()
 }
 
+/// Query parameters named in `allowed` (`get_filter_fields()`) become the router's exact-match filters (each at
+/// most once), except the reserved names (`query::RESERVED_QUERY_NAMES` and the paginator's `parameters`) and the
+/// fields this caller may not query. One function for every ViewSet (in a generic one, the closures and the map's
+/// sort were compiled again for each).
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// let db = sea_orm::Database::connect("sqlite::memory:").await?;
+/// let mut request = viewset_core::RequestContext::new(db, viewset_core::Operation::List);
+/// request.query = viewset_core::query::QueryParams::parse(Some("title=a&limit=5&utm=x"));
+/// let filters = viewset_core::query::router_filters(&request, &["title", "limit"], &["limit"]).unwrap();
+/// assert_eq!(filters.into_iter().collect::<Vec<_>>(), [("title".to_string(), "a".to_string())]);
+/// # Ok(()) }
+/// ```
+pub fn router_filters(request: &RequestContext, allowed: &[&str], paginator: &[&str]) -> Result<Filters, ApiError> {
+    let reserved = |k: &str| crate::types::params::is_reserved_query_name(k) || paginator.contains(&k);
+    let read = request.query.read_once(|k| allowed.contains(&k) && !reserved(k) && request.may_query(k))?;
+    Ok(read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+}
+
 /// Applies the router's exact-match filters (used by the default `get_queryset`).
 pub fn apply_exact_filters<E: EntityTrait>(
     select: Select<E>,

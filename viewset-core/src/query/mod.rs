@@ -18,6 +18,7 @@ pub(crate) mod ordering;
 pub(crate) mod related;
 pub(crate) mod search;
 pub(crate) mod text_match;
+pub(crate) mod unread;
 
 pub use crate::types::list_query::{Computed, ListQuery, OrderTerm, OrderingState};
 pub use crate::types::lookups::FilterLookup;
@@ -26,7 +27,7 @@ pub use crate::types::params::{Filters, MAX_SQL_INTEGER, QueryParams, RESERVED_Q
 pub use crate::types::query_limits::QueryLimits;
 /// Typed filter values: parsing a query string value as a column's type, and what a column may store.
 pub use crate::types::value;
-pub use filter::{DjangoFilterBackend, FilterBackend, ServiceFilterBackend, apply_exact_filters};
+pub use filter::{DjangoFilterBackend, FilterBackend, ServiceFilterBackend, apply_exact_filters, router_filters};
 pub use fulltext::{FULLTEXT_PARAM, FullTextSearchFilter, boolean_mode_query, fts5_query};
 pub use groups::FilterGroup;
 pub use narrow::narrow;

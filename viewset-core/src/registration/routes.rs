@@ -26,7 +26,7 @@ use crate::schema::explain::{BodyShape, explain};
 use crate::schema::{CreateSchema, UpdateSchema};
 use crate::types::columns::column_names;
 use crate::types::operation::Operation;
-use crate::types::params::{Filters, is_reserved_query_name};
+use crate::types::params::Filters;
 
 /// Registers the routes of `V` on `router` (prefix and tags come from the ViewSet) and returns it.
 /// Defining a ViewSet registers nothing; this does, and it neither applies migrations nor authenticates.
@@ -155,14 +155,9 @@ pub fn respond(result: Result<Response, ApiError>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
-/// Query parameters named in `get_filter_fields()` become the router's exact-match filters (each at most once),
-/// except the reserved names (`query::RESERVED_QUERY_NAMES` and the paginator's parameters). One function for every
-/// ViewSet (in a generic one, the closures and the map's sort were compiled again for each).
+/// The router's exact-match filters of `request` ([`crate::query::router_filters`]).
 fn router_filters(ops: &Ops, request: &RequestContext) -> Result<Filters, ApiError> {
-    let allowed = (ops.filter_fields)();
-    let reserved = |k: &str| is_reserved_query_name(k) || ops.paginator_parameters.contains(&k);
-    let read = request.query.read_once(|k| allowed.contains(&k) && !reserved(k) && request.may_query(k))?;
-    Ok(read.into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect())
+    crate::query::router_filters(request, &(ops.filter_fields)(), ops.paginator_parameters)
 }
 
 /// The typed body, after refusing fields this caller may not write; a body that does not parse is explained with

@@ -258,7 +258,7 @@ const fn closest<'a>(fields: &'a [FieldInfo], name: &str) -> Option<&'a str> {
 }
 
 /// Levenshtein distance (names longer than 63 bytes are never close).
-const fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) const fn edit_distance(a: &str, b: &str) -> usize {
     const MAX: usize = 64;
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() >= MAX || b.len() >= MAX {

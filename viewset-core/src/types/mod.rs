@@ -14,4 +14,5 @@ pub mod page_body;
 pub mod params;
 pub mod principal;
 pub mod query_limits;
+pub(crate) mod read_marks;
 pub mod value;

@@ -2,6 +2,7 @@
 
 use crate::error::ApiError;
 use crate::types::query_limits::QueryLimits;
+use crate::types::read_marks::ReadMarks;
 
 /// Exact-match filters the router passes to `list`: field name → raw query value.
 pub type Filters = std::collections::BTreeMap<String, String>;
@@ -58,8 +59,12 @@ pub const fn is_reserved_query_name(name: &str) -> bool {
 ///
 /// **One rule for repeated parameters**: a parameter the framework reads (`limit`, `offset`, `page`,
 /// `page_size`, `cursor`, `search`, `ordering` and every filter) must appear at most once; given twice it is a
-/// 422 `duplicate_parameter` ([`QueryParams::one`]). Parameters nobody reads are ignored, repeated or not.
-/// [`QueryParams::get`] (the last value) remains for an application's own parameters.
+/// 422 `duplicate_parameter` ([`QueryParams::one`]). Parameters nobody reads are ignored, repeated or not, except
+/// on a list: there a parameter shaped like a filter (`field__lookup`, `relation__field`, or a field the caller may
+/// see) that no filter read is a 422 `unknown_filter`, so a filter is never silently ignored. Every read marks
+/// what it read ([`QueryParams::get`] and [`QueryParams::iter`] too, so an application's own parameters, read
+/// through them, are never refused). [`QueryParams::get`] (the last value) remains for an application's own
+/// parameters.
 ///
 /// ```
 /// let q = viewset_core::query::QueryParams::parse(Some("limit=5&title=a%20b&limit=7"));
@@ -76,6 +81,8 @@ pub struct QueryParams {
     /// More pairs than `limits.max_query_params` were sent (only that many were decoded).
     over_limit: bool,
     limits: QueryLimits,
+    /// Which pairs were read.
+    read: ReadMarks,
 }
 
 impl QueryParams {
@@ -103,7 +110,8 @@ impl QueryParams {
             text.push_str(&v);
             pairs.push([start, middle, text.len()]);
         }
-        QueryParams { text, pairs, over_limit, limits }
+        let read = ReadMarks::new(pairs.len());
+        QueryParams { text, pairs, over_limit, limits, read }
     }
 
     /// The limits this query string is read under.
@@ -132,7 +140,7 @@ impl QueryParams {
     /// more than once (and the [`QueryParams::check`] error first).
     pub fn one(&self, key: &str) -> Result<Option<&str>, ApiError> {
         self.check()?;
-        let mut values = self.iter().filter(|(k, _)| *k == key).map(|(_, v)| v);
+        let mut values = self.marked(|k| k == key).map(|(_, v)| v);
         let first = values.next();
         if values.next().is_some() {
             return Err(duplicate(key));
@@ -143,12 +151,32 @@ impl QueryParams {
     /// The last value of `key` (for an application's own parameters; the framework reads through
     /// [`QueryParams::one`]).
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.pairs.iter().rev().map(|&pair| self.pair(pair)).find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.marked(|k| k == key).last().map(|(_, v)| v)
     }
 
-    /// Every pair, in order.
+    /// Every pair, in order (each counts as read).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        self.pairs.iter().map(|&pair| self.pair(pair))
+        self.marked(|_| true)
+    }
+
+    /// The pairs whose key `selects`, each marked as read.
+    fn marked(&self, selects: impl Fn(&str) -> bool) -> impl Iterator<Item = (&str, &str)> {
+        self.pairs.iter().enumerate().filter_map(move |(index, &pair)| {
+            let (k, v) = self.pair(pair);
+            selects(k).then(|| {
+                self.read.mark(index);
+                (k, v)
+            })
+        })
+    }
+
+    /// The keys no reader asked for, in order (a key given twice, twice).
+    pub(crate) fn unread(&self) -> impl Iterator<Item = &str> {
+        self.pairs
+            .iter()
+            .enumerate()
+            .filter(|(index, _)| !self.read.is_marked(*index))
+            .map(|(_, &pair)| self.pair(pair).0)
     }
 
     fn pair(&self, [start, middle, end]: [usize; 3]) -> (&str, &str) {
@@ -165,7 +193,7 @@ impl QueryParams {
     pub fn read_once(&self, reads: impl Fn(&str) -> bool) -> Result<Vec<(&str, &str)>, ApiError> {
         self.check()?;
         let mut read: Vec<(&str, &str)> = Vec::new();
-        for (k, v) in self.iter().filter(|(k, _)| reads(k)) {
+        for (k, v) in self.marked(reads) {
             if read.iter().any(|(seen, _)| *seen == k) {
                 return Err(duplicate(k));
             }
