@@ -163,7 +163,8 @@ pub fn scoped_query<V: Hooks>(request: &RequestContext, filters: &Filters) -> Re
 }
 
 /// The list query of `request`: `get_queryset`, the filter backends, then the required row policies again (so
-/// no query parameter and no backend can drop them). Ordering terms are in the returned [`ListQuery`].
+/// no query parameter and no backend can drop them). A parameter shaped like a filter that nothing read is a 422
+/// `unknown_filter` (a filter is never silently ignored). Ordering terms are in the returned [`ListQuery`].
 pub fn scoped_list<V: Hooks>(request: &RequestContext, filters: &Filters) -> Result<ListQuery<V::Entity>, ApiError> {
     let backend = request.db.get_database_backend();
     let base = if Plan::of::<V>(backend).default_scope {
@@ -175,8 +176,22 @@ pub fn scoped_list<V: Hooks>(request: &RequestContext, filters: &Filters) -> Res
         V::get_queryset(request, filters)?
     };
     let mut query = V::filter_queryset(ListQuery::new(base), request)?;
+    crate::query::unread::refuse_unread::<V>(request)?;
     query.select = with_required::<V>(query.select, request)?;
     Ok(query)
+}
+
+/// The rows `request`'s view holds: for a stream subscriber, the list's query of its parameters (the router's
+/// exact-match filters, the filter backends: lookups, `or=` groups, related fields, search) with the required row
+/// policies; for every other surface, [`scoped_query`]. What the stream and the surfaces after it (a delivery, a
+/// record's visibility) decide per record.
+pub(crate) fn view_scope<V: Hooks>(request: &RequestContext) -> Result<Select<V::Entity>, ApiError> {
+    if request.operation != Operation::Stream {
+        return scoped_query::<V>(request, &Filters::new());
+    }
+    let paginator = <V::Pagination as crate::contract::paginator::Paginator>::PARAMETERS;
+    let filters = crate::query::router_filters(request, &V::get_filter_fields(), paginator)?;
+    Ok(scoped_list::<V>(request, &filters)?.select)
 }
 
 fn with_required<V: Hooks>(select: Select<V::Entity>, request: &RequestContext) -> Result<Select<V::Entity>, ApiError> {
@@ -312,7 +327,7 @@ pub async fn fetch_visible_locked<V: Hooks>(
 }
 
 async fn find_scoped<V: Hooks>(request: &RequestContext, condition: Condition) -> Result<Option<ModelOf<V>>, ApiError> {
-    let select = scoped_query::<V>(request, &Filters::new())?.filter(condition);
+    let select = view_scope::<V>(request)?.filter(condition);
     crate::store::find::<V>(request.reader(), Find::First(select)).await
 }
 

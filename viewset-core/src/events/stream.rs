@@ -3,8 +3,14 @@
 //! Frames: `event: ready` first; then `id:` (`<n>` on an outbox bus, the same on every instance; else
 //! `<instance>-<n>`), `event: created | updated | deleted` and data
 //! `{"action", "model", "table", "pk", "record"}` (`record` through the read representation without hidden fields;
-//! absent for deletes); a keep-alive comment every 15 s. A record that an update moves out of a subscriber's view,
-//! after the subscriber saw it on this stream, arrives as `deleted` with `"reason": "out_of_scope"`.
+//! absent for deletes); a keep-alive comment every 15 s. The subscriber's query is the list's (its filters with
+//! lookups, related fields, `or=` groups, `search`, `q`, `fields`), checked at connect as the list checks it (the
+//! same 422s, before `ready`); any other parameter is a 422 `unknown_parameter`. An event is delivered when its
+//! record matches the query at delivery time. A record that an update moves out of a subscriber's view, after the
+//! subscriber saw it on this stream, arrives as `deleted` with `"reason": "out_of_filter"` (it left the query's
+//! filters) or `"out_of_scope"` (the caller may no longer see it); one an update moves into the view arrives as
+//! `updated`. A delete reaches the subscribers that were shown the record, and those whose query its last state
+//! matches.
 //! `Last-Event-ID` resumes with the next event (from this process's bounded buffer, or on an outbox bus from the
 //! table, on any instance), or gets `event: reset` (refetch) with `"reason": "resume_unavailable"` when the event is
 //! no longer kept, is newer than the newest, or is another process's (or another kind of bus's), or
@@ -58,8 +64,11 @@ const FRAMES: usize = 64;
 pub fn stream_route<V: Hooks>(mut request: RequestContext) -> impl Future<Output = Response> + Send {
     let admitted = access::admit::<V>(&mut request, Operation::Stream);
     // Asked after the throttles, as `access::enter` then the required row policies would.
+    // The subscriber's query is the list's: checked as the list checks it, before `ready`.
     let required = match admitted {
-        Ok(()) => required_condition::<V>(&request).map(drop),
+        Ok(()) => required_condition::<V>(&request)
+            .and_then(|_| access::view_scope::<V>(&request))
+            .and_then(|_| crate::query::unread::refuse_any_unread(&request)),
         Err(_) => Ok(()),
     };
     let viewset = StreamOf {
@@ -98,12 +107,24 @@ async fn subscribe(request: RequestContext, admitted: Result<(), ApiError>, view
     let membership = bus.views().join(viewset.name, request.view_key());
     let (frames, out) = mpsc::channel::<Event>(FRAMES);
     let of = viewset.of;
+    let unfiltered = unfiltered(&request);
     tokio::spawn(
-        Subscriber { request, bus, membership, frames, seen: HashSet::new(), _slot: slot, of }
+        Subscriber { request, unfiltered, bus, membership, frames, seen: HashSet::new(), _slot: slot, of }
             .run(receiver, gaps, resume),
     );
     let frames = futures_util::StreamExt::map(ReceiverStream::new(out), Ok::<Event, Infallible>);
     pass.stamp(Sse::new(frames).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response())
+}
+
+/// The subscriber's request without its query, when its query filters (any parameter but `fields`): to tell a
+/// record that left the filter (`out_of_filter`) from one that left the caller's scope (`out_of_scope`).
+fn unfiltered(request: &RequestContext) -> Option<RequestContext> {
+    if request.query.iter().all(|(key, _)| key == "fields") {
+        return None;
+    }
+    let mut bare = request.clone();
+    bare.query = crate::query::QueryParams::default();
+    Some(bare)
 }
 
 /// A record's data as one view shows it, for a frame: the record through the read representation without the
@@ -152,6 +173,8 @@ impl ViewSetChecks {
 
 struct Subscriber {
     request: RequestContext,
+    /// [`unfiltered`].
+    unfiltered: Option<RequestContext>,
     bus: EventBus,
     /// This subscriber's group: subscribers with equal requests share each event's visibility check.
     membership: Membership,
@@ -312,15 +335,22 @@ impl Subscriber {
                         (event.action, data)
                     }
                     Outcome::Hidden if self.seen.remove(&key) => {
+                        let in_scope = match &self.unfiltered {
+                            Some(bare) => matches!((self.of.visible)(bare, &event.pk, None, &data).await, Ok(Some(_))),
+                            None => false,
+                        };
                         let mut data = base(Action::Deleted);
-                        data["reason"] = json!("out_of_scope");
+                        data["reason"] = json!(if in_scope { "out_of_filter" } else { "out_of_scope" });
                         (Action::Deleted, data.to_string().into())
                     }
                     Outcome::Hidden | Outcome::Failed => return true,
                 }
             }
             Action::Deleted => {
+                // A record this subscriber was shown is told gone, whatever its last state (a full-text match
+                // cannot be asked of a deleted row); any other by its last state.
                 let outcome = match &event.snapshot {
+                    _ if self.seen.contains(&key) => frame(None),
                     Some(snapshot) => {
                         views
                             .outcome(&self.membership, sequenced.seq, || async {
@@ -332,7 +362,6 @@ impl Subscriber {
                             })
                             .await
                     }
-                    None if self.seen.contains(&key) => frame(None),
                     None => Outcome::Hidden,
                 };
                 self.seen.remove(&key);

@@ -20,7 +20,6 @@ use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::store::plan::Plan;
 use crate::types::columns::field_name;
-use crate::types::params::Filters;
 use crate::types::value::from_json;
 
 fn typed<C: ColumnTrait>(column: C, json: &serde_json::Value) -> Option<Value> {
@@ -76,7 +75,7 @@ enum InBatch<'a> {
 fn batch_of<'a, V: Hooks>(request: &'a RequestContext, pk: &serde_json::Value) -> Result<InBatch<'a>, ApiError> {
     let Some(condition) = key_condition::<V>(pk) else { return Ok(InBatch::NoRecord) };
     let backend = request.db.get_database_backend();
-    let scope = access::scoped_query::<V>(request, &Filters::new())?.filter(condition.clone()).into_query();
+    let scope = access::view_scope::<V>(request)?.filter(condition.clone()).into_query();
     if !Plan::of::<V>(backend).default_scope
         && !crate::store::visibility::selects_the_record(backend, &scope, &V::Entity::find().into_query())
     {
@@ -186,7 +185,7 @@ pub async fn could_see_deleted<V: Hooks>(
     snapshot: &serde_json::Value,
 ) -> Result<bool, ApiError> {
     let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
-    let scope = access::scoped_query::<V>(request, &Filters::new())?;
+    let scope = access::view_scope::<V>(request)?;
     crate::store::admits_row::<V>(request.reader(), scope, row).await
 }
 
@@ -202,7 +201,7 @@ pub(crate) async fn could_see_deleted_in<V: Hooks>(
     let batched = match turn {
         Some(turn) => {
             let Some(row) = snapshot_row::<V>(snapshot) else { return Ok(false) };
-            let scope = access::scoped_query::<V>(request, &Filters::new())?.into_query();
+            let scope = access::view_scope::<V>(request)?.into_query();
             let run = over_row(request.reader(), V::Entity::default().table_name(), row);
             turn.submit(scope, run).await
         }
