@@ -57,10 +57,11 @@ on_every_database!(anonymous_app => refused_as_anonymous, slash_twins_with_docs)
 on_every_database!(cookie_app => session_cookie);
 
 async fn bearer_verified_refused_and_absent(app: TestApp) {
+    // No credential behind a bearer layer: challenged (401 with `WWW-Authenticate: Bearer`), not refused.
     let (status, challenge, body) = post_with(&app, None).await;
     assert_eq!(
         (status, body["code"].as_str(), challenge.as_str()),
-        (StatusCode::FORBIDDEN, Some("permission_denied"), "")
+        (StatusCode::UNAUTHORIZED, Some("not_authenticated"), "Bearer")
     );
     for good in ["Bearer good", "bearer good", "BEARER   good  "] {
         let (status, _, body) = post_with(&app, Some((AUTHORIZATION, good))).await;
@@ -79,14 +80,14 @@ async fn bearer_verified_refused_and_absent(app: TestApp) {
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     // Another scheme is not a bearer credential: anonymous.
     let (status, _, body) = post_with(&app, Some((AUTHORIZATION, "Basic Ym9iOmdvb2Q="))).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("permission_denied")));
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("not_authenticated")));
 }
 
 async fn refused_as_anonymous(app: TestApp) {
     let (status, challenge, body) = post_with(&app, Some((AUTHORIZATION, "Bearer bad"))).await;
     assert_eq!(
         (status, body["code"].as_str(), challenge.as_str()),
-        (StatusCode::FORBIDDEN, Some("permission_denied"), "")
+        (StatusCode::UNAUTHORIZED, Some("not_authenticated"), "Bearer")
     );
     let (status, _, _) = post_with(&app, Some((AUTHORIZATION, "Bearer good"))).await;
     assert_eq!(status, StatusCode::CREATED);

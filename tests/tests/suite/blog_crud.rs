@@ -89,9 +89,9 @@ async fn retrieve_found_missing_and_invalid_ids(app: TestApp) {
 async fn create_as_identity_with_defaults(app: TestApp) {
     let new = r#"{"title": "Fresh", "body": "Text", "author_id": 1}"#;
     let (status, body) = app.send(Method::POST, "/api/posts/", None, Some(new)).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("permission_denied")));
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("not_authenticated")));
     let (status, body) = app.send(Method::POST, "/api/posts/", FORGED, Some(new)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "an invalid token is anonymous: {body}");
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "an invalid token is anonymous: {body}");
 
     let (status, body) = app.send(Method::POST, "/api/posts/", BOB, Some(new)).await;
     assert_eq!(status, StatusCode::CREATED, "{body}");
@@ -192,7 +192,7 @@ async fn patch_rejects_bad_bodies(app: TestApp) {
     let (status, body) = app.send(Method::PATCH, "/api/posts/1", BOB, Some(&long)).await;
     assert_eq!((status, kind(&body)), (StatusCode::UNPROCESSABLE_ENTITY, "string_too_long"));
     let (status, _) = app.send(Method::PATCH, "/api/posts/1", None, Some(r#"{"views": 1}"#)).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = app.send(Method::PATCH, "/api/posts/999", BOB, Some(r#"{"views": 1}"#)).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _) = app.send(Method::PATCH, "/api/posts/x", BOB, Some(r#"{"views": 1}"#)).await;
@@ -203,7 +203,7 @@ async fn patch_rejects_bad_bodies(app: TestApp) {
 
 async fn delete_confirms_and_removes(app: TestApp) {
     let (status, _) = app.send(Method::DELETE, "/api/posts/3", None, None).await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, body) = app.send(Method::DELETE, "/api/posts/3", BOB, None).await;
     assert_eq!((status, body), (StatusCode::OK, json!({"deleted": true, "id": 3})));
     let (status, _) = app.get("/api/posts/3").await;
@@ -253,9 +253,9 @@ async fn unique_and_foreign_key_violations(app: TestApp) {
 
 async fn authors_need_an_identity(app: TestApp) {
     let (status, _) = app.get("/authors/").await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, _) = app.get("/authors/1").await;
-    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
     let (status, body) = app.send(Method::GET, "/authors/", BOB, None).await;
     assert_eq!((status, body["count"].as_i64()), (StatusCode::OK, Some(2)));
     let (status, body) =

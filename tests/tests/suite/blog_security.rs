@@ -32,8 +32,9 @@ async fn posts_read_open_write_needs_identity(app: TestApp) {
             (Method::DELETE, "/api/posts/1", None),
         ] {
             let (status, json) = app.send(method.clone(), path, token, body).await;
-            assert_eq!(status, StatusCode::FORBIDDEN, "{method} {path} with {token:?}");
-            assert_eq!(json["code"], "permission_denied");
+            // Behind the blog's bearer layer an anonymous caller is challenged (401), not refused (403).
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path} with {token:?}");
+            assert_eq!(json["code"], "not_authenticated");
         }
     }
     let (_, post) = app.get("/api/posts/1").await;
@@ -52,7 +53,7 @@ async fn authors_need_identity_on_every_route(app: TestApp) {
             (Method::DELETE, "/authors/1"),
         ] {
             let (status, _) = app.send(method.clone(), path, token, Some("{}")).await;
-            assert_eq!(status, StatusCode::FORBIDDEN, "{method} {path} with {token:?}");
+            assert_eq!(status, StatusCode::UNAUTHORIZED, "{method} {path} with {token:?}");
         }
     }
     let (status, _) = app.send(Method::GET, "/authors/1", BOB, None).await;
@@ -99,7 +100,7 @@ async fn hidden_fields_cannot_be_written_filtered_searched_or_ordered(app: TestA
 async fn publish_action_needs_identity_and_a_visible_record(app: TestApp) {
     for token in [None, FORGED] {
         let (status, body) = app.send(Method::POST, "/api/posts/3/publish", token, None).await;
-        assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("permission_denied")), "{token:?}");
+        assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("not_authenticated")), "{token:?}");
     }
     let (_, post) = app.get("/api/posts/3").await;
     assert_eq!(post["published"], false, "a denied action changed nothing");

@@ -60,7 +60,7 @@ async fn hidden_fields_stay_hidden(app: TestApp) {
     let (_, _, alice) = fetch(&app, "/authors/?format=csv", ALICE, None).await;
     assert!(alice.lines().next().unwrap().contains("email") && alice.contains("@example.com"), "{alice}");
     let (status, _, anonymous) = fetch(&app, "/authors/?format=csv", None, None).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "the same permissions: {anonymous}");
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "the same permissions: {anonymous}");
     let (status, _, hidden) = fetch(&app, "/authors/?format=csv&fields=email", BOB, None).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "a hidden field is unknown: {hidden}");
 }

@@ -103,7 +103,7 @@ async fn disabled_stream_route_is_absent(app: TestApp) {
 
 async fn subscribers_see_only_their_tenant(app: TestApp) {
     let (status, _) = app.send(Method::GET, "/api/projects/stream", None, None).await;
-    assert_eq!(status, StatusCode::FORBIDDEN, "permissions run at connect");
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "permissions run at connect (anonymous behind a bearer layer: 401)");
     let (status, _) = app.send(Method::GET, "/api/projects/stream", tenant::DAVE, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a principal without a tenant is denied at connect");
     let mut bob = SseClient::connect(&app, "/api/projects/stream", tenant::BOB, None).await;

@@ -86,12 +86,12 @@ async fn chromium_signs_in_and_uses_every_panel() {
     let error = if error.is_empty() { text(&client, "[data-field=title] .field-error", "200").await } else { error };
     assert!(error.contains("200"), "{error}");
 
-    // The same write as anonymous: the policy's 403 reason is shown.
+    // The same write as anonymous: the policy's reason is shown (401: the blog's bearer layer challenges).
     act_as(&client, "").await;
     fill(&client, "form.record input[name=title]", "Anonymous edit").await;
     click(&client, "form.record button", "Save").await;
     text(&client, "form.record .alert", "Authentication credentials were not provided.").await;
-    text(&client, "form.record .alert", "403").await;
+    text(&client, "form.record .alert", "401").await;
     screenshot(&client, "1b-model-browser-denied").await;
     assert_eq!(app.get("/api/posts/1").await.1["title"], "Notes on the Analytical Engine", "nothing written");
 
@@ -136,7 +136,7 @@ async fn chromium_signs_in_and_uses_every_panel() {
     fill(&client, "[data-panel=ai-console] textarea[name=body]", "{\"title\": \"from the console\"}").await;
     click(&client, "[data-panel=ai-console] button", "Run tool").await;
     text(&client, "section[aria-label=Result]", "Authentication credentials were not provided.").await;
-    text(&client, "section[aria-label=Result] h3", "Denied or failed: 403").await;
+    text(&client, "section[aria-label=Result] h3", "Denied or failed: 401").await;
     screenshot(&client, "5-ai-console").await;
     find(&client, "select[aria-label=Tool]").await.select_by_value("posts_list").await.unwrap();
     click(&client, "[data-panel=ai-console] button", "Run tool").await;

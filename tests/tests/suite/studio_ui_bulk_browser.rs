@@ -37,9 +37,9 @@ async fn chromium_imports_a_file_and_deletes_a_selection() {
         file("bad.json", r#"[{"title": "ok", "body": "b", "author_id": 1}, {"body": "no title", "author_id": 1}]"#);
     let import = format!("{records} input[type=file][aria-label='Import file']");
 
-    // Anonymous: the route's 403 is shown, nothing written.
+    // Anonymous: the route's 401 (the bearer layer's challenge) is shown, nothing written.
     find(&client, &import).await.send_keys(&good).await.unwrap();
-    text(&client, &format!("{records} .bulk-status .alert"), "403").await;
+    text(&client, &format!("{records} .bulk-status .alert"), "401").await;
     assert_eq!(app.get("/api/posts/?limit=1").await.1["count"], 3, "nothing written");
 
     // As bob: an invalid row is a 422 naming it (row 1, `title`), nothing written.

@@ -104,10 +104,10 @@ async fn feed_runs_as_the_chosen_identity(app: TestApp) {
     let feed = "section[aria-label='Live events']";
 
     // Anonymous ("Act as" empty): both ViewSets need an identity, so both streams are denied, with the reason.
-    assert_eq!(app.client().get(format!("{}/api/projects/stream", app.base)).send().await.unwrap().status(), 403);
+    assert_eq!(app.client().get(format!("{}/api/projects/stream", app.base)).send().await.unwrap().status(), 401);
     feed_as(&client, "", &[("ProjectViewSet", "denied"), ("NoteViewSet", "denied")]).await;
     text(&client, feed, "As anonymous (no Authorization").await;
-    text(&client, "[data-stream=ProjectViewSet]", "403 Authentication credentials were not provided.").await;
+    text(&client, "[data-stream=ProjectViewSet]", "401 Authentication credentials were not provided.").await;
 
     // As acme-bob: his tenant's projects and his own notes, exactly as his REST streams see them.
     act_as(&client, "acme-bob").await;

@@ -112,7 +112,7 @@ async fn session_refusals_and_csrf(app: TestApp) {
             .await
             .json();
     assert_eq!(denied["result"]["isError"], true, "{denied}");
-    assert_eq!(denied["result"]["structuredContent"]["status"], 403);
+    assert_eq!(denied["result"]["structuredContent"]["status"], 401);
     // With the application's own identity beside the session, the same call is allowed.
     let allowed = send(
         &app,

@@ -66,10 +66,10 @@ async fn bulk_create_stamps_every_row(app: TestApp) {
         locs.contains(&&json!(["body", "1", "tenant_id"])) && locs.contains(&&json!(["body", "2", "owner"])),
         "{locs:?}"
     );
-    // Without a tenant, or anonymous: 403, nothing written.
-    for token in [DAVE, None] {
+    // Without a tenant: 403; anonymous: 401 (the bearer layer's challenge); nothing written.
+    for (token, refused) in [(DAVE, StatusCode::FORBIDDEN), (None, StatusCode::UNAUTHORIZED)] {
         let (status, _) = send(&app, Method::POST, "/api/projects/", token, &json!([{"name": "Nowhere"}])).await;
-        assert_eq!(status, StatusCode::FORBIDDEN);
+        assert_eq!(status, refused);
     }
     assert_eq!(names(&app).await, (vec!["Rocket".to_string(), "Sled".to_string()], vec![]));
 }

@@ -74,7 +74,7 @@ on_every_database!(anon_three_a_minute => anonymous_callers_over_their_rate_get_
 async fn anonymous_callers_over_their_rate_get_429_signed_in_callers_do_not(app: TestApp) {
     // Permissions come first: a refused request (authors need an identity) is not counted.
     for _ in 0..5 {
-        assert_eq!(get(&app, "/authors/", None).await.status(), StatusCode::FORBIDDEN);
+        assert_eq!(get(&app, "/authors/", None).await.status(), StatusCode::UNAUTHORIZED);
     }
     for path in ["/api/posts/", "/api/posts/1", "/api/limited/"] {
         assert_eq!(get(&app, path, None).await.status(), StatusCode::OK, "{path}: one budget across the API");

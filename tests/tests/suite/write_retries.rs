@@ -176,11 +176,12 @@ on_every_database!(blog_with_open_posts => refused_callers_and_invalid_keys_stor
 
 async fn refused_callers_and_invalid_keys_store_nothing(app: TestApp) {
     let new = r#"{"title": "Nothing", "body": "b", "author_id": 1}"#;
-    // Permissions first: anonymous callers may not write posts (403), and no key is claimed.
+    // Permissions first: anonymous callers may not write posts (401, the bearer layer's challenge), and no key is
+    // claimed.
     let refused = write(&app, Method::POST, "/api/posts/", None, Some(b"anon"), None, new).await;
-    assert_eq!((refused.status, refused.code().as_deref()), (StatusCode::FORBIDDEN, Some("permission_denied")));
+    assert_eq!((refused.status, refused.code().as_deref()), (StatusCode::UNAUTHORIZED, Some("not_authenticated")));
     let refused = write(&app, Method::PATCH, "/api/posts/1", None, Some(b"anon"), None, r#"{"views": 1}"#).await;
-    assert_eq!(refused.status, StatusCode::FORBIDDEN);
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
     // Admitted anonymous callers may write, but not with a key: it would have no owner.
     let refused = write(&app, Method::POST, "/api/open/", None, Some(b"anon"), None, new).await;
     assert_eq!(

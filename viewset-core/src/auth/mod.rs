@@ -6,7 +6,9 @@
 //! checked against the keys an identity provider publishes (OpenID Connect discovery, a JWKS URL, or static keys),
 //! their claims mapped to the `Principal`; see the module `jwt`.
 //!
-//! A request without the credential continues anonymous (permissions decide what an anonymous caller may do). A
+//! A request without the credential continues anonymous (permissions decide what an anonymous caller may do; one
+//! they refuse for lack of an identity is a 401 `not_authenticated` with `WWW-Authenticate: Bearer` behind a bearer
+//! layer, so a client knows to get or refresh a token, and the spec's 403 behind a cookie layer or none). A
 //! credential the verifier refuses is a 401 `{"detail": "...", "code": "invalid_token"}` with
 //! `WWW-Authenticate: Bearer error="invalid_token", error_description="..."` (RFC 6750,
 //! [`ApiError::invalid_token`]), unless the layer is made with
@@ -52,6 +54,12 @@ mod keys;
 mod remote;
 #[cfg(feature = "jwt")]
 mod token;
+
+/// Set on every request a bearer [`Authenticate`] layer saw: the route's permission checks answer an anonymous
+/// caller they refuse with 401 and `WWW-Authenticate: Bearer` (the authenticator can challenge, as in Django REST
+/// framework), where without it the spec's 403 stays.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Challenges;
 
 /// A verifier's answer: the caller's principal, or the error the request answers (a 401 `invalid_token` saying
 /// which check failed, a 503 while the identity provider was never reached).
@@ -174,6 +182,9 @@ where
         let mut inner = std::mem::replace(&mut self.inner, clone);
         let credential = self.auth.credential(request.headers());
         let (verify, anonymous) = (self.auth.verify.clone(), self.auth.refused_as_anonymous);
+        if matches!(self.auth.source, Source::Bearer) {
+            request.extensions_mut().insert(Challenges);
+        }
         Box::pin(async move {
             if let Some(credential) = credential {
                 match verify(credential).await {

@@ -151,7 +151,8 @@ impl Permission for OperationPermission {
 /// Requires a scope of the caller's token ([`Principal::scopes`](crate::Principal), filled by
 /// [`Authenticate::jwt`](crate::auth::Authenticate) from the token's `scope` or `scp` claim). A caller without it
 /// gets 403 `insufficient_scope` with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` (RFC 6750),
-/// an anonymous caller 401 `not_authenticated` with `WWW-Authenticate: Bearer`, so a client knows to get a token.
+/// an anonymous caller 401 `not_authenticated` with `WWW-Authenticate: Bearer` behind a bearer authenticator (so a
+/// client knows to get a token), 403 without one.
 ///
 /// ```
 /// use viewset_core::access::{HasScope, IsAuthenticatedOrReadOnly, OperationPermission, PermissionExt};
@@ -176,14 +177,24 @@ impl Permission for HasScope {
         if request.principal.is_authenticated() {
             ApiError::insufficient_scope(self.0)
         } else {
-            ApiError::not_authenticated()
+            ApiError::PermissionDenied(self.message().to_string())
         }
     }
 }
 
-/// Runs one permission's request-level check.
+/// Runs one permission's request-level check. An anonymous caller it refuses with a plain 403 is told 401
+/// `not_authenticated` with `WWW-Authenticate: Bearer` when a bearer authenticator saw the request (it can
+/// challenge); otherwise the 403 stays, as the spec says.
 pub(crate) fn check(permission: &dyn Permission, request: &RequestContext) -> Result<(), ApiError> {
-    if permission.has_permission(request) { Ok(()) } else { Err(permission.denied(request)) }
+    if permission.has_permission(request) {
+        return Ok(());
+    }
+    Err(match permission.denied(request) {
+        ApiError::PermissionDenied(_) if request.challenges && !request.principal.is_authenticated() => {
+            ApiError::not_authenticated()
+        }
+        denied => denied,
+    })
 }
 
 /// Runs one permission's object-level check.

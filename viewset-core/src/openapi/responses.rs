@@ -63,13 +63,23 @@ fn header(schema: Type, description: &str) -> utoipa::openapi::header::Header {
 }
 
 fn unauthorized() -> Response {
-    let description = "The credential (bearer token or session cookie) was refused (`invalid_token`). On any route, \
-        when the application mounts `viewset_core::auth::Authenticate` (not made `refused_as_anonymous`); a request \
-        without a credential is never refused here (a permission that needs an identity answers 403).";
-    json(description, narrowed("Error", "invalid_token", None))
+    let description = "Behind `viewset_core::auth::Authenticate`: the credential (bearer token or session cookie) was \
+        refused (`invalid_token`, unless the layer is made `refused_as_anonymous`), or, behind a bearer layer \
+        (`bearer` or `jwt`), a caller without one was refused by a permission that needs an identity \
+        (`not_authenticated`, challenged with `WWW-Authenticate: Bearer`). Without a bearer layer that refusal is the \
+        403.";
+    let either = OneOfBuilder::new().item(narrowed("Error", "invalid_token", None)).item(narrowed(
+        "Error",
+        "not_authenticated",
+        None,
+    ));
+    json(description, either.into())
         .header(
             "WWW-Authenticate",
-            header(Type::String, "`Bearer error=\"invalid_token\", error_description=\"…\"` (RFC 6750)."),
+            header(
+                Type::String,
+                "`Bearer error=\"invalid_token\", error_description=\"…\"` (RFC 6750), or `Bearer` for `not_authenticated`.",
+            ),
         )
         .build()
 }

@@ -73,6 +73,9 @@ pub struct RequestContext {
     pub peer: Option<IpAddr>,
     /// How long an `Idempotency-Key`'s answer is kept ([`ServiceState::idempotency_retention`]).
     pub idempotency_retention: Duration,
+    /// A bearer authenticator ([`crate::auth::Authenticate::bearer`] or `jwt`) saw this request: an anonymous caller
+    /// refused for lack of an identity is told 401 with `WWW-Authenticate: Bearer`, not 403.
+    pub(crate) challenges: bool,
 }
 
 impl RequestContext {
@@ -197,6 +200,7 @@ impl RequestContext {
             throttle: Throttle::default(),
             peer: None,
             idempotency_retention: DEFAULT_IDEMPOTENCY_RETENTION,
+            challenges: false,
         }
     }
 }
@@ -239,6 +243,7 @@ impl RequestContext {
             throttle: service.throttle,
             peer: parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|info| info.0.ip()),
             idempotency_retention: service.idempotency_retention,
+            challenges: parts.extensions.get::<crate::auth::Challenges>().is_some(),
         }
     }
 }
