@@ -24,6 +24,12 @@ console.log(`${page.data.count} posts; newest: ${page.data.results[0]?.title}`);
 const edited = await blog.PATCH("/api/posts/{pk}", { params: { path: { pk } }, body: { title: "Edited" } });
 if (edited.data?.title !== "Edited") throw new Error(`update: ${JSON.stringify(edited.error)}`);
 
+// An expanded relation is typed: the author's record, or null.
+const withAuthor = await blog.GET("/api/posts/{pk}", { params: { path: { pk }, query: { expand: "author" } } });
+if (withAuthor.data?.author?.name !== "Alan Turing") throw new Error(`expand: ${JSON.stringify(withAuthor.data)}`);
+const authors = await blog.GET("/authors/{pk}", { params: { path: { pk: 2 }, query: { expand: "posts" } } });
+console.log(`${authors.data?.name} wrote ${authors.data?.posts?.map((post) => post.title).join(", ")}`);
+
 const missing = await blog.GET("/api/posts/{pk}", { params: { path: { pk: 999999 } } });
 console.log(`a missing post: ${missing.response.status} ${missing.error?.detail}`);
 

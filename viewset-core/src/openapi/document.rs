@@ -4,31 +4,37 @@
 
 use utoipa::openapi::{InfoBuilder, OpenApi, OpenApiBuilder, Paths};
 
+use super::embedded::{Described, record_components};
 use super::responses::components;
 
-/// The OpenAPI document of the ViewSets whose paths `registered` builds, plus the hand-written `manual` paths.
+/// The OpenAPI document of the `registered` ViewSets (their paths, and the records their relations embed), plus
+/// the hand-written `manual` paths.
 pub(crate) fn document(
-    registered: impl IntoIterator<Item = fn() -> Paths>,
+    registered: impl IntoIterator<Item = Described>,
     manual: Paths,
     title: &str,
     version: &str,
 ) -> OpenApi {
     let mut paths = Paths::new();
-    for viewset_paths in registered {
-        paths.merge(viewset_paths());
+    let mut records = Vec::new();
+    for viewset in registered {
+        paths.merge((viewset.paths)());
+        records.push((viewset.record)());
     }
     paths.merge(manual);
+    let mut components = components();
+    components.schemas.extend(record_components(records));
     OpenApiBuilder::new()
         .info(InfoBuilder::new().title(title).version(version).build())
         .paths(paths)
-        .components(Some(components()))
+        .components(Some(components))
         .build()
 }
 
 /// What `/openapi.json` serves, built once on its first request.
 #[cfg(feature = "docs")]
 struct Served {
-    registered: Vec<fn() -> Paths>,
+    registered: Vec<Described>,
     manual: Paths,
     title: String,
     version: String,
@@ -49,7 +55,7 @@ impl Served {
 /// `GET /openapi.json` (the document, built on its first request) and the Swagger UI at `/docs` reading it.
 #[cfg(feature = "docs")]
 pub(crate) fn docs_router<S: Clone + Send + Sync + 'static>(
-    registered: Vec<fn() -> Paths>,
+    registered: Vec<Described>,
     manual: Paths,
     title: &str,
     version: &str,
@@ -85,9 +91,14 @@ mod tests {
         Paths::new()
     }
 
+    fn no_record() -> super::super::embedded::Record {
+        super::super::embedded::Record { table: "t", schema: Default::default(), embeds: Vec::new() }
+    }
+
     #[tokio::test]
     async fn the_document_is_built_on_the_first_request_and_once() {
-        let mut router: axum::Router = docs_router(vec![counted_paths], Paths::new(), "Lazy", "1.0");
+        let mut router: axum::Router =
+            docs_router(vec![Described { paths: counted_paths, record: no_record }], Paths::new(), "Lazy", "1.0");
         assert_eq!(BUILT.load(Ordering::SeqCst), 0, "built at start-up");
         let mut bodies = Vec::new();
         for _ in 0..2 {

@@ -1,12 +1,15 @@
 //! `?expand=` in the document: the parameter (the names this ViewSet declares, each optionally followed by nested
-//! names) and, in the read schemas of list and retrieve, each embeddable relation as an optional property.
+//! names) and, in the read schemas of list and retrieve, each embeddable relation as an optional property typed by
+//! the related ViewSet's record (a component per embedded table, `<table>_record`).
 
 use sea_orm::RelationType;
+use sea_orm::sea_query::TableRef;
 use utoipa::openapi::path::{Parameter, ParameterBuilder, ParameterIn};
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
-use utoipa::openapi::{RefOr, Required};
+use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, Type};
+use utoipa::openapi::{Paths, Ref, RefOr, Required};
 
 use super::doc::Doc;
+use crate::contract::hooks::Hooks;
 use crate::embed::tree::MAX_EXPAND_DEPTH;
 
 /// `expand` for list and retrieve, when `V` declares `expandable`.
@@ -36,22 +39,88 @@ pub(crate) fn expand_parameter(doc: &Doc) -> Option<Parameter> {
     )
 }
 
-/// A read schema with `V`'s embeddable relations as optional properties: an object or `null` for a to-one
-/// relation, an array of objects for a has-many one.
+/// A read schema with `V`'s embeddable relations as optional, typed properties: the related ViewSet's record
+/// ([`record_component`]) or `null` for a to-one relation, an array of them for a has-many one, so a generated
+/// client reads `post.author?.name` without a cast.
 pub(crate) fn with_embedded(doc: &Doc, schema: RefOr<Schema>) -> RefOr<Schema> {
     let RefOr::T(Schema::Object(mut object)) = schema else { return schema };
     for entry in doc.config.expandable {
-        let record = ObjectBuilder::new().schema_type(Type::Object);
-        let many = (entry.relation)().rel_type == RelationType::HasMany;
+        let def = (entry.relation)();
+        let record = Ref::from_schema_name(record_component(&table_of(&def.to_tbl)));
         let description =
             format!("With `expand={}`: the related record(s) as their own ViewSet lists them.", entry.name);
-        let property: Schema = if many {
+        let property: Schema = if def.rel_type == RelationType::HasMany {
             ArrayBuilder::new().items(record).description(Some(description)).into()
         } else {
-            let types = utoipa::openapi::schema::SchemaType::from_iter([Type::Object, Type::Null]);
-            ObjectBuilder::new().schema_type(types).description(Some(description)).into()
+            let null = ObjectBuilder::new().schema_type(Type::Null);
+            OneOfBuilder::new().item(record).item(null).description(Some(description)).into()
         };
         object.properties.insert(entry.name.to_string(), RefOr::T(property));
     }
     RefOr::T(Schema::Object(object))
+}
+
+/// The component naming the record of the ViewSet that serves `table` (`authors` → `authors_record`): its list
+/// item schema, embedded relations included, which every relation to that table refers to.
+pub(crate) fn record_component(table: &str) -> String {
+    format!("{table}_record")
+}
+
+/// The table a relation names.
+fn table_of(table: &TableRef) -> String {
+    match table {
+        TableRef::Table(name, _) => name.1.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// What the document reads of one registered ViewSet: its paths, and its record for the relations that embed it.
+#[derive(Clone, Copy)]
+pub(crate) struct Described {
+    pub paths: fn() -> Paths,
+    pub record: fn() -> Record,
+}
+
+impl Described {
+    /// `V`'s.
+    pub(crate) fn of<V: Hooks>() -> Described {
+        Described { paths: super::operations::viewset_paths::<V>, record: record_of::<V> }
+    }
+}
+
+/// A ViewSet's record as the document shows it embedded elsewhere.
+pub(crate) struct Record {
+    /// The table it serves.
+    pub table: &'static str,
+    /// Its list item schema with its own relations.
+    pub schema: RefOr<Schema>,
+    /// The tables its relations embed.
+    pub embeds: Vec<String>,
+}
+
+fn record_of<V: Hooks>() -> Record {
+    let doc = Doc::of::<V>();
+    let embeds = doc.config.expandable.iter().map(|e| table_of(&(e.relation)().to_tbl)).collect();
+    let table = sea_orm::EntityName::table_name(&<V::Entity as Default>::default());
+    Record { table, schema: with_embedded(&doc, doc.list_item.clone()), embeds }
+}
+
+/// The record components of `records`: one per table some relation embeds, from the first ViewSet registered for it
+/// (the one `?expand=` follows), or a plain object when no registered ViewSet serves the table (`?expand=` answers
+/// 422 for it then).
+pub(crate) fn record_components(records: Vec<Record>) -> Vec<(String, RefOr<Schema>)> {
+    let wanted: std::collections::BTreeSet<&str> =
+        records.iter().flat_map(|r| r.embeds.iter().map(String::as_str)).collect();
+    let mut components = Vec::new();
+    for table in wanted {
+        let schema = match records.iter().find(|r| r.table == table) {
+            Some(record) => record.schema.clone(),
+            None => {
+                let description = format!("A record of `{table}`; no registered ViewSet serves this table.");
+                ObjectBuilder::new().schema_type(Type::Object).description(Some(description)).into()
+            }
+        };
+        components.push((record_component(table), schema));
+    }
+    components
 }

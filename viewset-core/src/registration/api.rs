@@ -12,7 +12,6 @@ use super::fallback;
 use super::tools::{ToolInfo, tools_of};
 use crate::contract::hooks::Hooks;
 use crate::contract::paths;
-use crate::openapi::operations::viewset_paths;
 use crate::registration::routes::include_parts;
 use crate::request::ServiceState;
 use crate::request::embedders::SharedEmbedders;
@@ -95,7 +94,7 @@ struct Registration {
     type_id: TypeId,
     name: &'static str,
     origin: String,
-    paths: fn() -> Paths,
+    described: crate::openapi::embedded::Described,
 }
 
 /// The application's ViewSets and hand-written routes, with their documentation.
@@ -196,7 +195,8 @@ impl Api {
         self.routes.extend(routes);
         self.tools.extend(tools_of::<V>());
         self.embedders.register(Embedder::of::<V>());
-        self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, paths: viewset_paths::<V> });
+        let described = crate::openapi::embedded::Described::of::<V>();
+        self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, described });
         let (router, actions) = (std::mem::take(&mut self.router), std::mem::take(&mut self.actions));
         let (router, actions) = include_parts::<V, ServiceState>(router, Some(actions), &self.shared_embedders);
         (self.router, self.actions) = (router, actions.unwrap_or_default());
@@ -273,7 +273,12 @@ impl Api {
 
     /// The OpenAPI 3.1 document of every registered route.
     pub fn openapi(&self, title: &str, version: &str) -> OpenApi {
-        crate::openapi::document(self.registrations.iter().map(|r| r.paths), self.manual_paths.clone(), title, version)
+        crate::openapi::document(
+            self.registrations.iter().map(|r| r.described),
+            self.manual_paths.clone(),
+            title,
+            version,
+        )
     }
 
     /// The routes, without documentation endpoints; any other path is a JSON 404 that names the registered path
@@ -294,7 +299,7 @@ impl Api {
     /// served by the application (no internet access needed). Needs the `docs` feature (on by default).
     #[cfg(feature = "docs")]
     pub fn into_router_with_docs(self, title: &str, version: &str) -> Router<ServiceState> {
-        let registered = self.registrations.iter().map(|r| r.paths).collect();
+        let registered = self.registrations.iter().map(|r| r.described).collect();
         let docs = crate::openapi::docs_router(registered, self.manual_paths.clone(), title, version);
         let fallback = fallback::among(self.routes.iter().map(|r| r.path.clone()).collect());
         self.routes_and_actions().merge(docs).fallback(fallback)
