@@ -6,6 +6,7 @@
 //! folder) sit above everything they call. Inside the crate, code imports a name from the file that defines it;
 //! this module only hands the names on.
 
+pub use crate::contract::committed::Committed;
 pub use crate::contract::config::Config;
 pub use crate::contract::hooks::Hooks;
 pub use crate::contract::viewset::{ModelOf, ViewSet};

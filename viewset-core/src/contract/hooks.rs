@@ -9,8 +9,9 @@ use std::future::Future;
 use axum::response::Response;
 use sea_orm::Select;
 
+use crate::contract::committed::Committed;
 use crate::contract::lookup::Lookup;
-use crate::contract::viewset::ViewSet;
+use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::ApiError;
 use crate::request::RequestContext;
 use crate::types::params::Filters;
@@ -73,6 +74,45 @@ pub trait Hooks: ViewSet {
     ) -> Result<(), ApiError> {
         let _ = (request, model);
         Ok(())
+    }
+
+    /// Called after a write committed, once per row it created, updated (and changed) or deleted — single, bulk and
+    /// upsert writes alike — and never for a write that rolled back. It runs in a task of its own once the
+    /// transaction has committed: the answer does not wait for it, and neither its time nor a panic (logged under
+    /// `viewset::after_commit`, the write stays committed) changes the answer, so a client never retries a write
+    /// that happened. The rows of one write are handed over in order, one at a time. It is not durable: a process
+    /// that stops between the commit and the hook loses the call (the event bus's outbox or a webhook is the
+    /// durable path). Called only with `custom_hooks` (where it can be overridden); an `#[action]` that writes calls
+    /// what it needs itself.
+    ///
+    /// ```
+    /// # mod post { use sea_orm::entity::prelude::*;
+    /// #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
+    /// #   #[sea_orm(table_name = "posts")]
+    /// #   pub struct Model { #[sea_orm(primary_key)] pub id: i32, pub published: bool }
+    /// #   #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)] pub enum Relation {}
+    /// #   impl ActiveModelBehavior for ActiveModel {} }
+    /// use viewset_core::prelude::*;
+    /// use viewset_core::viewset::Committed;
+    ///
+    /// #[derive(ModelViewSet)]
+    /// #[viewset(model = post::Entity, custom_hooks)]
+    /// pub struct Posts;
+    ///
+    /// impl Hooks for Posts {
+    ///     async fn after_commit(_: &RequestContext, change: Committed<post::Model>) {
+    ///         if let Committed::Updated { previous, record } = &change
+    ///             && !previous.published
+    ///             && record.published
+    ///         {
+    ///             tracing::info!(post = record.id, "published: notify the subscribers");
+    ///         }
+    ///     }
+    /// }
+    /// ```
+    fn after_commit(request: &RequestContext, change: Committed<ModelOf<Self>>) -> impl Future<Output = ()> + Send {
+        let _ = (request, change);
+        std::future::ready(())
     }
 
     /// Whether PATCH and DELETE require `If-Match` (428 `precondition_required` without it), so that lost updates

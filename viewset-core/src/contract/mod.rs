@@ -7,6 +7,7 @@
 //! [`Permission`]: permission::Permission
 //! [`RowPolicy`]: policy::RowPolicy
 
+pub mod committed;
 pub mod composition;
 pub mod config;
 pub mod hooks;

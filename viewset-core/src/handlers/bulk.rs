@@ -19,9 +19,11 @@ use serde_json::json;
 
 use crate::access;
 use crate::bus::event::{Action, ChangeEvent};
+use crate::contract::committed::Committed;
 use crate::contract::hooks::Hooks;
 use crate::contract::lookup::Lookup;
 use crate::error::{ApiError, InputError};
+use crate::handlers::after::{after_commit, hooked};
 use crate::handlers::crud::{creatable, write_update};
 use crate::request::RequestContext;
 use crate::schema::{ReadSchema, UpdateSchema};
@@ -81,6 +83,9 @@ pub fn create_many<V: Hooks>(
             writing.publish(ChangeEvent::of::<V>(Action::Created, model));
         }
         writing.commit::<V>(&request.events).await?;
+        if hooked::<V>() {
+            after_commit::<V>(&request, models.iter().cloned().map(Committed::Created).collect());
+        }
         let left_out = request.left_out();
         let mut body = Vec::with_capacity(models.len());
         for model in models {
@@ -150,11 +155,14 @@ pub fn delete_many<V: Hooks>(
             models.iter().map(|model| ChangeEvent::of::<V>(Action::Deleted, model)).collect();
         let ids: Vec<serde_json::Value> = events.iter().map(|event| json!(event.pk)).collect();
         let values = keys.into_iter().map(|key| key.value).collect();
+        let last: Vec<_> =
+            if hooked::<V>() { models.iter().cloned().map(Committed::Deleted).collect() } else { Vec::new() };
         crate::store::delete_many::<V>(writing.txn(), models, values).await?;
         for event in events {
             writing.publish(event);
         }
         writing.commit::<V>(&request.events).await?;
+        after_commit::<V>(&request, last);
         Ok(Json(json!({"deleted": ids.len(), "ids": ids})).into_response())
     }
 }
@@ -221,7 +229,11 @@ pub fn update_many<V: Hooks>(
             return Err(ApiError::Input(errors));
         }
         let mut written = Vec::with_capacity(models.len());
+        let mut previous = Vec::new();
         for (index, (model, data)) in models.into_iter().zip(data).enumerate() {
+            if hooked::<V>() {
+                previous.push(model.clone());
+            }
             match write_update::<V>(On::Txn(writing.txn()), model, data).await {
                 Ok(done) => written.push(done),
                 Err(ApiError::Input(found)) => errors.extend(found.into_iter().map(|e| at_row(index, e))),
@@ -235,6 +247,13 @@ pub fn update_many<V: Hooks>(
             writing.publish(ChangeEvent::of::<V>(Action::Updated, model));
         }
         writing.commit::<V>(&request.events).await?;
+        let mut changes = Vec::with_capacity(previous.len());
+        for (previous, (record, changed)) in previous.into_iter().zip(&written) {
+            if *changed {
+                changes.push(Committed::Updated { previous, record: record.clone() });
+            }
+        }
+        after_commit::<V>(&request, changes);
         let left_out = request.left_out();
         let mut body = Vec::with_capacity(written.len());
         for (model, _) in written {

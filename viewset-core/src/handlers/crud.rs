@@ -15,11 +15,13 @@ use serde_json::json;
 use crate::access;
 use crate::access::required::stamp_tenant;
 use crate::bus::event::{Action, ChangeEvent};
+use crate::contract::committed::Committed;
 use crate::contract::hooks::{Defaults, Hooks};
 use crate::contract::lookup::Lookup;
 use crate::contract::paginator::{PageQuery, Paginator};
 use crate::contract::viewset::{ModelOf, ViewSet};
 use crate::error::{ApiError, db_err};
+use crate::handlers::after::{after_commit, hooked};
 use crate::handlers::etag;
 use crate::query::filter::apply_exact_filters;
 use crate::query::ordering::effective_order;
@@ -100,6 +102,9 @@ pub fn create<V: Hooks>(
         let model = inserted.map_err(db_err::<V::Entity>)?;
         writing.publish(ChangeEvent::of::<V>(Action::Created, &model));
         writing.commit::<V>(&request.events).await?;
+        if hooked::<V>() {
+            after_commit::<V>(&request, vec![Committed::Created(model.clone())]);
+        }
         Ok(detail::<V>(model, &request, StatusCode::CREATED))
     }
 }
@@ -133,6 +138,7 @@ pub fn update<V: Hooks>(
         let one_statement = !conditional
             && !data.is_empty()
             && Plan::of::<V>(request.db.get_database_backend()).update_in_one_statement;
+        let mut previous = None;
         let (mut writing, (model, changed)) = if one_statement {
             let writing = Writing::begin::<V>(&request).await?;
             let on = writing.on(&request.db);
@@ -141,6 +147,7 @@ pub fn update<V: Hooks>(
         } else {
             // The write awaited in one place, so its future is one state of this one.
             let (writing, model) = to_write::<V>(&request, &pk).await?;
+            previous = hooked::<V>().then(|| model.clone());
             let written = write_update::<V>(writing.on(&request.db), model, data).await?;
             (writing, written)
         };
@@ -148,6 +155,10 @@ pub fn update<V: Hooks>(
             writing.publish(ChangeEvent::of::<V>(Action::Updated, &model));
         }
         writing.commit::<V>(&request.events).await?;
+        // With `custom_hooks` the record is always read first (never one statement), so `previous` is there.
+        if let (true, Some(previous)) = (changed, previous) {
+            after_commit::<V>(&request, vec![Committed::Updated { previous, record: model.clone() }]);
+        }
         Ok(detail::<V>(model, &request, StatusCode::OK))
     }
 }
@@ -193,9 +204,13 @@ pub fn delete<V: Hooks>(
         let (mut writing, model) = to_write::<V>(&request, &pk).await?;
         let event = ChangeEvent::of::<V>(Action::Deleted, &model);
         let id = event.pk.clone();
+        let last = hooked::<V>().then(|| model.clone());
         crate::store::delete::<V>(writing.on(&request.db), model).await?;
         writing.publish(event);
         writing.commit::<V>(&request.events).await?;
+        if let Some(last) = last {
+            after_commit::<V>(&request, vec![Committed::Deleted(last)]);
+        }
         Ok(Json(json!({"deleted": true, "id": id})).into_response())
     }
 }

@@ -2,6 +2,7 @@
 //! and upserts, ETags and `Prefer`. They stand above everything they call; the public module `viewset` hands their
 //! names on.
 
+pub(crate) mod after;
 pub mod bulk;
 pub mod crud;
 pub mod etag;

@@ -31,10 +31,12 @@ use crate::access::fields::reject_restricted_keys;
 use crate::access::{self, visible};
 use crate::bus::event::Action;
 use crate::bus::event::ChangeEvent;
+use crate::contract::committed::Committed;
 use crate::contract::hooks::Hooks;
 use crate::contract::lookup::Lookup;
 use crate::contract::viewset::ModelOf;
 use crate::error::{ApiError, InputError};
+use crate::handlers::after::{after_commit, hooked};
 use crate::handlers::bulk::at_row;
 use crate::handlers::crud::{creatable, write_update};
 use crate::handlers::prefer::PREFERENCE_APPLIED;
@@ -272,6 +274,8 @@ async fn write<V: Hooks>(
     let mut updater = request.clone();
     let mut outcome = Outcome::default();
     let mut models: Vec<Option<ModelOf<V>>> = (0..keys.len()).map(|_| None).collect();
+    // With `custom_hooks`: each updated row as it was found, for `after_commit`.
+    let mut previous: Vec<(usize, ModelOf<V>)> = Vec::new();
     if !existing.is_empty() {
         if resolution == Resolution::MergeDuplicates {
             access::admit::<V>(&mut updater, Operation::Update)?;
@@ -286,6 +290,9 @@ async fn write<V: Hooks>(
             }
             let data = reject_restricted_keys(raws[i].get().as_bytes(), &updater.restricted_fields)
                 .and_then(|()| json_body::<V::Update>(raws[i].get().as_bytes(), &updater.restricted_fields));
+            if hooked::<V>() {
+                previous.push((i, model.clone()));
+            }
             match data {
                 Ok(data) => match write_update::<V>(On::Txn(txn), model, data).await {
                     Ok((model, _)) => {
@@ -316,5 +323,27 @@ async fn write<V: Hooks>(
         writing.publish(ChangeEvent::of::<V>(action, model));
     }
     writing.commit::<V>(&request.events).await?;
+    if hooked::<V>() {
+        after_commit::<V>(request, committed_rows(&models, &outcome, previous));
+    }
     Ok((outcome, models, updater))
+}
+
+/// The rows an upsert wrote, in request order, as its after-commit hook receives them: each created record, and
+/// each updated one with the record it found (`previous`, by row index).
+fn committed_rows<M: Clone>(
+    models: &[Option<M>],
+    outcome: &Outcome,
+    mut previous: Vec<(usize, M)>,
+) -> Vec<Committed<M>> {
+    let mut rows = Vec::new();
+    for (i, model) in models.iter().enumerate() {
+        let Some(record) = model.clone() else { continue };
+        if outcome.created.contains(&i) {
+            rows.push(Committed::Created(record));
+        } else if let Some(found) = previous.iter().position(|(row, _)| *row == i) {
+            rows.push(Committed::Updated { previous: previous.swap_remove(found).1, record });
+        }
+    }
+    rows
 }
