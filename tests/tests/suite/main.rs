@@ -2,8 +2,7 @@
 //! module, run by `cargo test --workspace` like every test. The trybuild diagnostics (`ui.rs`) and the two graceful
 //! shutdown tests (the shutdown flag is process-wide) stay binaries of their own.
 
-mod support;
-
+mod after_commit;
 mod ai;
 mod ai_codegen;
 mod ai_codegen_provider;
@@ -19,6 +18,7 @@ mod bulk_updates;
 mod bulk_writes;
 mod cached_lookup;
 mod cached_writes;
+mod challenge;
 mod cluster_events;
 mod cluster_processes;
 mod count_modes;
@@ -46,6 +46,7 @@ mod jwt;
 mod load_shedding;
 mod mariadb;
 mod openapi_document;
+mod openapi_relations;
 mod pagination;
 mod patch_one_statement;
 mod permissions;
@@ -65,6 +66,8 @@ mod sqlite_defaults;
 mod stream;
 mod stream_browser;
 mod stream_fanout;
+mod stream_filters;
+mod strict_filters;
 mod studio;
 mod studio_gating;
 mod studio_staff_sessions;
@@ -73,6 +76,7 @@ mod studio_ui_browser;
 mod studio_ui_bulk_browser;
 mod studio_ui_feed;
 mod studio_ui_sessions;
+mod support;
 mod tenants_bulk;
 mod tenants_isolation;
 mod tenants_related;
