@@ -64,7 +64,7 @@ fn first_start(project: &Path, binary: &str, env: &[(&str, &str)], log: &Path) {
     let (status, item) = server.call("POST", "/api/items/", Some(&json!({"name": "lamp"})), true);
     assert_eq!((status, &item["id"], &item["archived"]), (201, &json!(1), &json!(false)), "{item}");
     let (status, refused) = server.call("POST", "/api/items/", Some(&json!({"name": "x"})), false);
-    assert_eq!((status, &refused["code"]), (403, &json!("permission_denied")), "{refused}");
+    assert_eq!((status, &refused["code"]), (401, &json!("not_authenticated")), "{refused}");
 }
 
 /// The grown project on the same database: the added column exists (its migration applied to an existing

@@ -58,7 +58,7 @@ async fn {table}_are_listed_and_anonymous_writes_refused() {{
     assert_eq!(body[\"count\"], 0);
     let create =
         Request::post(\"{prefix}/\").header(\"content-type\", \"application/json\").body(Body::from(\"{{}}\")).unwrap();
-    assert_eq!(app.oneshot(create).await.unwrap().status(), StatusCode::FORBIDDEN);
+    assert_eq!(app.oneshot(create).await.unwrap().status(), StatusCode::UNAUTHORIZED);
 }}
 "
     )

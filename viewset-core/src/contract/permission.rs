@@ -224,13 +224,18 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_scope_is_a_403_insufficient_scope_and_anonymous_a_401() {
+    fn a_missing_scope_is_a_403_insufficient_scope_and_anonymous_a_401_behind_a_bearer_layer() {
         let write = HasScope("posts:write");
         assert!(check(&write, &request(Principal::user("a").with_scope("posts:write"))).is_ok());
         let refused = check(&write, &request(Principal::user("a").with_scope("posts:read"))).unwrap_err();
         assert_eq!((refused.status().as_u16(), refused.body()["code"].as_str()), (403, Some("insufficient_scope")));
         assert_eq!(refused.challenge().unwrap(), r#"Bearer error="insufficient_scope", scope="posts:write""#);
+        // Anonymous: the spec's 403, or behind a bearer layer (which marks the request) a 401 challenge.
         let anonymous = check(&write, &request(Principal::anonymous())).unwrap_err();
+        assert_eq!((anonymous.status().as_u16(), anonymous.challenge()), (403, None));
+        let mut behind_bearer = request(Principal::anonymous());
+        behind_bearer.challenges = true;
+        let anonymous = check(&write, &behind_bearer).unwrap_err();
         assert_eq!((anonymous.status().as_u16(), anonymous.challenge().unwrap().to_str().unwrap()), (401, "Bearer"));
     }
 
