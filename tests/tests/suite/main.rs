@@ -44,6 +44,7 @@ mod hardening_transport;
 mod insert_read_back;
 mod jwt;
 mod load_shedding;
+mod many_to_many;
 mod mariadb;
 mod openapi_document;
 mod openapi_relations;

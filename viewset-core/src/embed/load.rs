@@ -130,7 +130,7 @@ async fn related(item: &Item, keys: &[Json], request: &RequestContext) -> Result
     if distinct.is_empty() {
         return Ok(grouped);
     }
-    let batch = Batch { column: &item.to, keys: distinct, nested: &item.nested };
+    let batch = Batch { column: &item.to, keys: distinct, nested: &item.nested, junction: item.junction.as_ref() };
     for (key, record) in (item.target.load)(request, batch).await? {
         grouped.entry(key).or_default().push(record);
     }
@@ -182,17 +182,26 @@ fn asked<R: Hooks>(request: &RequestContext, batch: &Batch<'_>) -> Result<Option
     let column = column_named::<R::Entity>(batch.column);
     let missing = || sea_orm::DbErr::Custom(format!("no column `{}` to embed by", batch.column));
     let column = column.ok_or_else(|| ApiError::Database(missing()))?;
-    let values = key_values(column.def().get_column_type(), &batch.keys);
-    let query = ListQuery::new(access::scoped_query::<R>(&own, &Filters::new())?.filter(column.is_in(values)));
+    let scope = access::scoped_query::<R>(&own, &Filters::new())?;
+    let query = match batch.junction {
+        None => ListQuery::new(scope.filter(column.is_in(key_values(column.def().get_column_type(), &batch.keys)))),
+        Some(_) => ListQuery::new(scope),
+    };
     let order = effective_order::<R>(&query, &own);
     let select = apply_order(query.select, &order, false).limit(MAX_EMBEDDED_ROWS + 1);
-    let statement = select.build(own.reader().backend());
+    let table = sea_orm::EntityName::table_name(&R::Entity::default());
+    let statement = match batch.junction {
+        None => select.build(own.reader().backend()),
+        Some(junction) => {
+            own.reader().backend().build(&through(select.into_query(), junction, table, batch.column, &batch.keys))
+        }
+    };
     Ok(Some(Asked {
         own,
         statement,
         capacity: batch.keys.len(),
         table: sea_orm::EntityName::table_name(&R::Entity::default()),
-        key: field_name::<R::Entity>(column),
+        key: if batch.junction.is_some() { PARENT } else { field_name::<R::Entity>(column) },
         records: records::<R>,
         embeds: !R::CONFIG.expandable.is_empty(),
         field_of: field_of::<R::Entity>,
@@ -208,12 +217,15 @@ fn records<R: Hooks>(
     let left_out = own.left_out();
     let mut loaded = Vec::with_capacity(rows.len());
     // Loops, not iterator chains: adapters over closures are compiled again for every ViewSet.
-    for row in R::decode_rows(rows)? {
+    for (index, row) in R::decode_rows(rows)?.into_iter().enumerate() {
         if R::permission_classes(&mut |p| permission::check_object(p, own, &row)).is_err() {
             continue;
         }
         let model = serde_json::to_value(&row).unwrap_or(Json::Null);
-        let key = model.get(key).cloned().unwrap_or_default().to_string();
+        let key = match key {
+            PARENT => parent_key(&rows[index]),
+            key => model.get(key).cloned().unwrap_or_default().to_string(),
+        };
         loaded.push(Loaded { key, record: visible(&R::ListItem::from_model(row), &left_out), model });
     }
     Ok(loaded)
@@ -244,6 +256,54 @@ async fn load_asked(asked: Result<Option<Asked>, ApiError>, nested: &Expand) -> 
         out.push((key, record));
     }
     Ok(out)
+}
+
+/// The column a many-to-many load adds to each related row: the key of the embedding record it belongs to.
+const PARENT: &str = "viewset_parent";
+
+/// A many-to-many load's statement: the related ViewSet's scoped, ordered `select`, joined to its `junction` rows
+/// whose parent column holds one of `keys`, each row with that parent key as [`PARENT`]. One statement per relation
+/// level, as for a direct relation; a record linked to two embedding records comes back twice, once for each.
+fn through(
+    mut select: SelectStatement,
+    junction: &crate::request::registry::Junction,
+    table: &'static str,
+    column: &str,
+    keys: &[Json],
+) -> SelectStatement {
+    use sea_orm::sea_query::{Alias, Expr, ExprTrait};
+    let (link, parent) = (junction.table.clone(), junction.parent.clone());
+    let on = Expr::col((link.clone(), junction.child.clone())).equals((Alias::new(table), Alias::new(column)));
+    let values: Vec<sea_orm::Value> = keys.iter().filter_map(json_key).collect();
+    select
+        .inner_join(link.clone(), on)
+        .and_where(Expr::col((link.clone(), parent.clone())).is_in(values))
+        .expr_as(Expr::col((link, parent)), Alias::new(PARENT));
+    select
+}
+
+/// A key of the embedding record as a bound value: an integer or a text key (another type matches nothing).
+fn json_key(key: &Json) -> Option<sea_orm::Value> {
+    match key {
+        Json::Number(n) => n.as_i64().map(sea_orm::Value::from),
+        Json::String(s) => Some(sea_orm::Value::from(s.clone())),
+        _ => None,
+    }
+}
+
+/// The [`PARENT`] column of a many-to-many row, as the embedding record's key serializes (`1`, `"a"`).
+fn parent_key(row: &sea_orm::QueryResult) -> String {
+    // Integer columns decode as their own width (PostgreSQL's `integer` is no `i64`).
+    if let Ok(n) = row.try_get::<i64>("", PARENT) {
+        return n.to_string();
+    }
+    if let Ok(n) = row.try_get::<i32>("", PARENT) {
+        return n.to_string();
+    }
+    if let Ok(n) = row.try_get::<i16>("", PARENT) {
+        return n.to_string();
+    }
+    row.try_get::<String>("", PARENT).map(|s| Json::String(s).to_string()).unwrap_or_default()
 }
 
 /// The keys of a batch as values of a column of type `column_type` (those it cannot hold left out).

@@ -84,7 +84,7 @@ impl Expand {
 
 /// The relation of `entry` with the ViewSet that serves its table.
 fn resolve(entry: &Expandable, embedders: Option<&Embedders>) -> Result<Item, ApiError> {
-    let hop = Hop::of(&(entry.relation)(), embedders).map_err(|error| {
+    let hop = Hop::of(&(entry.relation)(), (entry.via)(), embedders).map_err(|error| {
         let msg = match error {
             HopError::Unserved(table) => {
                 format!(
@@ -104,6 +104,7 @@ fn resolve(entry: &Expandable, embedders: Option<&Embedders>) -> Result<Item, Ap
         from: hop.from_col.to_string(),
         to: hop.to_col.to_string(),
         target: hop.target,
+        junction: hop.junction,
         nested: Expand::default(),
     })
 }

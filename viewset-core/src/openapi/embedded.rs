@@ -49,7 +49,7 @@ pub(crate) fn with_embedded(doc: &Doc, schema: RefOr<Schema>) -> RefOr<Schema> {
         let record = Ref::from_schema_name(record_component(&table_of(&def.to_tbl)));
         let description =
             format!("With `expand={}`: the related record(s) as their own ViewSet lists them.", entry.name);
-        let property: Schema = if def.rel_type == RelationType::HasMany {
+        let property: Schema = if def.rel_type == RelationType::HasMany || (entry.via)().is_some() {
             ArrayBuilder::new().items(record).description(Some(description)).into()
         } else {
             let null = ObjectBuilder::new().schema_type(Type::Null);

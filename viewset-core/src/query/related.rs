@@ -16,7 +16,7 @@
 //! use viewset_core::query::{FilterLookup, RelatedField};
 //! # fn def() -> sea_orm::RelationDef { unimplemented!() }
 //! const RELATED: &[RelatedField] =
-//!     &[RelatedField { path: "author__name", relation: "author", field: "name", def, column_type: |_| None }];
+//!     &[RelatedField { path: "author__name", relation: "author", field: "name", def, via: || None, column_type: |_| None }];
 //! let (found, lookup) = RelatedField::find(RELATED, "author__name__icontains").unwrap();
 //! assert_eq!((found.field, lookup), ("name", Some(FilterLookup::IContains)));
 //! assert!(RelatedField::find(RELATED, "author_id").is_none());
@@ -56,7 +56,7 @@ pub(crate) fn composite(param: &str) -> ApiError {
 
 /// The relation of `rf`, followed through the request's registered ViewSets.
 fn hop(rf: &RelatedField, request: &RequestContext, param: &str) -> Result<Hop, ApiError> {
-    Hop::of(&(rf.def)(), request.embedders.as_deref()).map_err(|error| match error {
+    Hop::of(&(rf.def)(), (rf.via)(), request.embedders.as_deref()).map_err(|error| match error {
         HopError::Unserved(table) => {
             let msg =
                 format!("`{param}` is unavailable here: no ViewSet serving `{table}` is registered with this API");
@@ -113,9 +113,19 @@ fn condition(
     let to_col = hop.to_col.to_string();
     let limits = *request.query.limits();
     let ask = Ask { field: rf.field, key: &to_col, filter: Some((lookup, raw)), param, limits };
-    Ok(match (hop.target.scope)(request, &ask)? {
-        Some(sub) => Expr::col((hop.from_table, hop.from_col)).in_subquery(sub),
-        None => Expr::value(false),
+    Ok(match ((hop.target.scope)(request, &ask)?, hop.junction) {
+        (Some(sub), None) => Expr::col((hop.from_table, hop.from_col)).in_subquery(sub),
+        // Many-to-many: this model's key among the join table's rows naming a matching related record (a record
+        // with two matching ones is matched once).
+        (Some(sub), Some(junction)) => {
+            let mut linked = sea_orm::sea_query::Query::select();
+            linked
+                .column((junction.table.clone(), junction.parent.clone()))
+                .from(junction.table.clone())
+                .and_where(Expr::col((junction.table, junction.child)).in_subquery(sub));
+            Expr::col((hop.from_table, hop.from_col)).in_subquery(linked)
+        }
+        (None, _) => Expr::value(false),
     })
 }
 

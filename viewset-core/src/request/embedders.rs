@@ -112,6 +112,9 @@ pub(crate) struct Batch<'a> {
     pub keys: Vec<Json>,
     /// Relations to embed in the loaded records.
     pub nested: &'a Expand,
+    /// Through a join table: the keys are values of its `parent` column, and each record is loaded once per row of
+    /// it (a record linked to two embedding records is embedded in both).
+    pub junction: Option<&'a crate::request::registry::Junction>,
 }
 
 /// The relations one request embeds, each with those embedded in its records in turn.
@@ -133,6 +136,8 @@ pub(crate) struct Item {
     pub to: String,
     /// Who serves the embedded records.
     pub target: Embedder,
+    /// A many-to-many relation's join table: `from` is then the embedding model's key, `to` the embedded model's.
+    pub junction: Option<crate::request::registry::Junction>,
     /// What is embedded in those.
     pub nested: Expand,
 }

@@ -10,13 +10,17 @@ use crate::types::lookups::FilterLookup;
 use crate::types::params::QueryParams;
 
 /// One `expandable` entry: the name clients write in `?expand=` (and the key of the embedded value) and the
-/// sea-orm relation it follows (the derive writes `|| Relation::Author.def()`, checked at compile time).
+/// sea-orm relation it follows (the derive writes `|| Relation::Author.def()`, or for a name declared in
+/// `relations(...)` the model's `Related` impl, checked at compile time).
 #[derive(Debug, Clone, Copy)]
 pub struct Expandable {
     /// `author`.
     pub name: &'static str,
-    /// The relation from this ViewSet's model.
+    /// The relation from this ViewSet's model; through a join table, from the join table to the related model.
     pub relation: fn() -> RelationDef,
+    /// A many-to-many relation's first hop, from this ViewSet's model to the join table (`Related::via`); `None`
+    /// for a direct relation.
+    pub via: fn() -> Option<RelationDef>,
 }
 
 /// `#[viewset(fulltext(fields = ["title", "body"], language = "english", sqlite_table = "posts_fts"))]`.
@@ -44,8 +48,12 @@ pub struct RelatedField {
     pub relation: &'static str,
     /// `name`: the field of the related model.
     pub field: &'static str,
-    /// The relation from this ViewSet's model (`<Entity as Related<author::Entity>>::to`).
+    /// The relation from this ViewSet's model (`<Entity as Related<author::Entity>>::to`); through a join table,
+    /// from the join table to the related model.
     pub def: fn() -> RelationDef,
+    /// A many-to-many relation's first hop, from this ViewSet's model to the join table
+    /// (`<Entity as Related<tag::Entity>>::via`); `None` for a direct relation.
+    pub via: fn() -> Option<RelationDef>,
     /// The column type of a field of the related model (for the OpenAPI document).
     pub column_type: fn(&str) -> Option<ColumnType>,
 }

@@ -93,7 +93,7 @@ pub fn check(
         plain: plain.cloned().collect(),
         text: search_fields.iter().chain(fulltext.iter().flat_map(|f| &f.fields)).cloned().collect(),
         lookup: lookup_valid.then(|| lookup_field.clone()),
-        relations: if failed { expandable.clone() } else { Vec::new() },
+        relations: if failed { variant_names(&expandable, &attrs.relations) } else { Vec::new() },
         related: related.clone(),
         related_links: failed,
         all_fields_literal,
@@ -133,6 +133,12 @@ pub fn check(
         staff_only_fields,
         count_mode,
         expandable,
+        relation_entities: attrs
+            .relations
+            .entries
+            .iter()
+            .map(|(name, entity)| (name.to_string(), entity.clone()))
+            .collect(),
         related,
         fulltext,
         pagination: attrs.pagination_class,
@@ -282,6 +288,12 @@ fn check_backends(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator
             );
         }
     }
+}
+
+/// The `expandable` names that are not declared in `relations(...)`: each names a `Relation` variant of the model.
+fn variant_names(expandable: &[LitStr], relations: &super::related::RelationMap) -> Vec<LitStr> {
+    let declared = |name: &LitStr| relations.entries.iter().any(|(declared, _)| *declared == name.value());
+    expandable.iter().filter(|name| !declared(name)).cloned().collect()
 }
 
 /// `expandable` names are snake_case relation names, each once (rustc checks the `Relation` variant exists).

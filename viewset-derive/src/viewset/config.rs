@@ -53,8 +53,11 @@ pub struct Config {
     pub tenant_field: Option<LitStr>,
     /// `staff_only_fields`.
     pub staff_only_fields: Vec<LitStr>,
-    /// `expandable`: snake_case names of the model's `Relation` variants, each checked by rustc at its literal.
+    /// `expandable`: snake_case names of the model's `Relation` variants, each checked by rustc at its literal, or
+    /// of relations declared in `relations(...)` (followed through the model's `Related` impl: many-to-many too).
     pub expandable: Vec<LitStr>,
+    /// `relations(...)`: each declared name with its related entity.
+    pub relation_entities: Vec<(String, syn::Path)>,
     /// The related paths of `filterable_fields` and `ordering_fields`, each once, resolved through `relations`.
     pub related: Vec<super::related::RelatedPath>,
     /// `fulltext(...)`, checked.

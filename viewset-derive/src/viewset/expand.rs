@@ -174,7 +174,8 @@ fn config_const(config: &Config) -> TokenStream {
         Some(variant) => quote!(#vs::CountMode::#variant),
         None => quote!(#vs::Config::DEFAULT_COUNT_MODE),
     };
-    let expandable = config.expandable.iter().map(|name| expandable_entry(&config.model, name));
+    let expandable =
+        config.expandable.iter().map(|name| expandable_entry(&config.model, name, &config.relation_entities));
     let related = super::related::entries(&config.model, &config.related);
     let fulltext = super::fulltext::entry(&config.fulltext);
     let custom_hooks = config.custom_hooks.is_some();
@@ -223,11 +224,18 @@ fn config_const(config: &Config) -> TokenStream {
 
 /// One `expandable` entry: the relation is `<model's module>::Relation::<CamelCase name>`, spelled at the user's
 /// literal, so a name that is no relation of the model is rustc's "no variant" error there.
-fn expandable_entry(model: &syn::Path, name: &LitStr) -> TokenStream {
+/// A name declared in `relations(name = entity)` follows the model's `Related<entity>` impl instead: `to` and `via`
+/// (a many-to-many relation through its join table).
+fn expandable_entry(model: &syn::Path, name: &LitStr, declared: &[(String, syn::Path)]) -> TokenStream {
     let vs = private();
+    if let Some((_, entity)) = declared.iter().find(|(declared, _)| *declared == name.value()) {
+        let to = respan(quote!(<#model as #vs::Related<#entity>>::to), name.span());
+        let via = respan(quote!(<#model as #vs::Related<#entity>>::via), name.span());
+        return quote! { #vs::Expandable { name: #name, relation: #to, via: #via } };
+    }
     let relation = relation_path(model, name);
     quote! {
-        #vs::Expandable { name: #name, relation: || #vs::RelationTrait::def(&#relation) }
+        #vs::Expandable { name: #name, relation: || #vs::RelationTrait::def(&#relation), via: || None }
     }
 }
 

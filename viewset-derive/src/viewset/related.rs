@@ -115,12 +115,14 @@ pub fn entries(model: &syn::Path, paths: &[RelatedPath]) -> TokenStream {
     let entries = paths.iter().map(|p| {
         let (lit, relation, field, entity) = (&p.lit, &p.relation, &p.field, &p.entity);
         let def = respan(quote!(<#model as #vs::Related<#entity>>::to), entity.span());
+        let via = respan(quote!(<#model as #vs::Related<#entity>>::via), entity.span());
         quote! {
             #vs::RelatedField {
                 path: #lit,
                 relation: #relation,
                 field: #field,
                 def: #def,
+                via: #via,
                 column_type: #vs::column_type_of::<#entity>,
             }
         }
