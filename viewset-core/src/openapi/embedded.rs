@@ -102,7 +102,9 @@ fn record_of<V: Hooks>() -> Record {
     let doc = Doc::of::<V>();
     let embeds = doc.config.expandable.iter().map(|e| table_of(&(e.relation)().to_tbl)).collect();
     let table = sea_orm::EntityName::table_name(&<V::Entity as Default>::default());
-    Record { table, schema: with_embedded(&doc, doc.list_item.clone()), embeds }
+    // As the related ViewSet lists it: a staff-only field is absent for other callers, so not required.
+    let schema = super::operations::read(&doc, with_embedded(&doc, doc.list_item.clone()));
+    Record { table, schema, embeds }
 }
 
 /// The record components of `records`: one per table some relation embeds, from the first ViewSet registered for it

@@ -42,7 +42,7 @@ fn crud_id(doc: &Doc, handler: &str) -> String {
 }
 
 /// A read schema as `V` answers it: fields in `staff_only_fields` are absent for other callers, so not required.
-fn read(doc: &Doc, schema: RefOr<Schema>) -> RefOr<Schema> {
+pub(crate) fn read(doc: &Doc, schema: RefOr<Schema>) -> RefOr<Schema> {
     match schema {
         RefOr::T(Schema::Object(mut object)) => {
             object.required.retain(|field| !doc.config.staff_only_fields.contains(&field.as_str()));
