@@ -4,6 +4,7 @@
 
 mod support;
 
+mod aggregate;
 mod ai;
 mod ai_codegen;
 mod ai_codegen_provider;
