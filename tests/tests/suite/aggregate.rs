@@ -24,6 +24,7 @@ on_every_database!(TestApp::blog =>
     hostile_parameters,
     hidden_fields_answer_as_unknown,
     time_zones,
+    documented_per_viewset,
 );
 on_every_database!(TestApp::tenants => another_tenants_rows_are_never_counted, owner_private_rows_are_never_counted);
 
@@ -326,4 +327,45 @@ async fn owner_private_rows_are_never_counted(app: TestApp) {
     assert_eq!((status, &body["groups"]), (StatusCode::OK, &json!([{"owner": "bob", "count": 2}])), "{body}");
     let (_, body) = app.send(Method::GET, "/api/notes/aggregate?count", tenants::CAROL, None).await;
     assert_eq!(body["groups"], json!([{"count": 1}]));
+}
+
+async fn documented_per_viewset(app: TestApp) {
+    let (_, document) = app.get("/openapi.json").await;
+    let aggregates: Vec<&String> =
+        document["paths"].as_object().unwrap().keys().filter(|path| path.ends_with("/aggregate")).collect();
+    assert_eq!(aggregates, ["/api/posts/aggregate", "/authors/aggregate"]);
+    let op = &document["paths"]["/api/posts/aggregate"]["get"];
+    assert_eq!(op["operationId"], "posts_aggregate");
+    let parameter = |name: &str| {
+        op["parameters"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("{name}"))
+    };
+    let group_by = parameter("group_by")["description"].as_str().unwrap();
+    assert!(group_by.contains("author_id, published, created_at, created_at__hour|day|week|month|year"), "{group_by}");
+    assert!(parameter("avg")["description"].as_str().unwrap().contains("rating, views"));
+    assert_eq!(
+        (&parameter("limit")["schema"]["maximum"], &parameter("limit")["schema"]["default"]),
+        (&json!(200), &json!(200))
+    );
+    parameter("views__gte");
+    assert!(op["parameters"].as_array().unwrap().iter().all(|p| p["name"] != "offset" && p["name"] != "ordering"));
+    let group = &op["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["groups"]["items"];
+    let property = |name: &str| group["properties"][name]["type"].clone();
+    assert_eq!(property("author_id"), json!(["integer", "null"]));
+    assert_eq!(property("count"), json!("integer"));
+    assert_eq!(property("sum_views"), json!(["integer", "null"]));
+    assert_eq!(property("avg_views"), json!(["number", "null"]));
+    assert_eq!(property("max_created_at"), json!(["string", "null"]));
+    assert_eq!(property("published"), json!(["boolean", "null"]));
+    assert_eq!(property("created_at__week"), json!("string"));
+    assert!(group["properties"].get("sum_rating").is_none(), "only what is declared");
+    assert_eq!(
+        op["responses"]["422"]["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/InputValidationError"
+    );
+    // Authors need an identity: the operation says so.
+    assert!(
+        document["paths"]["/authors/aggregate"]["get"]["security"].to_string().contains("bearerAuth"),
+        "{}",
+        document["paths"]["/authors/aggregate"]
+    );
 }

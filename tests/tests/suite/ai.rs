@@ -96,8 +96,8 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     assert_eq!(status, StatusCode::OK);
     let names: Vec<&str> = catalog["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     let expected: Vec<&str> = "posts_list posts_retrieve posts_create posts_update posts_delete posts_create_many \
-         posts_update_many posts_delete_many posts_publish posts_stats authors_list authors_retrieve authors_create \
-         authors_update authors_delete"
+         posts_update_many posts_delete_many posts_aggregate posts_publish posts_stats authors_list authors_retrieve \
+         authors_create authors_update authors_delete authors_aggregate"
         .split_whitespace()
         .collect();
     assert_eq!(names, expected);
@@ -133,6 +133,24 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     );
     assert_eq!(delete["inputSchema"]["required"], json!(["pk"]));
     assert_eq!(tool(&catalog, "posts_publish")["_meta"]["path"], "/api/posts/{pk}/publish");
+    // `aggregates(...)`: its own parameters (the declared fields named in their descriptions) and the list's filters.
+    let aggregate = tool(&catalog, "posts_aggregate");
+    let properties = aggregate["inputSchema"]["properties"].as_object().unwrap();
+    for param in ["group_by", "count", "sum", "avg", "min", "max", "count_distinct", "order_by", "having", "limit"] {
+        assert!(properties.contains_key(param), "posts_aggregate takes {param}: {aggregate}");
+    }
+    for param in ["tz", "views__gte", "search", "or"] {
+        assert!(properties.contains_key(param), "posts_aggregate takes {param}: {aggregate}");
+    }
+    for param in ["offset", "ordering", "fields", "expand", "format"] {
+        assert!(!properties.contains_key(param), "posts_aggregate has no {param}");
+    }
+    assert!(properties["sum"]["description"].as_str().unwrap().contains("views"), "{aggregate}");
+    assert_eq!(properties["limit"]["maximum"], 200);
+    assert_eq!(
+        (&aggregate["annotations"]["readOnlyHint"], &aggregate["_meta"]["path"]),
+        (&json!(true), &json!("/api/posts/aggregate"))
+    );
 
     let (_, handshake) =
         viewset_tests::ai_client::ai_request(&app, Method::GET, "/studio/handshake", true, None, None).await;
@@ -192,6 +210,21 @@ async fn mcp_answers_what_rest_answers(app: TestApp) {
             Some(json!([{"title": "t", "body": "b", "author_id": 1}, {"title": "no body", "author_id": 1}])),
         ),
         ("posts_delete_many", json!({"id__in": [1, 999]}), Method::DELETE, "/api/posts/?id__in=1,999".into(), None),
+        (
+            "posts_aggregate",
+            json!({"group_by": "author_id", "sum": "views", "views__gte": 10}),
+            Method::GET,
+            "/api/posts/aggregate?group_by=author_id&sum=views&views__gte=10".into(),
+            None,
+        ),
+        ("posts_aggregate", json!({"sum": "title"}), Method::GET, "/api/posts/aggregate?sum=title".into(), None),
+        (
+            "authors_aggregate",
+            json!({"group_by": "email"}),
+            Method::GET,
+            "/authors/aggregate?group_by=email".into(),
+            None,
+        ),
     ];
     for user in [None, blog::BOB, blog::ALICE] {
         for (tool, arguments, method, path, body) in &calls {

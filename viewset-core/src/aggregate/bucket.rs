@@ -113,11 +113,11 @@ pub(crate) fn time_zone(raw: Option<&str>, backend: DbBackend) -> Result<Option<
     Ok(Some(raw.to_string()))
 }
 
-/// Whether `err` is PostgreSQL refusing the zone of `tz=` (`time zone "…" not recognized`): the zone was checked
-/// for its shape only, PostgreSQL knows the names.
-pub(crate) fn unknown_zone(err: &sea_orm::DbErr) -> Option<ApiError> {
+/// The 422 at `tz` when `err` is PostgreSQL refusing the zone a request named (`zoned`): `time zone "…" not
+/// recognized`, or a zone it cannot apply. The zone was checked for its shape only; PostgreSQL knows the names.
+pub(crate) fn unknown_zone(err: &sea_orm::DbErr, zoned: bool) -> Option<ApiError> {
     let text = err.to_string();
-    (text.contains("time zone") && text.contains("not recognized")).then(|| {
+    (zoned && text.contains("time zone")).then(|| {
         let msg = "The database knows no time zone of this name; give an IANA name, e.g. `Europe/Berlin`";
         ApiError::input(["query", "tz"], msg, "unknown_time_zone")
     })

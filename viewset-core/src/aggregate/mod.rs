@@ -53,6 +53,10 @@
 //! the caller could not list. A field hidden from the caller (`staff_only_fields`, `Hooks::hidden_fields`) is
 //! refused as a field that does not exist, and left out of the choices an error lists.
 //!
+//! An override of [`Hooks::list`](crate::Hooks::list) is not run: what narrows a list for every caller belongs in
+//! `get_queryset` or a row policy, which the aggregate applies. The statement is bounded as every request is, by
+//! the request timeout of [`crate::limits::Limits`].
+//!
 //! **Typed answers.** Group keys and `min`/`max` are typed as their field (a boolean is `true`, a decimal its JSON
 //! form), sums of integers are integers, averages are numbers, counts integers, NULL is `null` (NULL keys form a
 //! group of their own). Every bad parameter is a 422 at `["query", "<parameter>"]`.
@@ -142,8 +146,13 @@ async fn run(
     statement: sea_orm::Statement,
     table: &'static str,
 ) -> Result<Response, ApiError> {
-    let rows =
-        crate::store::replica::read_rows(request.reader(), statement, plan.limit as usize + 1, "aggregate").await;
-    let rows = rows.map_err(|err| bucket::unknown_zone(&err).unwrap_or_else(|| ApiError::from_db(err, table)))?;
+    // Room for a typical answer up front; a large one grows as it is read.
+    let capacity = (plan.limit as usize).saturating_add(1).min(256);
+    let rows = crate::store::replica::read_rows(request.reader(), statement, capacity, "aggregate").await;
+    let zoned = plan.tz.is_some();
+    let rows = rows.map_err(|err| match bucket::unknown_zone(&err, zoned) {
+        Some(refused) => refused,
+        None => ApiError::from_db(err, table),
+    })?;
     Ok(Json(answer::answer(&plan, &rows)).into_response())
 }
