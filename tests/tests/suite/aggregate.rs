@@ -9,7 +9,7 @@ use reqwest::{Method, StatusCode};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
-use viewset_tests::harness::TestApp;
+use viewset_tests::harness::{Backend, Statements, TestApp, TestDb, recording};
 use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
 use viewset_tests::identities::tenants;
 use viewset_tests::on_every_database;
@@ -26,6 +26,7 @@ on_every_database!(TestApp::blog =>
     time_zones,
     documented_per_viewset,
 );
+on_every_database!(recorded => one_statement);
 on_every_database!(TestApp::tenants => another_tenants_rows_are_never_counted, owner_private_rows_are_never_counted);
 
 /// The seeded posts' creation times, fixed so the buckets are known: Ada's post late on Saturday 28 March 2026
@@ -368,4 +369,24 @@ async fn documented_per_viewset(app: TestApp) {
         "{}",
         document["paths"]["/authors/aggregate"]
     );
+}
+
+/// The blog, seeded, with every statement its routes run recorded.
+async fn recorded(backend: Backend) -> (TestApp, Statements) {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let (recorded, statements) = recording(&db);
+    (TestApp::serve(blog::app(recorded), db, database).await, statements)
+}
+
+async fn one_statement((app, statements): (TestApp, Statements)) {
+    let query = "group_by=author_id,created_at__month&count&sum=views&avg=rating&having=count__gte:1&order_by=-count\
+                 &published=true&search=e&or=(views__gt.1,rating__isnull.true)";
+    statements.lock().unwrap().clear();
+    let body = aggregate(&app, query).await;
+    assert_eq!(body["groups"].as_array().map(Vec::len), Some(2), "{body}");
+    let ran = statements.lock().unwrap().clone();
+    assert_eq!(ran.len(), 1, "one statement: {ran:#?}");
+    for part in ["GROUP BY", "HAVING", "ORDER BY", "LIMIT"] {
+        assert!(ran[0].contains(part), "{part}: {}", ran[0]);
+    }
 }
