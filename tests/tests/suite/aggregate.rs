@@ -9,6 +9,8 @@ use reqwest::{Method, StatusCode};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
+use viewset_core::prelude::*;
+use viewset_core::throttle::Throttle;
 use viewset_tests::harness::{Backend, Statements, TestApp, TestDb, recording};
 use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
 use viewset_tests::identities::tenants;
@@ -27,6 +29,7 @@ on_every_database!(TestApp::blog =>
     documented_per_viewset,
 );
 on_every_database!(recorded => one_statement);
+on_every_database!(rated => the_aggregate_has_a_rate_of_its_own);
 on_every_database!(TestApp::tenants => another_tenants_rows_are_never_counted, owner_private_rows_are_never_counted);
 
 /// The seeded posts' creation times, fixed so the buckets are known: Ada's post late on Saturday 28 March 2026
@@ -343,6 +346,15 @@ async fn documented_per_viewset(app: TestApp) {
     let group_by = parameter("group_by")["description"].as_str().unwrap();
     assert!(group_by.contains("author_id, published, created_at, created_at__hour|day|week|month|year"), "{group_by}");
     assert!(parameter("avg")["description"].as_str().unwrap().contains("rating, views"));
+    // Patterns of exactly the declared names, so a generated request that matches them is one the server accepts.
+    assert_eq!(
+        parameter("group_by")["schema"]["pattern"],
+        "^(author_id|published|created_at|created_at__(hour|day|week|month|year))\
+         (,(author_id|published|created_at|created_at__(hour|day|week|month|year)))*$"
+    );
+    assert_eq!(parameter("sum")["schema"]["pattern"], "^(views)(,(views))*$");
+    let having = parameter("having")["schema"]["pattern"].as_str().unwrap();
+    assert!(having.starts_with("^(count|sum_views|avg_rating|avg_views|"), "{having}");
     assert_eq!(
         (&parameter("limit")["schema"]["maximum"], &parameter("limit")["schema"]["default"]),
         (&json!(200), &json!(200))
@@ -388,5 +400,41 @@ async fn one_statement((app, statements): (TestApp, Statements)) {
     assert_eq!(ran.len(), 1, "one statement: {ran:#?}");
     for part in ["GROUP BY", "HAVING", "ORDER BY", "LIMIT"] {
         assert!(ran[0].contains(part), "{part}: {}", ran[0]);
+    }
+}
+
+/// The blog's posts with an aggregate rate of their own: 2 a minute, for every caller.
+#[derive(ModelViewSet)]
+#[viewset(
+    model = post::Entity,
+    prefix = "/api/counted",
+    basename = "counted",
+    aggregates(group_by = ["published"]),
+    throttle(aggregate = "2/minute")
+)]
+pub struct CountedPosts;
+
+async fn rated(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let mut api = blog::api();
+    api.include::<CountedPosts>().expect("CountedPosts registers");
+    let router = blog::app_from(api, ServiceState::new(db.clone()).with_throttle(Throttle::new()));
+    TestApp::serve(router, db, database).await
+}
+
+async fn the_aggregate_has_a_rate_of_its_own(app: TestApp) {
+    for _ in 0..2 {
+        let (status, body) = app.get("/api/counted/aggregate?group_by=published").await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (status, body) = app.get("/api/counted/aggregate?group_by=published").await;
+    assert_eq!(
+        (status, body["code"].as_str(), body["scope"].as_str()),
+        (StatusCode::TOO_MANY_REQUESTS, Some("throttled"), Some("aggregate")),
+        "{body}"
+    );
+    // The list's budget is not the aggregate's.
+    for _ in 0..3 {
+        assert_eq!(app.get("/api/counted/").await.0, StatusCode::OK);
     }
 }

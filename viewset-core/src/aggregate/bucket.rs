@@ -17,7 +17,20 @@ use sea_orm::sea_query::ColumnType;
 use super::params::Column;
 use crate::error::ApiError;
 
-/// A time bucket of `group_by`.
+/// A time bucket of `group_by` (`created_at__month`), answered as the text of its start, as precise as the bucket
+/// (`2026-03-29T14:00`, `2026-03-29`, the Monday `2026-03-23`, `2026-03`, `2026`), written by the database itself so
+/// that grouping, order and answer are the same text on SQLite, PostgreSQL and MariaDB.
+///
+/// Buckets are cut in UTC. A named zone (`tz=Europe/Berlin`) needs the database's own zone rules with their
+/// daylight-saving changes: PostgreSQL has them (`AT TIME ZONE`), so a named zone is accepted there (a name it does
+/// not know is a 422 at `tz`); SQLite has none, and MariaDB / MySQL have them only with the time-zone tables
+/// loaded, so there any zone but `UTC` is a 422 `unsupported_time_zone` rather than an answer in another zone.
+///
+/// ```
+/// use viewset_core::aggregate::Bucket;
+/// assert!(Bucket::ALL.contains(&Bucket::Week));
+/// assert_eq!(Bucket::Month.name(), "month");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Bucket {

@@ -13,14 +13,30 @@ use crate::types::params::QueryParams;
 
 /// The query parameters the aggregate endpoint reads itself; every other parameter is the list's (filters, `or=`,
 /// `search`, …) and narrows the rows exactly as it narrows the list.
+///
+/// ```
+/// use viewset_core::aggregate::PARAMETERS;
+/// assert!(PARAMETERS.contains(&"group_by") && PARAMETERS.contains(&"having"));
+/// assert!(!PARAMETERS.contains(&"search"), "the list's own");
+/// ```
 pub const PARAMETERS: &[&str] =
     &["group_by", "count", "sum", "avg", "min", "max", "count_distinct", "order_by", "having", "limit", "tz"];
 
-/// The most group keys one request may name.
+/// The most group keys one request may name (more is a 422 `too_many_group_keys` at `group_by`).
+///
+/// ```
+/// assert_eq!(viewset_core::aggregate::MAX_GROUP_KEYS, 4);
+/// ```
 pub const MAX_GROUP_KEYS: usize = 4;
 
 /// What an aggregate computes per group; its alias in the answer is `count`, or the function's name and the
 /// field's (`sum_views`, `count_distinct_author_id`).
+///
+/// ```
+/// use viewset_core::aggregate::Function;
+/// let params: Vec<&str> = Function::OF_FIELDS.iter().map(|f| f.name()).collect();
+/// assert_eq!(params, ["sum", "avg", "min", "max", "count_distinct"]);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Function {

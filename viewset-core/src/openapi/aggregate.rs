@@ -44,18 +44,36 @@ fn has_buckets(column_type: &ColumnType) -> bool {
     )
 }
 
-/// The aggregate's parameters of `doc`'s ViewSet, then the list's filters.
+/// A comma-separated list of `names` (regular expressions), each term optionally `-` first: `^(a|b)(,(a|b))*$`.
+fn list_of(names: &[String], signed: bool) -> ObjectBuilder {
+    let term = format!("{}({})", if signed { "-?" } else { "" }, names.join("|"));
+    string().pattern(Some(format!("^{term}(,{term})*$")))
+}
+
+/// The aggregate's parameters of `doc`'s ViewSet, then the list's filters. Each names exactly what this ViewSet
+/// declares (a pattern of the widest caller's names); what a pattern cannot say (a name once, at most
+/// [`MAX_GROUP_KEYS`] keys, `order_by` and `having` naming what the same request asks for) is said in words.
 pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>) -> Vec<Parameter> {
     let mut keys: Vec<String> = Vec::new();
+    let mut key_patterns: Vec<String> = Vec::new();
     for field in declared.group_by {
         keys.push(field.to_string());
+        key_patterns.push(field.to_string());
         if doc.column_type(field).is_some_and(has_buckets) {
             keys.push(format!("{field}__{}", buckets()));
+            key_patterns.push(format!("{field}__({})", buckets()));
         }
     }
+    let mut aliases = vec!["count".to_string()];
+    for function in Function::OF_FIELDS {
+        for field in declared.fields(function.name()) {
+            aliases.push(format!("{}_{field}", function.name()));
+        }
+    }
+    let group_by = if key_patterns.is_empty() { string().max_length(Some(0)) } else { list_of(&key_patterns, false) };
     let mut params = vec![query(
         "group_by",
-        string(),
+        group_by,
         format!(
             "Comma-separated group keys, at most {MAX_GROUP_KEYS}: {}. None: one group of every row.",
             if keys.is_empty() { "none declared".to_string() } else { keys.join(", ") }
@@ -70,14 +88,18 @@ pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>)
         }
         let name = function.name();
         let description = format!("Comma-separated fields of: {}; answered as `{name}_<field>`.", fields.join(", "));
-        params.push(query(name, string(), description));
+        let names: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+        params.push(query(name, list_of(&names, false), description));
     }
     let order = "Comma-separated group keys and aggregate aliases of this request (`-` for descending), e.g. \
                  `-count`; then every group key ascending.";
-    params.push(query("order_by", string(), order.into()));
+    let orderable: Vec<String> = key_patterns.iter().chain(&aliases).cloned().collect();
+    params.push(query("order_by", list_of(&orderable, true), order.into()));
     let having = "Comma-separated conditions on aggregates of this request, all of which a group meets: \
                   `<alias>__<gt|gte|lt|lte|exact>:<number>`, e.g. `count__gte:5`.";
-    params.push(query("having", string(), having.into()));
+    let condition = format!("({})__(gt|gte|lt|lte|exact):-?[0-9]+(\\.[0-9]+)?", aliases.join("|"));
+    let conditions = string().pattern(Some(format!("^{condition}(,{condition})*$")));
+    params.push(query("having", conditions, having.into()));
     let max = declared.max_groups;
     let limit =
         ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(max)).default(Some(max.into()));
@@ -88,7 +110,8 @@ pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>)
     ));
     let tz = "The time zone of the time buckets: `UTC` (default), or an IANA name on PostgreSQL (a 422 \
               `unsupported_time_zone` on SQLite and MariaDB / MySQL).";
-    params.push(query("tz", string().default(Some("UTC".into())), tz.into()));
+    let zone = string().pattern(Some("^[A-Za-z][A-Za-z0-9/_+-]{0,63}$")).default(Some("UTC".into()));
+    params.push(query("tz", zone, tz.into()));
     params.extend(list.into_iter().filter(|p| !NOT_FOR_AGGREGATES.contains(&p.name.as_str())));
     params
 }

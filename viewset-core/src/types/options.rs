@@ -284,6 +284,12 @@ impl Aggregates {
     }
 
     /// Whether the parameter `kind` may name `field`.
+    ///
+    /// ```
+    /// use viewset_core::aggregate::Aggregates;
+    /// let declared = Aggregates { group_by: &["author_id"], ..Aggregates::NONE };
+    /// assert!(declared.allows("group_by", "author_id") && !declared.allows("sum", "author_id"));
+    /// ```
     pub fn allows(&self, kind: &str, field: &str) -> bool {
         self.fields(kind).contains(&field)
     }
