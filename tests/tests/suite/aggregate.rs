@@ -2,16 +2,14 @@
 //! three for the same rows (time buckets included), the list's filters, `or=` groups, related filters and search
 //! narrowing the rows, `order_by`, `having`, `limit` and `truncated`, hostile parameters answered 422 at the
 //! parameter, hidden fields refused exactly as unknown ones, and the tenants example's scope: another tenant's rows
-//! and another owner's notes are never counted.
+//! and another owner's notes are never counted. Its document, tool, statement count and rate: `aggregate_surfaces`.
 
 use chrono::{DateTime, Utc};
 use reqwest::{Method, StatusCode};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DbBackend, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
-use viewset_core::prelude::*;
-use viewset_core::throttle::Throttle;
-use viewset_tests::harness::{Backend, Statements, TestApp, TestDb, recording};
+use viewset_tests::harness::TestApp;
 use viewset_tests::identities::blog::{ALICE, BOB, FORGED};
 use viewset_tests::identities::tenants;
 use viewset_tests::on_every_database;
@@ -26,10 +24,7 @@ on_every_database!(TestApp::blog =>
     hostile_parameters,
     hidden_fields_answer_as_unknown,
     time_zones,
-    documented_per_viewset,
 );
-on_every_database!(recorded => one_statement);
-on_every_database!(rated => the_aggregate_has_a_rate_of_its_own);
 on_every_database!(TestApp::tenants => another_tenants_rows_are_never_counted, owner_private_rows_are_never_counted);
 
 /// The seeded posts' creation times, fixed so the buckets are known: Ada's post late on Saturday 28 March 2026
@@ -51,7 +46,7 @@ async fn fixed_times(app: &TestApp) -> (i64, i64) {
     (i64::from(rows[0].author_id), i64::from(rows[1].author_id))
 }
 
-async fn aggregate(app: &TestApp, query: &str) -> Value {
+pub(crate) async fn aggregate(app: &TestApp, query: &str) -> Value {
     let (status, body) = app.get(&format!("/api/posts/aggregate?{query}")).await;
     assert_eq!(status, StatusCode::OK, "{query}: {body}");
     body
@@ -331,110 +326,4 @@ async fn owner_private_rows_are_never_counted(app: TestApp) {
     assert_eq!((status, &body["groups"]), (StatusCode::OK, &json!([{"owner": "bob", "count": 2}])), "{body}");
     let (_, body) = app.send(Method::GET, "/api/notes/aggregate?count", tenants::CAROL, None).await;
     assert_eq!(body["groups"], json!([{"count": 1}]));
-}
-
-async fn documented_per_viewset(app: TestApp) {
-    let (_, document) = app.get("/openapi.json").await;
-    let aggregates: Vec<&String> =
-        document["paths"].as_object().unwrap().keys().filter(|path| path.ends_with("/aggregate")).collect();
-    assert_eq!(aggregates, ["/api/posts/aggregate", "/authors/aggregate"]);
-    let op = &document["paths"]["/api/posts/aggregate"]["get"];
-    assert_eq!(op["operationId"], "posts_aggregate");
-    let parameter = |name: &str| {
-        op["parameters"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("{name}"))
-    };
-    let group_by = parameter("group_by")["description"].as_str().unwrap();
-    assert!(group_by.contains("author_id, published, created_at, created_at__hour|day|week|month|year"), "{group_by}");
-    assert!(parameter("avg")["description"].as_str().unwrap().contains("rating, views"));
-    // Patterns of exactly the declared names, so a generated request that matches them is one the server accepts.
-    assert_eq!(
-        parameter("group_by")["schema"]["pattern"],
-        "^(author_id|published|created_at|created_at__(hour|day|week|month|year))\
-         (,(author_id|published|created_at|created_at__(hour|day|week|month|year)))*$"
-    );
-    assert_eq!(parameter("sum")["schema"]["pattern"], "^(views)(,(views))*$");
-    let having = parameter("having")["schema"]["pattern"].as_str().unwrap();
-    assert!(having.starts_with("^(count|sum_views|avg_rating|avg_views|"), "{having}");
-    assert_eq!(
-        (&parameter("limit")["schema"]["maximum"], &parameter("limit")["schema"]["default"]),
-        (&json!(200), &json!(200))
-    );
-    parameter("views__gte");
-    assert!(op["parameters"].as_array().unwrap().iter().all(|p| p["name"] != "offset" && p["name"] != "ordering"));
-    let group = &op["responses"]["200"]["content"]["application/json"]["schema"]["properties"]["groups"]["items"];
-    let property = |name: &str| group["properties"][name]["type"].clone();
-    assert_eq!(property("author_id"), json!(["integer", "null"]));
-    assert_eq!(property("count"), json!("integer"));
-    assert_eq!(property("sum_views"), json!(["integer", "null"]));
-    assert_eq!(property("avg_views"), json!(["number", "null"]));
-    assert_eq!(property("max_created_at"), json!(["string", "null"]));
-    assert_eq!(property("published"), json!(["boolean", "null"]));
-    assert_eq!(property("created_at__week"), json!("string"));
-    assert!(group["properties"].get("sum_rating").is_none(), "only what is declared");
-    assert_eq!(
-        op["responses"]["422"]["content"]["application/json"]["schema"]["$ref"],
-        "#/components/schemas/InputValidationError"
-    );
-    // Authors need an identity: the operation says so.
-    assert!(
-        document["paths"]["/authors/aggregate"]["get"]["security"].to_string().contains("bearerAuth"),
-        "{}",
-        document["paths"]["/authors/aggregate"]
-    );
-}
-
-/// The blog, seeded, with every statement its routes run recorded.
-async fn recorded(backend: Backend) -> (TestApp, Statements) {
-    let (database, db) = TestDb::seeded_blog(backend).await;
-    let (recorded, statements) = recording(&db);
-    (TestApp::serve(blog::app(recorded), db, database).await, statements)
-}
-
-async fn one_statement((app, statements): (TestApp, Statements)) {
-    let query = "group_by=author_id,created_at__month&count&sum=views&avg=rating&having=count__gte:1&order_by=-count\
-                 &published=true&search=e&or=(views__gt.1,rating__isnull.true)";
-    statements.lock().unwrap().clear();
-    let body = aggregate(&app, query).await;
-    assert_eq!(body["groups"].as_array().map(Vec::len), Some(2), "{body}");
-    let ran = statements.lock().unwrap().clone();
-    assert_eq!(ran.len(), 1, "one statement: {ran:#?}");
-    for part in ["GROUP BY", "HAVING", "ORDER BY", "LIMIT"] {
-        assert!(ran[0].contains(part), "{part}: {}", ran[0]);
-    }
-}
-
-/// The blog's posts with an aggregate rate of their own: 2 a minute, for every caller.
-#[derive(ModelViewSet)]
-#[viewset(
-    model = post::Entity,
-    prefix = "/api/counted",
-    basename = "counted",
-    aggregates(group_by = ["published"]),
-    throttle(aggregate = "2/minute")
-)]
-pub struct CountedPosts;
-
-async fn rated(backend: Backend) -> TestApp {
-    let (database, db) = TestDb::seeded_blog(backend).await;
-    let mut api = blog::api();
-    api.include::<CountedPosts>().expect("CountedPosts registers");
-    let router = blog::app_from(api, ServiceState::new(db.clone()).with_throttle(Throttle::new()));
-    TestApp::serve(router, db, database).await
-}
-
-async fn the_aggregate_has_a_rate_of_its_own(app: TestApp) {
-    for _ in 0..2 {
-        let (status, body) = app.get("/api/counted/aggregate?group_by=published").await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-    }
-    let (status, body) = app.get("/api/counted/aggregate?group_by=published").await;
-    assert_eq!(
-        (status, body["code"].as_str(), body["scope"].as_str()),
-        (StatusCode::TOO_MANY_REQUESTS, Some("throttled"), Some("aggregate")),
-        "{body}"
-    );
-    // The list's budget is not the aggregate's.
-    for _ in 0..3 {
-        assert_eq!(app.get("/api/counted/").await.0, StatusCode::OK);
-    }
 }

@@ -133,24 +133,6 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     );
     assert_eq!(delete["inputSchema"]["required"], json!(["pk"]));
     assert_eq!(tool(&catalog, "posts_publish")["_meta"]["path"], "/api/posts/{pk}/publish");
-    // `aggregates(...)`: its own parameters (the declared fields named in their descriptions) and the list's filters.
-    let aggregate = tool(&catalog, "posts_aggregate");
-    let properties = aggregate["inputSchema"]["properties"].as_object().unwrap();
-    for param in ["group_by", "count", "sum", "avg", "min", "max", "count_distinct", "order_by", "having", "limit"] {
-        assert!(properties.contains_key(param), "posts_aggregate takes {param}: {aggregate}");
-    }
-    for param in ["tz", "views__gte", "search", "or"] {
-        assert!(properties.contains_key(param), "posts_aggregate takes {param}: {aggregate}");
-    }
-    for param in ["offset", "ordering", "fields", "expand", "format"] {
-        assert!(!properties.contains_key(param), "posts_aggregate has no {param}");
-    }
-    assert!(properties["sum"]["description"].as_str().unwrap().contains("views"), "{aggregate}");
-    assert_eq!(properties["limit"]["maximum"], 200);
-    assert_eq!(
-        (&aggregate["annotations"]["readOnlyHint"], &aggregate["_meta"]["path"]),
-        (&json!(true), &json!("/api/posts/aggregate"))
-    );
 
     let (_, handshake) =
         viewset_tests::ai_client::ai_request(&app, Method::GET, "/studio/handshake", true, None, None).await;
@@ -210,21 +192,6 @@ async fn mcp_answers_what_rest_answers(app: TestApp) {
             Some(json!([{"title": "t", "body": "b", "author_id": 1}, {"title": "no body", "author_id": 1}])),
         ),
         ("posts_delete_many", json!({"id__in": [1, 999]}), Method::DELETE, "/api/posts/?id__in=1,999".into(), None),
-        (
-            "posts_aggregate",
-            json!({"group_by": "author_id", "sum": "views", "views__gte": 10}),
-            Method::GET,
-            "/api/posts/aggregate?group_by=author_id&sum=views&views__gte=10".into(),
-            None,
-        ),
-        ("posts_aggregate", json!({"sum": "title"}), Method::GET, "/api/posts/aggregate?sum=title".into(), None),
-        (
-            "authors_aggregate",
-            json!({"group_by": "email"}),
-            Method::GET,
-            "/authors/aggregate?group_by=email".into(),
-            None,
-        ),
     ];
     for user in [None, blog::BOB, blog::ALICE] {
         for (tool, arguments, method, path, body) in &calls {

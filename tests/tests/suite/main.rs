@@ -5,6 +5,7 @@
 mod support;
 
 mod aggregate;
+mod aggregate_surfaces;
 mod ai;
 mod ai_codegen;
 mod ai_codegen_provider;
