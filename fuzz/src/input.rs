@@ -69,8 +69,10 @@ pub const LOOKUPS: &[&str] =
     &["", "gt", "gte", "lt", "lte", "in", "isnull", "contains", "icontains", "exact", "regex", "", "gt__lt", "_"];
 
 /// The parameters the framework reads besides filters.
-pub const KEYWORDS: &[&str] =
-    &["limit", "offset", "page", "page_size", "cursor", "search", "ordering", "fields", "count"];
+pub const KEYWORDS: &[&str] = &[
+    "limit", "offset", "page", "page_size", "cursor", "search", "ordering", "fields", "count", "group_by", "sum", "avg",
+    "min", "max", "count_distinct", "order_by", "having", "tz",
+];
 
 /// Values that sit on a boundary of some parser or column type.
 pub const VALUES: &[&str] = &[
@@ -79,6 +81,14 @@ pub const VALUES: &[&str] = &[
     "-1",
     "-0",
     "+1",
+    "created_at__month",
+    "born__week,published",
+    "seen__hour",
+    "-count",
+    "count__gte:1",
+    "sum_views__lt:2.5,count__exact:1",
+    "Europe/Berlin",
+    "UTC",
     " 7 ",
     "2.5",
     "-2.5",

@@ -63,7 +63,8 @@ pub mod item {
     impl ActiveModelBehavior for ActiveModel {}
 }
 
-/// Limit/offset pagination, every backend, every field filterable (`meta` and `secret` included).
+/// Limit/offset pagination, every backend, every field filterable (`meta` and `secret` included); aggregates over
+/// every kind of column (`secret` staff-only, `born` a date, `seen` a naive date-time).
 #[derive(ModelViewSet)]
 #[viewset(
     model = item::Entity,
@@ -78,6 +79,15 @@ pub mod item {
     staff_only_fields = ["secret"],
     max_limit = 50,
     stream_enabled = false,
+    aggregates(
+        group_by = ["published", "views", "created_at", "seen", "born", "secret", "rating"],
+        sum = ["views", "big", "rating", "ratio", "small"],
+        avg = ["views", "rating"],
+        min = ["title", "born", "seen"],
+        max = ["created_at", "rating", "secret"],
+        count_distinct = ["title", "secret"],
+        max_groups = 20,
+    ),
 )]
 pub struct Items;
 

@@ -2,7 +2,7 @@
 //! paginators, on SQLite and PostgreSQL statements.
 //!
 //! Selector bits: 0 backend; 1 small [`QueryLimits`](viewset_core::query::QueryLimits); 2–3 the ViewSet
-//! (`/items/` limit/offset, `/paged/items/`, `/cursor/items/`, `/items/`); 4–5 the caller (anonymous, user,
+//! (`/items/` limit/offset, `/paged/items/`, `/cursor/items/`, `/items/aggregate`); 4–5 the caller (anonymous, user,
 //! staff, anonymous); 6 the database holds two rows; 7 the rest is structured (names and values from the pools of
 //! [`crate::input`]) rather than the raw query string.
 
@@ -13,8 +13,8 @@ use crate::app::{Call, send};
 use crate::input::{Selector, encode_query, principal, structured_query};
 use crate::proxy::sample;
 
-/// The list prefixes, by selector bits 2–3.
-pub const LISTS: [&str; 4] = ["/items/", "/paged/items/", "/cursor/items/", "/items/"];
+/// The list prefixes, by selector bits 2–3 (the fourth: the aggregate of `/items/`, over the list's rows).
+pub const LISTS: [&str; 4] = ["/items/", "/paged/items/", "/cursor/items/", "/items/aggregate"];
 
 /// Runs one input.
 pub fn run(data: &[u8]) {
@@ -39,6 +39,9 @@ pub fn run(data: &[u8]) {
         call.rows = vec![sample(), second];
     }
     let answer = send(&call);
+    if list.ends_with("aggregate") {
+        return check_aggregate(&call.uri, answer.status, &answer.body);
+    }
     match answer.status {
         StatusCode::OK => match answer.body.get("csv").and_then(serde_json::Value::as_str) {
             Some(csv) => check_csv(list, csv, staff, &named_fields(&query)),
@@ -103,5 +106,18 @@ fn check_page(list: &str, body: &serde_json::Value, staff: bool, named: &Option<
         if let (Some(names), Some(item)) = (named, item.as_object()) {
             assert!(item.keys().all(|k| names.contains(k)), "only the named fields: {item:?} for {names:?}");
         }
+    }
+}
+
+/// An aggregate's answer: its groups (at most `max_groups`, 20) and `truncated`, or a 422 (a refused parameter).
+fn check_aggregate(uri: &str, status: StatusCode, body: &serde_json::Value) {
+    match status {
+        StatusCode::OK => {
+            let groups = body["groups"].as_array().unwrap_or_else(|| panic!("{uri}: no groups in {body}"));
+            assert!(groups.len() <= 20, "{uri}: more groups than max_groups: {body}");
+            assert!(body["truncated"].is_boolean(), "{uri}: {body}");
+        }
+        StatusCode::URI_TOO_LONG | StatusCode::UNPROCESSABLE_ENTITY => {}
+        other => panic!("{uri} answered {other}: {body}"),
     }
 }

@@ -17,6 +17,7 @@ ANON, BOB, ALICE = None, "bob-token", "alice-token"
 TOOLS = {
     "posts_list", "posts_retrieve", "posts_create", "posts_update", "posts_delete", "posts_publish", "posts_stats",
     "posts_create_many", "posts_update_many", "posts_delete_many", "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
+    "posts_aggregate", "authors_aggregate",
 }
 POST = {"title": "Via MCP", "body": "Written by a tool.", "author_id": 1}
 
@@ -35,6 +36,12 @@ async def catalog(base, token):
         many = tools["posts_create_many"].input_schema["properties"]["body"]
         check(many["type"] == "array" and many["maxItems"] == 1000, f"a bulk create takes an array: {many}")
         check("id__in" in tools["posts_delete_many"].input_schema["properties"], "a bulk delete takes the keys")
+        aggregate = tools["posts_aggregate"]
+        props = aggregate.input_schema["properties"]
+        check(aggregate.annotations.read_only_hint is True, "posts_aggregate is read-only")
+        check({"group_by", "count", "sum", "avg", "having", "order_by", "limit", "views__gte"} <= set(props),
+              f"an aggregate takes its parameters and the list's filters: {sorted(props)}")
+        check(props["limit"].get("maximum") == 200, f"an aggregate's limit is bounded by max_groups: {props['limit']}")
 
 
 async def anonymous(base, token):
@@ -49,6 +56,10 @@ async def anonymous(base, token):
         check(status in (401, 403), f"authors need an identity: {status} {body}")
         status, body = await call(s, "posts_create_many", {"body": [POST, POST]})
         check(status in (401, 403) and body.get("code"), f"anonymous bulk create is refused: {status} {body}")
+        status, counted = await call(s, "posts_aggregate", {"group_by": "published", "count": "true"})
+        check(status == 200 and sum(g["count"] for g in counted["groups"]) == stats["count"], f"aggregate: {counted}")
+        status, body = await call(s, "posts_aggregate", {"sum": "title"})
+        check(status == 422 and body["detail"][0]["loc"] == ["query", "sum"], f"a text field is not summed: {body}")
 
 
 async def user(base, token):

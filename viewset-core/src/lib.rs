@@ -48,6 +48,7 @@
 //! | [`access`] | the one access path: admission, scoped queries, visible records; principals, permissions, row policies, field visibility |
 //! | [`query`] | query parameters, filters and their lookups, search, ordering, typed values |
 //! | [`pagination`] | paginators and the page they produce |
+//! | [`aggregate`] | `GET <prefix>/aggregate`: counts, sums, averages and time buckets per group, over the list's rows |
 //! | [`schema`] | create, update and read representations; JSON bodies |
 //! | [`actions`](mod@actions) | custom routes of `#[viewset_core::actions]` |
 //! | [`events`] | record lifecycle events and their stream |
@@ -69,6 +70,7 @@
 
 pub mod access;
 pub mod actions;
+pub mod aggregate;
 pub mod auth;
 pub mod embed;
 pub mod error;
@@ -144,6 +146,7 @@ pub mod __private {
         ActionInfo, ActionRoutes, JsonBody, NoActions, Probe, SchemaProbe, ViaModelSchema, ViaNothing, ViaToSchema,
         action_object, admit_action, enter_action, inherited,
     };
+    pub use crate::aggregate::Aggregates;
     pub use crate::contract::paths::{action as action_route, base as route_base};
     pub use crate::embed::Expandable;
     pub use crate::error::{ApiError, FieldErrors, InputError};
@@ -154,7 +157,7 @@ pub mod __private {
     pub use crate::registration::routes::{method_not_allowed, respond};
     pub use crate::registration::{Api, ViewSetEntry};
     pub use crate::request::{RequestContext, ServiceState};
-    pub use crate::schema::checks::{assert_text_type, schema_of};
+    pub use crate::schema::checks::{assert_numeric_type, assert_ordered_type, assert_text_type, schema_of};
     pub use crate::schema::names::{FieldAt, Gate, Resolved, known_field, name_hash, unique_field};
     pub use crate::schema::rows::{decode_in_order, nullable};
     pub use crate::schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};

@@ -24,6 +24,7 @@ pub struct ThrottleAttr {
     update: Option<LitStr>,
     delete: Option<LitStr>,
     stream: Option<LitStr>,
+    aggregate: Option<LitStr>,
 }
 
 /// The checked declaration, as tokens of core's `Throttles` (`Throttles::NONE` when nothing is written). Every
@@ -40,6 +41,7 @@ pub fn entry(attr: &Option<ThrottleAttr>, errors: &mut darling::error::Accumulat
         ("update", &attr.update),
         ("delete", &attr.delete),
         ("stream", &attr.stream),
+        ("aggregate", &attr.aggregate),
     ];
     let operations: Vec<TokenStream> =
         operations.into_iter().filter_map(|(name, lit)| rate_of(lit).map(|rate| quote!((#name, #rate)))).collect();

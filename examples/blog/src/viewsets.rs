@@ -7,7 +7,9 @@ use viewset_core::prelude::*;
 
 use crate::entities::{author, post};
 
-/// Posts at `/api/posts`: reads are open to anyone, writes need an identity.
+/// Posts at `/api/posts`: reads are open to anyone, writes need an identity. `GET /api/posts/aggregate` counts,
+/// sums and averages them per author, flag or time bucket (`group_by=created_at__month`) over the same rows as the
+/// list.
 #[derive(ModelViewSet)]
 #[viewset(
     model = post::Entity,
@@ -23,6 +25,16 @@ use crate::entities::{author, post};
     expandable = ["author"],
     bulk,
     upsert_keys = ["slug"],
+    aggregates(
+        group_by = ["author_id", "published", "created_at"],
+        sum = ["views"],
+        avg = ["rating", "views"],
+        min = ["views", "created_at"],
+        max = ["views", "rating", "created_at"],
+        count_distinct = ["author_id"],
+        max_groups = 200,
+    ),
+    throttle(aggregate = "600/minute"),
 )]
 pub struct PostViewSet;
 
@@ -56,5 +68,6 @@ impl PostViewSet {
     permission_classes = [IsAuthenticated],
     staff_only_fields = ["email"],
     expandable = ["posts"],
+    aggregates(group_by = ["email", "name"], count_distinct = ["email"]),
 )]
 pub struct AuthorViewSet;

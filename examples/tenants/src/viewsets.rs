@@ -48,6 +48,7 @@ impl Permission for OwnerCanWrite {
     bulk,
     upsert_keys = ["code"],
     custom_hooks,
+    aggregates(group_by = ["owner", "archived"], count_distinct = ["owner"]),
 )]
 pub struct ProjectViewSet;
 
@@ -85,7 +86,13 @@ impl ProjectViewSet {
 /// Notes at `/api/notes`, private to their owner: `get_queryset` narrows to the caller's rows, which scopes detail
 /// routes too (a guessed id is a 404).
 #[derive(ModelViewSet)]
-#[viewset(model = note::Entity, prefix = "/api/notes", permission_classes = [IsAuthenticated], custom_hooks)]
+#[viewset(
+    model = note::Entity,
+    prefix = "/api/notes",
+    permission_classes = [IsAuthenticated],
+    custom_hooks,
+    aggregates(group_by = ["owner"])
+)]
 pub struct NoteViewSet;
 
 impl Hooks for NoteViewSet {

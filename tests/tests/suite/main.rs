@@ -2,7 +2,11 @@
 //! module, run by `cargo test --workspace` like every test. The trybuild diagnostics (`ui.rs`) and the two graceful
 //! shutdown tests (the shutdown flag is process-wide) stay binaries of their own.
 
+mod support;
+
 mod after_commit;
+mod aggregate;
+mod aggregate_surfaces;
 mod ai;
 mod ai_codegen;
 mod ai_codegen_provider;
@@ -77,7 +81,6 @@ mod studio_ui_browser;
 mod studio_ui_bulk_browser;
 mod studio_ui_feed;
 mod studio_ui_sessions;
-mod support;
 mod tenants_bulk;
 mod tenants_isolation;
 mod tenants_related;

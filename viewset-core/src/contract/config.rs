@@ -1,7 +1,9 @@
 //! The constant configuration of a ViewSet, as written in `#[viewset(...)]`.
 
 use crate::throttle::Throttles;
-use crate::types::options::{Bulk, CountMode, Direction, Expandable, FullText, OrderingFields, RelatedField};
+use crate::types::options::{
+    Aggregates, Bulk, CountMode, Direction, Expandable, FullText, OrderingFields, RelatedField,
+};
 
 /// A ViewSet's configuration; the derive fills it from the attributes, and names the `DEFAULT_*` constants below
 /// for the values the attributes leave out (the spec's defaults are written there, once).
@@ -13,7 +15,7 @@ use crate::types::options::{Bulk, CountMode, Direction, Expandable, FullText, Or
 ///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 ///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "", csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE,
-///     bulk: viewset_core::viewset::Bulk::OFF, module: "app::api" };
+///     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None, module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +82,9 @@ pub struct Config {
     pub throttle: Throttles,
     /// `bulk`, `max_bulk`: the many-record writes of the ViewSet ([`Bulk`], default [`Bulk::OFF`]).
     pub bulk: Bulk,
+    /// `aggregates(...)`: what `GET <prefix>/aggregate` may group by and compute ([`Aggregates`]); `None`: no
+    /// such route.
+    pub aggregates: Option<Aggregates>,
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }
@@ -120,7 +125,7 @@ impl Config {
     /// #     tenant_field: None, staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE,
     /// #     expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "",
     /// #     csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE,
-    /// #     bulk: viewset_core::viewset::Bulk::OFF, module: "m" };
+    /// #     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None, module: "m" };
     /// let config = Config { filter_backends: &["DjangoFilterBackend", "OrderingFilter"], ..C };
     /// assert!(config.filters_with_lookups());
     /// assert!(!Config { filter_backends: &["SearchFilter"], ..C }.filters_with_lookups());

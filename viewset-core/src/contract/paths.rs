@@ -37,6 +37,15 @@ pub fn stream(base: &str) -> String {
     format!("{base}/stream")
 }
 
+/// The aggregate path: `<base>/aggregate` ([`crate::aggregate`]).
+///
+/// ```
+/// assert_eq!(viewset_core::registration::paths::aggregate("/api/posts"), "/api/posts/aggregate");
+/// ```
+pub fn aggregate(base: &str) -> String {
+    format!("{base}/aggregate")
+}
+
 /// A custom action's path: `<base>/{pk}/<path>` for a detail action, `<base>/<path>` otherwise.
 ///
 /// ```

@@ -17,8 +17,15 @@ use crate::schema::{CreateSchema, UpdateSchema};
 use crate::types::operation::Operation;
 
 /// The operations whose security the document states (the actions' is always optional).
-const SECURED: [Operation; 6] =
-    [Operation::List, Operation::Create, Operation::Retrieve, Operation::Update, Operation::Delete, Operation::Stream];
+const SECURED: [Operation; 7] = [
+    Operation::List,
+    Operation::Create,
+    Operation::Retrieve,
+    Operation::Update,
+    Operation::Delete,
+    Operation::Stream,
+    Operation::Aggregate,
+];
 
 /// One ViewSet as the document describes it.
 pub(crate) struct Doc {

@@ -3,6 +3,7 @@
 //! (shared components) and security (the bearer scheme, required where `permission_classes` refuse anonymous
 //! callers), built from the ViewSets' configuration and the models' derived schemas.
 
+pub(crate) mod aggregate;
 pub(crate) mod bulk;
 pub(crate) mod conditional;
 pub(crate) mod doc;

@@ -220,6 +220,12 @@ fn paths(doc: &Doc) -> Paths {
                 .response("422", response("Invalid query parameter.", component("InputValidationError")));
         paths.add_path_operation(crate::contract::paths::stream(base), vec![HttpMethod::Get], stream);
     }
+    if let Some(declared) = &doc.config.aggregates {
+        let summary = "Aggregate records per group";
+        let op = operation(doc, crud_id(doc, "aggregate"), summary, Some(Operation::Aggregate), false);
+        let op = super::aggregate::operation(doc, declared, op, list_parameters(doc));
+        paths.add_path_operation(crate::contract::paths::aggregate(base), vec![HttpMethod::Get], op);
+    }
     for action in &doc.actions {
         let path = crate::contract::paths::action(base, action.detail, action.path);
         for method in action.methods.iter().copied() {

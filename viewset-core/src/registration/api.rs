@@ -203,9 +203,18 @@ impl Api {
         Ok(self)
     }
 
+    /// `routes` against the registered ones, and against each other (an action at a generated route's path, such
+    /// as a collection action at `aggregate` of a ViewSet with `aggregates(...)`).
     fn check_collisions(&self, routes: &[RouteInfo], who: &str) -> Result<(), RegistrationError> {
-        for route in routes {
+        for (at, route) in routes.iter().enumerate() {
             let key = route_key(route.method, &route.path);
+            if let Some(own) = routes[..at].iter().find(|r| route_key(r.method, &r.path) == key) {
+                return Err(RegistrationError::Collision {
+                    route: format!("{} {}", route.method, route.path),
+                    first: format!("{who}, its `{}` route", own.handler),
+                    second: format!("{who}, its `{}` route", route.handler),
+                });
+            }
             if let Some(existing) = self.routes.iter().find(|r| route_key(r.method, &r.path) == key) {
                 let first = self
                     .registrations
@@ -350,6 +359,9 @@ fn routes(named: &paths::Named) -> Vec<RouteInfo> {
     }
     if named.config.stream_enabled {
         routes.push(route("GET", paths::stream(base), "stream", 1));
+    }
+    if named.config.aggregates.is_some() {
+        routes.push(route("GET", paths::aggregate(base), "aggregate", 1));
     }
     for action in &named.actions {
         let path = paths::action(base, action.detail, action.path);

@@ -93,6 +93,7 @@ pub(crate) struct Table {
     pub(crate) bulk_delete: Option<Entry>,
     pub(crate) bulk_update: Option<Entry>,
     pub(crate) stream: Option<Entry>,
+    pub(crate) aggregate: Option<Entry>,
 }
 
 impl Table {
@@ -119,6 +120,13 @@ impl Table {
             Some(stream) => router.route(
                 &crate::contract::paths::stream(base),
                 get(stream).fallback(crate::registration::routes::method_not_allowed),
+            ),
+            None => router,
+        };
+        let router = match self.aggregate {
+            Some(aggregate) => router.route(
+                &crate::contract::paths::aggregate(base),
+                get(aggregate).fallback(crate::registration::routes::method_not_allowed),
             ),
             None => router,
         };

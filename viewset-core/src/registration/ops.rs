@@ -39,6 +39,10 @@ pub(crate) type UpsertRoute = fn(RequestContext, Bytes, &'static str, Resolution
 /// The bulk create after admission: the request, the array body, whether `Prefer` asks for a minimal answer.
 pub(crate) type BulkCreateRoute = fn(RequestContext, Bytes, bool) -> Answer;
 
+/// The aggregate after admission: the request (its query the list's parameters), the aggregate's own parameters,
+/// the router's filters.
+pub(crate) type AggregateRoute = fn(RequestContext, QueryParams, Filters) -> Answer;
+
 /// One ViewSet as the generated routes see it: its constants and the functions that depend on its types.
 pub(crate) struct Ops {
     /// `#[viewset(...)]` as declared.
@@ -79,6 +83,8 @@ pub(crate) struct Ops {
     pub(crate) upsert: Option<UpsertRoute>,
     /// The bulk form of the create, when the ViewSet declares `bulk(create)`.
     pub(crate) bulk_create: Option<BulkCreateRoute>,
+    /// `GET <prefix>/aggregate`, when the ViewSet declares `aggregates(...)`.
+    pub(crate) aggregate: Option<AggregateRoute>,
 }
 
 impl Ops {
@@ -105,6 +111,7 @@ impl Ops {
                 delete: |pk, request| send(V::delete(pk, request)),
                 upsert: upsert_route::<V>(),
                 bulk_create: bulk_create_route::<V>(),
+                aggregate: aggregate_route::<V>(),
             }
         }
     }
@@ -150,4 +157,12 @@ const fn bulk_create_route<V: Hooks>() -> Option<BulkCreateRoute> {
         return None;
     }
     Some(|request, bytes, minimal| send(super::bulk::create::<V>(request, bytes, minimal)))
+}
+
+/// The aggregate of `V`, when it declares `aggregates(...)`; as [`upsert_route`].
+const fn aggregate_route<V: Hooks>() -> Option<AggregateRoute> {
+    if V::CONFIG.aggregates.is_none() {
+        return None;
+    }
+    Some(crate::aggregate::aggregate::<V>)
 }

@@ -141,6 +141,7 @@ fn table(
         bulk_delete: bulk_delete.map(entry),
         bulk_update: bulk_update.map(entry),
         stream: stream.map(entry),
+        aggregate: ops.aggregate.map(|_| entry(aggregate_run)),
     }
 }
 
@@ -339,6 +340,26 @@ fn delete_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts, 
         let answer = match if_match_required(ops, &request).and_then(|()| (ops.lookup)(path)) {
             Ok(pk) => (ops.delete)(pk, request).await,
             Err(err) => Err(err),
+        };
+        respond(pass.answer(answer))
+    })
+}
+
+/// `GET <prefix>/aggregate` ([`crate::aggregate`]): admitted as [`Operation::Aggregate`], then the aggregate's own
+/// parameters split off, so the router's filters and the list's backends read the rest as they read a list's.
+fn aggregate_run(ops: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
+    send(async move {
+        let pass = match ops.enter(&mut request, Operation::Aggregate).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
+        };
+        let answer = match (ops.aggregate, crate::aggregate::split_query(&mut request)) {
+            (Some(route), Ok(own)) => match router_filters(ops, &request) {
+                Ok(filters) => route(request, own, filters).await,
+                Err(refused) => Err(refused),
+            },
+            (None, _) => Err(ApiError::NotFound),
+            (_, Err(refused)) => Err(refused),
         };
         respond(pass.answer(answer))
     })

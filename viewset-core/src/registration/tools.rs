@@ -1,6 +1,6 @@
 //! The AI tools of a ViewSet: one per operation (`<basename>_list`, `<basename>_retrieve`, `<basename>_create`,
 //! `<basename>_update`, `<basename>_delete`; with `bulk`, `<basename>_create_many`, `<basename>_update_many` and
-//! `<basename>_delete_many`)
+//! `<basename>_delete_many`; with `aggregates(...)`, `<basename>_aggregate`)
 //! and one per action method (`<basename>_<action>`), for ViewSets and actions whose `ai_exposed` is true; the
 //! basename is the table's name unless `basename` says otherwise. A tool's name is its route's OpenAPI
 //! `operationId` ([`paths::operation_id`]), and a tool call is that route; `<basename>_create_many` is the create's
@@ -29,13 +29,15 @@ pub enum ToolOperation {
     UpdateMany,
     /// `DELETE <prefix>/?<lookup>__in=…` (`bulk(delete)`).
     DeleteMany,
+    /// `GET <prefix>/aggregate` (`aggregates(...)`).
+    Aggregate,
     /// A custom action (its name is [`ToolInfo::action`]).
     Action,
 }
 
 impl ToolOperation {
     /// The operation's name: `list`, `retrieve`, `create`, `update`, `delete`, `create_many`, `update_many`,
-    /// `delete_many` or `action`.
+    /// `delete_many`, `aggregate` or `action`.
     ///
     /// ```
     /// assert_eq!(viewset_core::registration::ToolOperation::Update.as_str(), "update");
@@ -50,6 +52,7 @@ impl ToolOperation {
             ToolOperation::CreateMany => "create_many",
             ToolOperation::UpdateMany => "update_many",
             ToolOperation::DeleteMany => "delete_many",
+            ToolOperation::Aggregate => "aggregate",
             ToolOperation::Action => "action",
         }
     }
@@ -147,7 +150,15 @@ fn tools(named: &paths::Named) -> Vec<ToolInfo> {
         (bulk.update, ToolOperation::UpdateMany, "PATCH", paths::collection(base), (false, true, true)),
         (bulk.delete, ToolOperation::DeleteMany, "DELETE", paths::collection(base), (false, true, true)),
     ];
-    let many = many.into_iter().filter(|m| m.0).map(|(_, op, method, path, hints)| (op, method, path, hints));
+    let aggregate = (
+        named.config.aggregates.is_some(),
+        ToolOperation::Aggregate,
+        "GET",
+        paths::aggregate(base),
+        (true, false, true),
+    );
+    let many = many.into_iter().chain([aggregate]);
+    let many = many.filter(|m| m.0).map(|(_, op, method, path, hints)| (op, method, path, hints));
     let mut tools: Vec<ToolInfo> = crud
         .into_iter()
         .chain(many)

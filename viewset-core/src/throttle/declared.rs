@@ -28,7 +28,7 @@ pub struct Throttles {
     pub user: Option<Rate>,
     /// Staff callers, counted by user id (usually none: staff are not limited).
     pub staff: Option<Rate>,
-    /// Per operation (`list`, `retrieve`, `create`, `update`, `delete`, `stream`), for every caller.
+    /// Per operation (`list`, `retrieve`, `create`, `update`, `delete`, `stream`, `aggregate`), for every caller.
     pub operations: &'static [(&'static str, Rate)],
 }
 

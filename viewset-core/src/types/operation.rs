@@ -16,6 +16,8 @@ pub enum Operation {
     Delete,
     /// `GET <prefix>/stream`
     Stream,
+    /// `GET <prefix>/aggregate`: counts, sums and time buckets over the list's rows ([`crate::aggregate`]).
+    Aggregate,
     /// A custom action: its name, and whether its HTTP method is safe (GET/HEAD/OPTIONS).
     Action {
         /// The action's name (its method name).
@@ -34,7 +36,7 @@ impl Operation {
     /// ```
     pub fn kind(self) -> &'static str {
         match self {
-            Operation::List | Operation::Retrieve | Operation::Stream => "read",
+            Operation::List | Operation::Retrieve | Operation::Stream | Operation::Aggregate => "read",
             Operation::Create => "create",
             Operation::Update => "update",
             Operation::Delete => "delete",
@@ -42,7 +44,7 @@ impl Operation {
             Operation::Action { name, .. } => name,
         }
     }
-    /// `list`, `retrieve`, `create`, `update`, `delete`, `stream` or the action's name: what a ViewSet's
+    /// `list`, `retrieve`, `create`, `update`, `delete`, `stream`, `aggregate` or the action's name: what a ViewSet's
     /// `throttle(...)` names the operation by.
     ///
     /// ```
@@ -57,6 +59,7 @@ impl Operation {
             Operation::Update => "update",
             Operation::Delete => "delete",
             Operation::Stream => "stream",
+            Operation::Aggregate => "aggregate",
             Operation::Action { name, .. } => name,
         }
     }

@@ -219,3 +219,86 @@ impl Direction {
         }
     }
 }
+
+/// `#[viewset(aggregates(group_by = [...], sum = [...], avg = [...], min = [...], max = [...],
+/// count_distinct = [...], max_groups = N))]`: what `GET <prefix>/aggregate` may group by and compute
+/// ([`crate::aggregate`]). Off unless written (`None` in [`Config::aggregates`](crate::Config::aggregates)). Every
+/// name is a field of the model, checked at compile time; `sum` and `avg` name numeric fields, `min` and `max`
+/// fields with an order (numbers, text, dates and times).
+///
+/// ```
+/// use viewset_core::aggregate::Aggregates;
+/// const POSTS: Aggregates = Aggregates {
+///     group_by: &["author_id", "published", "created_at"],
+///     sum: &["views"],
+///     avg: &["rating", "views"],
+///     ..Aggregates::NONE
+/// };
+/// assert!(POSTS.allows("sum", "views") && !POSTS.allows("sum", "rating"));
+/// assert_eq!(POSTS.max_groups, Aggregates::DEFAULT_MAX_GROUPS);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Aggregates {
+    /// Fields a request may group by (`group_by=author_id,created_at__month`); a date or time field also by its
+    /// time buckets.
+    pub group_by: &'static [&'static str],
+    /// Numeric fields `sum=` may name.
+    pub sum: &'static [&'static str],
+    /// Numeric fields `avg=` may name.
+    pub avg: &'static [&'static str],
+    /// Ordered fields `min=` may name.
+    pub min: &'static [&'static str],
+    /// Ordered fields `max=` may name.
+    pub max: &'static [&'static str],
+    /// Fields `count_distinct=` may name.
+    pub count_distinct: &'static [&'static str],
+    /// The most groups one answer holds (`max_groups`, default [`Aggregates::DEFAULT_MAX_GROUPS`]): the default and
+    /// the largest `limit`; an answer cut there says `"truncated": true`.
+    pub max_groups: u64,
+}
+
+impl Aggregates {
+    /// `max_groups` when the attribute leaves it out.
+    pub const DEFAULT_MAX_GROUPS: u64 = 1000;
+    /// Nothing declared: the base of a declaration written with `..Aggregates::NONE`.
+    pub const NONE: Aggregates = Aggregates {
+        group_by: &[],
+        sum: &[],
+        avg: &[],
+        min: &[],
+        max: &[],
+        count_distinct: &[],
+        max_groups: Aggregates::DEFAULT_MAX_GROUPS,
+    };
+
+    /// The fields the parameter `kind` (`group_by`, `sum`, `avg`, `min`, `max`, `count_distinct`) may name.
+    ///
+    /// ```
+    /// use viewset_core::aggregate::Aggregates;
+    /// let declared = Aggregates { min: &["views"], ..Aggregates::NONE };
+    /// assert_eq!(declared.fields("min"), ["views"]);
+    /// assert!(declared.fields("median").is_empty());
+    /// ```
+    pub fn fields(&self, kind: &str) -> &'static [&'static str] {
+        match kind {
+            "group_by" => self.group_by,
+            "sum" => self.sum,
+            "avg" => self.avg,
+            "min" => self.min,
+            "max" => self.max,
+            "count_distinct" => self.count_distinct,
+            _ => &[],
+        }
+    }
+
+    /// Whether the parameter `kind` may name `field`.
+    ///
+    /// ```
+    /// use viewset_core::aggregate::Aggregates;
+    /// let declared = Aggregates { group_by: &["author_id"], ..Aggregates::NONE };
+    /// assert!(declared.allows("group_by", "author_id") && !declared.allows("sum", "author_id"));
+    /// ```
+    pub fn allows(&self, kind: &str, field: &str) -> bool {
+        self.fields(kind).contains(&field)
+    }
+}

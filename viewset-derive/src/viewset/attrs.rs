@@ -71,6 +71,8 @@ pub struct ViewSetAttrs {
     pub max_bulk: Option<SpannedValue<u64>>,
     /// `upsert_keys = ["slug"]`: the unique fields `POST <prefix>/?on_conflict=<field>` may name.
     pub upsert_keys: StrList,
+    /// `aggregates(group_by = [...], sum = [...], ...)`: what `GET <prefix>/aggregate` may group and compute.
+    pub aggregates: Option<super::aggregates::AggregatesAttr>,
 }
 
 /// Parses `#[viewset(...)]`, recording every mistake in `errors`. A mistaken item (unknown key, no-effect key,

@@ -82,11 +82,14 @@ pub fn check(
     let throttle = crate::throttle::entry(&attrs.throttle, &mut errors);
     let upsert_keys = valid_names(&attrs.upsert_keys.0, &mut errors);
     let bulk = super::bulk::entry(&attrs.bulk, attrs.max_bulk, attrs.require_if_match, &upsert_keys, &mut errors);
+    let aggregates =
+        super::aggregates::check(&attrs.aggregates, attrs.tenant_field.as_ref(), check_field_name, &mut errors);
 
     let failed = parent.handle(errors.finish()).is_none();
     let Some(model) = attrs.model.clone() else { return Err(None) };
     let plain = filterable_fields.iter().chain(ordering_fields.iter().flatten());
     let plain = plain.chain(ordering.iter().map(|(field, _)| field)).chain(&staff_only_fields).chain(&tenant_field);
+    let plain = plain.chain(aggregates.iter().flat_map(|a| a.plain()));
     let plain = plain.filter(|name| !name.value().contains("__")); // related paths: checked through their relation
     let fields = FieldChecks {
         model: model.clone(),
@@ -99,6 +102,8 @@ pub fn check(
         all_fields_literal,
         ordering_not_allowed,
         unique: upsert_keys,
+        numeric: aggregates.iter().flat_map(|a| a.numeric()).cloned().collect(),
+        ordered: aggregates.iter().flat_map(|a| a.ordered()).cloned().collect(),
     };
     if failed {
         return Err(Some(Box::new(fields)));
@@ -153,6 +158,7 @@ pub fn check(
         csv_keep_formulas: attrs.csv_keep_formulas.is_present(),
         throttle,
         bulk,
+        aggregates: super::aggregates::entry(&aggregates),
         fields,
         ident: attrs.ident,
     })

@@ -79,6 +79,8 @@ pub struct Config {
     pub throttle: proc_macro2::TokenStream,
     /// `bulk` and `max_bulk`, checked: core's `Bulk` as tokens.
     pub bulk: proc_macro2::TokenStream,
+    /// `aggregates(...)`, checked: core's `Option<Aggregates>` as tokens.
+    pub aggregates: proc_macro2::TokenStream,
     /// The field names rustc checks.
     pub fields: FieldChecks,
 }
@@ -135,4 +137,8 @@ pub struct FieldChecks {
     pub ordering_not_allowed: Vec<(LitStr, String)>,
     /// `upsert_keys`: fields that must exist and be unique.
     pub unique: Vec<LitStr>,
+    /// `aggregates(sum = [...], avg = [...])`: fields that must exist and be numeric.
+    pub numeric: Vec<LitStr>,
+    /// `aggregates(min = [...], max = [...])`: fields that must exist and have an order.
+    pub ordered: Vec<LitStr>,
 }

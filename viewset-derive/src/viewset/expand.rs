@@ -183,6 +183,7 @@ fn config_const(config: &Config) -> TokenStream {
     let csv_keep_formulas = config.csv_keep_formulas;
     let throttle = &config.throttle;
     let bulk = &config.bulk;
+    let aggregates = &config.aggregates;
     let basename = config.basename.as_deref().unwrap_or_default();
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
@@ -217,6 +218,7 @@ fn config_const(config: &Config) -> TokenStream {
             csv_keep_formulas: #csv_keep_formulas,
             throttle: #throttle,
             bulk: #bulk,
+            aggregates: #aggregates,
             module: ::core::module_path!(),
         }
     }
@@ -320,11 +322,15 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
     });
     // Spelt at the literal, but for the model's type and the name's check: a missing `ModelSchema` stays at the
     // model's token (see `expand`).
-    let text = fields.text.iter().map(|lit| {
+    let typed = |lit: &LitStr, assert: &str| {
         let (at, known) = (lit.span(), known(lit));
         let (vs_at, hash) = (respan(vs.clone(), at), respan(quote!(#vs::name_hash(#lit)), at));
-        quote_spanned!(at=> #vs_at::assert_text_type::<<#vs_at::Gate<#model_ty, { #hash }, { #known }> as #vs_at::Resolved>::Type>();)
-    });
+        let assert = syn::Ident::new(assert, at);
+        quote_spanned!(at=> #vs_at::#assert::<<#vs_at::Gate<#model_ty, { #hash }, { #known }> as #vs_at::Resolved>::Type>();)
+    };
+    let text = fields.text.iter().map(|lit| typed(lit, "assert_text_type"));
+    let numeric = fields.numeric.iter().map(|lit| typed(lit, "assert_numeric_type"));
+    let ordered = fields.ordered.iter().map(|lit| typed(lit, "assert_ordered_type"));
     let unique = fields.unique.iter().map(|lit| {
         let (call, name) = (respan(quote!(#vs::unique_field), lit.span()), respan(quote!(#model_name), lit.span()));
         quote_spanned!(lit.span()=> const _: bool = #call(#fields_of, #lit, #name);)
@@ -372,6 +378,8 @@ pub fn field_checks(fields: &FieldChecks) -> TokenStream {
             #(#unique)*
             #(#not_allowed)*
             #(#text)*
+            #(#numeric)*
+            #(#ordered)*
             #(#relations)*
             #related
             #all_warning

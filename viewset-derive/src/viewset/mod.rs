@@ -1,5 +1,6 @@
 //! `#[derive(ModelViewSet)]`: parse (`attrs`) → check and resolve (`check`, into `config::Config`) → expand.
 
+mod aggregates;
 mod attrs;
 mod bulk;
 mod check;
