@@ -8,12 +8,25 @@ use tracing_subscriber::EnvFilter;
 use viewset_core::ServiceState;
 
 /// The environment variable that chooses the log format.
+///
+/// ```
+/// assert_eq!(blog::observe::LOG_FORMAT_VAR, "SERVICE_LOG_FORMAT");
+/// ```
 pub const LOG_FORMAT_VAR: &str = "SERVICE_LOG_FORMAT";
 /// The environment variable with the metrics listener's address.
+///
+/// ```
+/// assert_eq!(blog::observe::METRICS_ADDR_VAR, "SERVICE_METRICS_ADDR");
+/// ```
 pub const METRICS_ADDR_VAR: &str = "SERVICE_METRICS_ADDR";
 
 /// Installs the process's log subscriber: `RUST_LOG`'s filter (else `default_filter`), in the format
 /// `SERVICE_LOG_FORMAT` names. An unknown format is an error that names the choices.
+///
+/// ```no_run
+/// // What the blog's `main` does first (a process has one log subscriber).
+/// blog::observe::init_logs("info").expect("SERVICE_LOG_FORMAT is text or json");
+/// ```
 pub fn init_logs(default_filter: &str) -> Result<(), String> {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
@@ -26,7 +39,16 @@ pub fn init_logs(default_filter: &str) -> Result<(), String> {
 }
 
 /// Serves `GET /metrics` of `state` ([`viewset_core::metrics::router`]) at `SERVICE_METRICS_ADDR`, when it is
-/// set, in a task of its own; an address that does not parse or bind is an error.
+/// set, in a task of its own; an address that does not parse or bind is an error, and so is the variable in a
+/// build without the `metrics` feature.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// let state = viewset_core::ServiceState::new(viewset_core::connect("sqlite::memory:").await?);
+/// blog::observe::serve_metrics_from_env(&state).await?; // nothing to serve unless SERVICE_METRICS_ADDR is set
+/// # Ok(()) }
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
+/// ```
 pub async fn serve_metrics_from_env(state: &ServiceState) -> Result<(), DbErr> {
     let Ok(addr) = std::env::var(METRICS_ADDR_VAR) else { return Ok(()) };
     if addr.is_empty() {
@@ -34,8 +56,16 @@ pub async fn serve_metrics_from_env(state: &ServiceState) -> Result<(), DbErr> {
     }
     let bad = |e: &dyn std::fmt::Display| DbErr::Custom(format!("{METRICS_ADDR_VAR}={addr}: {e}"));
     let addr: std::net::SocketAddr = addr.parse().map_err(|e| bad(&e))?;
-    let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| bad(&e))?;
-    tracing::info!("Prometheus metrics at http://{addr}/metrics");
-    tokio::spawn(axum::serve(listener, viewset_core::metrics::router(state)).into_future());
-    Ok(())
+    #[cfg(feature = "metrics")]
+    {
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| bad(&e))?;
+        tracing::info!("Prometheus metrics at http://{addr}/metrics");
+        tokio::spawn(axum::serve(listener, viewset_core::metrics::router(state)).into_future());
+        Ok(())
+    }
+    #[cfg(not(feature = "metrics"))]
+    {
+        let _ = (state, addr);
+        Err(bad(&"this build of the blog has no `metrics` feature"))
+    }
 }
