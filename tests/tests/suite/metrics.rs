@@ -46,7 +46,7 @@ async fn known_requests(client: &reqwest::Client, base: &str) {
 }
 
 /// Each series and the exact value the known requests leave in it.
-const EXPECTED: [(&str, f64); 17] = [
+const EXPECTED: [(&str, f64); 18] = [
     (r#"viewset_http_requests_total{operation="posts_list",status="2xx"}"#, 3.0),
     (r#"viewset_http_requests_total{operation="posts_list",status="4xx"}"#, 1.0),
     (r#"viewset_http_requests_total{operation="posts_retrieve",status="2xx"}"#, 2.0),
@@ -62,6 +62,8 @@ const EXPECTED: [(&str, f64); 17] = [
     (r#"viewset_http_rejected_total{limit="max_uri_bytes"}"#, 1.0),
     (r#"viewset_idempotency_keys_total{outcome="claimed"}"#, 1.0),
     (r#"viewset_idempotency_keys_total{outcome="replayed"}"#, 1.0),
+    // The create's INSERT; its replay writes nothing.
+    (r#"viewset_db_statement_duration_seconds_count{kind="insert"}"#, 1.0),
     ("viewset_events_published_total", 1.0),
     ("viewset_events_delivered_total", 1.0),
     (r#"count(viewset_build_info{features=~".*metrics.*"})"#, 1.0),
