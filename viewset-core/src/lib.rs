@@ -60,6 +60,7 @@
 //! | [`throttle`] | rate limits per caller: rates, declared throttles, buckets in process or in Redis |
 //! | [`embed`] | `?expand=`: embedding related records through their own ViewSets' access path |
 //! | [`limits`] | body, URI and header sizes, request timeout; JSON for every transport error |
+//! | `metrics` (feature `metrics`) | Prometheus metrics of requests, statements, pools and events, and the route that serves them |
 //! | [`auth`], [`password`], [`session`] | helpers the application calls (no route or middleware is installed by them): a bearer or cookie [`auth::Authenticate`] layer, Argon2id password hashes, signed expiring session tokens |
 //!
 //! The root re-exports the central types; [`prelude`] has everything a typical application names. Enums and
@@ -77,6 +78,8 @@ pub mod error;
 pub mod events;
 pub mod idempotency;
 pub mod limits;
+#[cfg(feature = "metrics")]
+pub mod metrics;
 pub mod openapi;
 pub mod pagination;
 pub mod password;
@@ -102,6 +105,7 @@ pub use viewset_derive::{ModelSchema, ModelViewSet, actions};
 mod test_entity;
 
 mod boxed;
+pub(crate) mod measure;
 pub(crate) mod memo;
 
 // The floors below the public modules, crate-private: the public modules hand their names on (ARCHITECTURE.md).

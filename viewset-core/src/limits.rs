@@ -113,6 +113,7 @@ impl Limits {
     }
 
     fn refuse(&self, status: StatusCode, limit: &'static str, detail: String) -> Response {
+        crate::measure::rejected(limit);
         ApiError::Limit { status, limit, detail }.into_response()
     }
 }
@@ -132,6 +133,8 @@ pub struct UriLimit(pub usize);
 pub(crate) struct InForce {
     uri: UriLimit,
     streams: Option<Slots>,
+    /// The generated route serving the request, named by it for the metrics and the access log ([`name_route`]).
+    route: crate::measure::RouteCell,
 }
 
 tokio::task_local! {
@@ -147,6 +150,18 @@ impl UriLimit {
     pub fn current() -> Option<UriLimit> {
         IN_FORCE.try_with(|in_force| in_force.uri).ok()
     }
+}
+
+impl InForce {
+    /// The route that named itself ([`crate::measure::Route::OTHER`] when none did).
+    fn route(&self) -> crate::measure::Route {
+        self.route.get()
+    }
+}
+
+/// Names the generated route serving the request this task is serving, for its metrics and access-log line.
+pub(crate) fn name_route(route: crate::measure::Route) {
+    let _ = IN_FORCE.try_with(|in_force| in_force.route.set(route));
 }
 
 /// A place for an event stream of the request this task is serving, held until the stream ends: `Ok(None)` when no
@@ -226,6 +241,7 @@ where
 
     fn call(&mut self, mut request: Request) -> Self::Future {
         let limits = self.limits;
+        let started = crate::measure::Started::now(request.method(), request.uri().path());
         let id = match request.headers().get(REQUEST_ID) {
             Some(theirs) => theirs.clone(),
             None => {
@@ -235,11 +251,11 @@ where
             }
         };
         if let Some(refused) = limits.refusal(&request) {
-            return LimitsFuture::done(limits, refused, id);
+            return LimitsFuture::done(limits, refused, id, started);
         }
         let slot = match self.in_flight.as_ref().map(Slots::take).transpose() {
             Ok(slot) => slot,
-            Err(shed) => return LimitsFuture::done(limits, shed.into_response(), id),
+            Err(shed) => return LimitsFuture::done(limits, shed.into_response(), id, started),
         };
         // A body without a known length is cut at the limit as it is read (413 from the extractor that reads it).
         // One whose length is known and within the limit (hyper holds a `Content-Length` body to that length; an
@@ -259,9 +275,11 @@ where
             Either::Left(span.in_scope(|| self.inner.call(request)).instrument(span))
         };
         deadline::KEEPER.keep_ahead_of(limits.request_timeout);
-        let in_force = InForce { uri: UriLimit(limits.max_uri_bytes), streams: self.streams };
-        let run = tokio::time::timeout(limits.request_timeout, IN_FORCE.scope(in_force, run));
-        LimitsFuture::running(limits, run, id, slot)
+        let route = crate::measure::RouteCell::default();
+        let in_force = InForce { uri: UriLimit(limits.max_uri_bytes), streams: self.streams, route };
+        // The task-local outside the timeout: its value (the route's name) is taken back once the answer is ready.
+        let run = IN_FORCE.scope(in_force, tokio::time::timeout(limits.request_timeout, run));
+        LimitsFuture::running(limits, run, id, slot, started)
     }
 }
 

@@ -2,13 +2,16 @@
 //!
 //! `cargo run -p blog` serves it at 127.0.0.1:8000 on a fresh SQLite file. `SERVICE_BIND` changes the address,
 //! `DATABASE_URL` the database (e.g. `postgres://postgres@127.0.0.1:5432/blog`), `DATABASE_REPLICA_URL` a read
-//! replica of it for GET requests ([`with_replica_url`]), `BLOG_SEED=0` turns seeding off.
+//! replica of it for GET requests ([`with_replica_url`]), `BLOG_SEED=0` turns seeding off. `SERVICE_METRICS_ADDR`
+//! serves Prometheus metrics on a listener of their own, `SERVICE_LOG_FORMAT=json` writes JSON log lines
+//! ([`observe`]).
 //! Studio (experimental) is off unless `SERVICE_ENABLE_STUDIO=true`; see [`studio`] for its settings.
 
 pub mod auth;
 pub mod bus;
 pub mod entities;
 pub mod migrations;
+pub mod observe;
 pub mod seed;
 pub mod viewsets;
 
@@ -57,6 +60,7 @@ pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, Db
         Ok(url) if !url.is_empty() => with_replica_url(state, &url).await?,
         _ => state,
     };
+    observe::serve_metrics_from_env(&state).await?;
     Ok(app_with_state(state))
 }
 

@@ -2,17 +2,14 @@
 
 use std::net::SocketAddr;
 
-use tracing_subscriber::EnvFilter;
-
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if std::env::args().any(|a| a == "--print-openapi") {
         println!("{}", serde_json::to_string_pretty(&blog::openapi())?);
         return Ok(());
     }
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .init();
+    // `SERVICE_LOG_FORMAT=json`: JSON lines (`blog::observe`).
+    blog::observe::init_logs("info")?;
     // Unsafe Studio settings stop the start-up here, before anything listens.
     let studio = viewset_studio::StudioSettings::from_env().map_err(|e| format!("Studio settings: {e}"))?;
     studio.validate().map_err(|e| format!("Studio settings: {e}"))?;

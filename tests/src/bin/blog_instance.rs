@@ -1,12 +1,14 @@
 //! One instance of the blog for the cluster tests (`tests/cluster_processes.rs`): serves `blog::app_for_without_studio`
 //! (its event bus from `SERVICE_EVENT_BUS`) on `SERVICE_BIND`, over `DATABASE_URL`, which the test has migrated and
 //! seeded (three instances starting together must not all migrate). Killed by the test, often with `SIGKILL`.
+//! `SERVICE_METRICS_ADDR` and `SERVICE_LOG_FORMAT` as in the blog (`blog::observe`; tests/suite/metrics.rs).
 
 use std::net::SocketAddr;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::new("warn")).init();
+    // `RUST_LOG` (default `warn`) and `SERVICE_LOG_FORMAT`, as the blog's own binary reads them.
+    blog::observe::init_logs("warn")?;
     let url = std::env::var("DATABASE_URL")?;
     let bind: SocketAddr = std::env::var("SERVICE_BIND")?.parse()?;
     let db = viewset_core::connect(&url).await?;

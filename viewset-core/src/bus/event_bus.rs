@@ -140,6 +140,7 @@ impl EventBus {
     /// On a durable bus (outbox, NATS) the event is written in a statement of its own (the generated routes write
     /// theirs in the change's transaction instead), then carried as the bus carries every event.
     pub fn publish(&self, event: ChangeEvent) {
+        crate::measure::event_published();
         match &self.0.carrier {
             Carrier::InProcess => self.deliver(event),
             #[cfg(feature = "postgres")]
@@ -278,6 +279,7 @@ impl EventBus {
             }
             replay.push_back(sequenced.clone());
         }
+        crate::measure::event_delivered();
         let _ = self.0.sender.send(sequenced);
     }
 

@@ -72,6 +72,13 @@ impl SharedViews {
         Membership { state: self.state.clone(), view }
     }
 
+    /// The subscribers and the views they form, `(subscribers, views)` (the metrics' gauges).
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let state = self.lock();
+        (state.members.values().sum(), state.members.len())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }

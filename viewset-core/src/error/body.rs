@@ -147,7 +147,8 @@ impl IntoResponse for ApiError {
             tracing::error!(error = %err, "database error in a generated endpoint");
         }
         let mut response = (self.status(), Json(self.body())).into_response();
-        if let ApiError::Throttled { retry_after, headers, .. } = self {
+        if let ApiError::Throttled { retry_after, headers, scope, .. } = self {
+            crate::measure::throttled(scope);
             response.headers_mut().extend(*headers);
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, retry_after.into());
             return response;
@@ -159,6 +160,7 @@ impl IntoResponse for ApiError {
             response.headers_mut().insert(WWW_AUTHENTICATE, challenge);
         }
         if let ApiError::Contention = self {
+            crate::measure::database_busy();
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
         }
         if let ApiError::IdentityProviderUnavailable { retry_after } = self {

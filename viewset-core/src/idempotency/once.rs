@@ -73,6 +73,7 @@ pub(crate) async fn once(request: RequestContext, body: Body, write: Write) -> R
     // A claim lost to a row that is then released or expired is tried again; a few rounds settle any race.
     for _ in 0..3 {
         if claim(&db, &owner, key.as_str(), &print, expires_at).await.map_err(missing_table)? {
+            crate::measure::idempotency("claimed");
             return run(request, body, write, owner, key).await;
         }
         match find(&db, &owner, key.as_str()).await.map_err(ApiError::from)? {
@@ -141,6 +142,7 @@ async fn run(
 
 /// The stored answer of a finished first request, with `Idempotent-Replayed: true`.
 fn replay(record: Record) -> Response {
+    crate::measure::idempotency("replayed");
     let status = record.status.and_then(|s| u16::try_from(s).ok()).and_then(|s| StatusCode::from_u16(s).ok());
     let mut response = Response::new(axum::body::Body::from(record.body.unwrap_or_default()));
     *response.status_mut() = status.unwrap_or(StatusCode::OK);
@@ -155,6 +157,7 @@ fn replay(record: Record) -> Response {
 }
 
 fn reused() -> ApiError {
+    crate::measure::idempotency("conflict");
     ApiError::Idempotency {
         status: StatusCode::UNPROCESSABLE_ENTITY,
         code: "idempotency_key_reused",
@@ -165,6 +168,7 @@ fn reused() -> ApiError {
 }
 
 fn in_progress() -> ApiError {
+    crate::measure::idempotency("conflict");
     ApiError::Idempotency {
         status: StatusCode::CONFLICT,
         code: "idempotency_in_progress",

@@ -16,6 +16,7 @@ use tracing::instrument::Instrumented;
 
 use super::shed::Slot;
 use super::{InForce, Limits, REQUEST_ID};
+use crate::measure::{Route, Started};
 
 pin_project_lite::pin_project! {
     /// The future of the limits service: the route's response within the timeout, the id echoed. Only an error
@@ -26,6 +27,9 @@ pin_project_lite::pin_project! {
         id: Option<header::HeaderValue>,
         // The request's place among those in flight, given back when this future is dropped.
         slot: Option<Slot>,
+        // When it arrived and which route answered it, for its metrics and access-log line.
+        started: Started,
+        route: Route,
         #[pin]
         state: State<F>,
     }
@@ -37,7 +41,7 @@ pub(super) type Run<F> = Either<Instrumented<F>, F>;
 pin_project_lite::pin_project! {
     #[project = StateProj]
     enum State<F> {
-        Running { #[pin] run: Timeout<TaskLocalFuture<InForce, Run<F>>> },
+        Running { #[pin] run: TaskLocalFuture<InForce, Timeout<Run<F>>> },
         Rewriting { rewrite: BoxFuture<'static, Response> },
         Refused { response: Option<Response> },
     }
@@ -47,16 +51,18 @@ impl<F> LimitsFuture<F> {
     /// The future of a request running as `run`.
     pub(super) fn running(
         limits: Limits,
-        run: Timeout<TaskLocalFuture<InForce, Run<F>>>,
+        run: TaskLocalFuture<InForce, Timeout<Run<F>>>,
         id: header::HeaderValue,
         slot: Option<Slot>,
+        started: Started,
     ) -> Self {
-        LimitsFuture { limits, id: Some(id), slot, state: State::Running { run } }
+        LimitsFuture { limits, id: Some(id), slot, started, route: Route::OTHER, state: State::Running { run } }
     }
 
     /// The future of a request refused before it ran.
-    pub(super) fn done(limits: Limits, response: Response, id: header::HeaderValue) -> Self {
-        LimitsFuture { limits, id: Some(id), slot: None, state: State::Refused { response: Some(response) } }
+    pub(super) fn done(limits: Limits, response: Response, id: header::HeaderValue, started: Started) -> Self {
+        let state = State::Refused { response: Some(response) };
+        LimitsFuture { limits, id: Some(id), slot: None, started, route: Route::OTHER, state }
     }
 }
 
@@ -72,19 +78,27 @@ where
         let mut this = self.project();
         let limits = *this.limits;
         let response = match this.state.as_mut().project() {
-            StateProj::Running { run } => match std::task::ready!(run.poll(cx)) {
-                Ok(Ok(response)) => response.map(Body::new),
-                Ok(Err(never)) => match never {},
-                Err(_) => {
-                    let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
-                    limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
+            StateProj::Running { mut run } => {
+                let answer = std::task::ready!(run.as_mut().poll(cx));
+                // The route that named itself in the task-local (none: `Route::OTHER`).
+                if let Some(in_force) = run.take_value() {
+                    *this.route = in_force.route();
                 }
-            },
+                match answer {
+                    Ok(Ok(response)) => response.map(Body::new),
+                    Ok(Err(never)) => match never {},
+                    Err(_) => {
+                        let detail = format!("The request did not complete within {:?}.", limits.request_timeout);
+                        limits.refuse(StatusCode::SERVICE_UNAVAILABLE, "request_timeout", detail)
+                    }
+                }
+            }
             StateProj::Rewriting { rewrite } => std::task::ready!(rewrite.as_mut().poll(cx)),
             StateProj::Refused { response } => response.take().expect("a limits future polled after it completed"),
         };
         if !matches!(*this.state, State::Running { .. }) || !needs_rewrite(&response) {
             let id = this.id.take().expect("a limits future polled after it completed");
+            this.started.finish(*this.route, response.status(), Some(&id));
             return Poll::Ready(Ok(with_id_header(response, id)));
         }
         let id = this.id.clone().expect("a limits future polled after it completed");
@@ -94,6 +108,7 @@ where
         match first {
             Poll::Ready(response) => {
                 let id = this.id.take().expect("a limits future polled after it completed");
+                this.started.finish(*this.route, response.status(), Some(&id));
                 Poll::Ready(Ok(with_id_header(response, id)))
             }
             Poll::Pending => Poll::Pending,

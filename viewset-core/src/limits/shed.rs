@@ -64,6 +64,7 @@ pub(crate) struct Shed {
 
 impl IntoResponse for Shed {
     fn into_response(self) -> Response {
+        crate::measure::shed(self.limit);
         let what = if self.limit == "max_streams" { "event streams are open" } else { "requests are in flight" };
         let detail = format!("The server is busy: {} {what}. Retry after {RETRY_AFTER_SECONDS} s.", self.max);
         let status = StatusCode::SERVICE_UNAVAILABLE;

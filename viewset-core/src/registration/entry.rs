@@ -46,12 +46,14 @@ pub(crate) struct Entry {
     run: Run,
     ops: &'static Ops,
     embedders: SharedEmbedders,
+    route: crate::measure::Route,
 }
 
 impl Entry {
-    /// The handler that runs `run` for the ViewSet of `ops` with `embedders`.
-    pub(crate) fn new(run: Run, ops: &'static Ops, embedders: &SharedEmbedders) -> Self {
-        Entry { run, ops, embedders: embedders.clone() }
+    /// The handler that runs `run` for the ViewSet of `ops` with `embedders`, named `operation` (its
+    /// `operationId`) in the metrics and the access log.
+    pub(crate) fn new(run: Run, ops: &'static Ops, embedders: &SharedEmbedders, operation: String) -> Self {
+        Entry { run, ops, embedders: embedders.clone(), route: crate::measure::Route::named(operation) }
     }
 }
 
@@ -63,6 +65,7 @@ where
     type Future = RouteFuture;
 
     fn call(self, request: Request, state: S) -> RouteFuture {
+        crate::limits::name_route(self.route);
         let (mut parts, body) = request.into_parts();
         let context = RequestContext::of_route(&mut parts, service_state(state), &self.embedders);
         (self.run)(self.ops, context, parts, body)

@@ -13,6 +13,7 @@ use crate::access::fields::reject_restricted_keys;
 use crate::boxed::boxed;
 use crate::boxed::send;
 use crate::contract::hooks::Hooks;
+use crate::contract::paths::operation_id;
 use crate::error::ApiError;
 use crate::handlers::prefer::{self, Written, wants_minimal};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
@@ -121,7 +122,7 @@ where
     let bulk_update: Option<Run> =
         if const { V::CONFIG.bulk.update } { Some(super::bulk::update_run::<V>) } else { None };
     let stream: Option<Run> = if const { V::CONFIG.stream_enabled } { Some(stream_run::<V>) } else { None };
-    let table = table(Ops::of::<V>(), embedders, [bulk_delete, bulk_update, stream]);
+    let table = table(Ops::of::<V>(), embedders, &V::basename(), [bulk_delete, bulk_update, stream]);
     table.register(router, crate::contract::paths::base(&V::prefix()))
 }
 
@@ -129,19 +130,22 @@ where
 fn table(
     ops: &'static Ops,
     embedders: &SharedEmbedders,
+    basename: &str,
     [bulk_delete, bulk_update, stream]: [Option<Run>; 3],
 ) -> Table {
-    let entry = |run: Run| Entry::new(run, ops, embedders);
+    // Each route is named by its `operationId` (the OpenAPI document's), for the metrics and the access log.
+    let entry =
+        |handler: &'static str| move |run: Run| Entry::new(run, ops, embedders, operation_id(basename, handler, "", 1));
     Table {
-        list: entry(list_run),
-        create: entry(create_run),
-        retrieve: entry(retrieve_run),
-        update: entry(update_run),
-        delete: entry(delete_run),
-        bulk_delete: bulk_delete.map(entry),
-        bulk_update: bulk_update.map(entry),
-        stream: stream.map(entry),
-        aggregate: ops.aggregate.map(|_| entry(aggregate_run)),
+        list: entry("list")(list_run),
+        create: entry("create")(create_run),
+        retrieve: entry("retrieve")(retrieve_run),
+        update: entry("update")(update_run),
+        delete: entry("delete")(delete_run),
+        bulk_delete: bulk_delete.map(entry("delete_many")),
+        bulk_update: bulk_update.map(entry("update_many")),
+        stream: stream.map(entry("stream")),
+        aggregate: ops.aggregate.map(|_| entry("aggregate")(aggregate_run)),
     }
 }
 

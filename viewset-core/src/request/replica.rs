@@ -80,6 +80,7 @@ impl Replica {
 
     /// After a read on the replica succeeded: it is used again (one atomic load while it was never down).
     pub(crate) fn reached(&self) {
+        crate::measure::replica_read();
         if self.health.down_until.load(Ordering::Relaxed) != 0 && self.health.down_until.swap(0, Ordering::Relaxed) != 0
         {
             tracing::info!("read replica reachable again");

@@ -50,6 +50,7 @@ impl ServiceState {
 
     /// State with the given event bus (e.g. [`EventBus::postgres`] for several processes).
     pub fn with_events(db: DatabaseConnection, events: EventBus) -> Self {
+        crate::measure::touch();
         ServiceState {
             db,
             replica: None,

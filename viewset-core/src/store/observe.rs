@@ -52,6 +52,7 @@ pub(super) struct Observed {
     span: tracing::Span,
     recorded: Option<usize>,
     started: Option<Instant>,
+    measured: crate::measure::Statement,
 }
 
 /// Opens the hook's span for `statement` and records it when a [`record_statements`] scope is active.
@@ -73,12 +74,13 @@ pub(super) fn observe(role: &'static str, statement: &Statement) -> Observed {
         })
         .ok();
     let started = (recorded.is_some() || !span.is_disabled()).then(Instant::now);
-    Observed { span, recorded, started }
+    Observed { span, recorded, started, measured: crate::measure::statement(role) }
 }
 
 impl Observed {
     /// Notes the statement's time and, when it succeeded, its number of rows (returned or changed).
     pub(super) fn finish<E>(self, rows: Result<usize, &E>) {
+        self.measured.finish();
         let Some(started) = self.started else { return };
         let elapsed = started.elapsed().as_secs_f64() * 1000.0;
         if let Ok(rows) = rows {

@@ -79,6 +79,7 @@ impl Writing {
             commit_on(txn, table).await?;
         }
         if durable {
+            (0..self.events.len()).for_each(|_| crate::measure::event_published());
             bus.committed(recorded).await;
         } else {
             for event in self.events {
