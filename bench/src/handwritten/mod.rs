@@ -119,10 +119,12 @@ impl IntoResponse for Error {
                 json!({"detail": [{"loc": ["query", field], "msg": msg, "type": "value_error"}]}),
             ),
             Error::NotFound => (StatusCode::NOT_FOUND, json!({"detail": "Not found.", "code": "not_found"})),
-            Error::Forbidden => (
-                StatusCode::FORBIDDEN,
-                json!({"detail": "Authentication credentials were not provided.", "code": "permission_denied"}),
-            ),
+            // As viewset answers an anonymous writer behind its bearer layer: challenged.
+            Error::Forbidden => {
+                let body = json!({"detail": "Authentication credentials were not provided.", "code": "not_authenticated"});
+                let challenge = [(axum::http::header::WWW_AUTHENTICATE, "Bearer")];
+                return (StatusCode::UNAUTHORIZED, challenge, Json(body)).into_response();
+            }
             Error::ForeignKey => (
                 StatusCode::BAD_REQUEST,
                 json!({"detail": "A related record does not exist.", "code": "foreign_key_violation"}),
