@@ -121,7 +121,8 @@ impl IntoResponse for Error {
             Error::NotFound => (StatusCode::NOT_FOUND, json!({"detail": "Not found.", "code": "not_found"})),
             // As viewset answers an anonymous writer behind its bearer layer: challenged.
             Error::Forbidden => {
-                let body = json!({"detail": "Authentication credentials were not provided.", "code": "not_authenticated"});
+                let body =
+                    json!({"detail": "Authentication credentials were not provided.", "code": "not_authenticated"});
                 let challenge = [(axum::http::header::WWW_AUTHENTICATE, "Bearer")];
                 return (StatusCode::UNAUTHORIZED, challenge, Json(body)).into_response();
             }
