@@ -60,6 +60,7 @@
 //! | [`throttle`] | rate limits per caller: rates, declared throttles, buckets in process or in Redis |
 //! | [`embed`] | `?expand=`: embedding related records through their own ViewSets' access path |
 //! | [`limits`] | body, URI and header sizes, request timeout; JSON for every transport error |
+//! | `webhooks` (feature `webhooks`) | signed webhooks (Standard Webhooks) delivered at least once from the event bus, as a principal, with retries, dead letters and a log |
 //! | `metrics` (feature `metrics`) | Prometheus metrics of requests, statements, pools and events, and the route that serves them |
 //! | [`auth`], [`password`], [`session`] | helpers the application calls (no route or middleware is installed by them): a bearer or cookie [`auth::Authenticate`] layer, Argon2id password hashes, signed expiring session tokens |
 //!
@@ -91,6 +92,8 @@ pub mod session;
 pub mod store;
 pub mod throttle;
 pub mod viewset;
+#[cfg(feature = "webhooks")]
+pub mod webhooks;
 
 pub use access::{Operation, Permission, Principal, RowPolicy};
 pub use error::ApiError;

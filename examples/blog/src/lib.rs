@@ -14,6 +14,7 @@ pub mod migrations;
 pub mod observe;
 pub mod seed;
 pub mod viewsets;
+pub mod webhooks;
 
 use axum::Router;
 use sea_orm::{DatabaseConnection, DbErr};
@@ -61,6 +62,7 @@ pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, Db
         _ => state,
     };
     observe::serve_metrics_from_env(&state).await?;
+    webhooks::start_from_env(&state).await?;
     Ok(app_with_state(state))
 }
 

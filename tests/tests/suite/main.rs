@@ -90,6 +90,7 @@ mod throttling;
 mod throttling_redis;
 mod upserts;
 mod uuid_decimal;
+mod webhooks;
 mod window_count;
 mod write_retries;
 mod write_retries_lifecycle;

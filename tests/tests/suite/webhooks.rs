@@ -1,0 +1,257 @@
+//! Webhooks (#72, goal 2) against a real receiver: `tests/webhooks/receiver.py` verifies every delivery with the
+//! official Standard Webhooks library (`standardwebhooks` from PyPI) and answers as each test scripts it. The
+//! endpoint runs as acme's Bob over the tenants example: globex's projects never reach it. Retries (500 then 200,
+//! 429 with `Retry-After`), a refusal dead-lettered then replayed, reserved addresses refused after resolution, a
+//! stopped instance's feed carried on by another, on SQLite, PostgreSQL and MariaDB.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, StatusCode};
+use sea_orm_migration::{MigrationTrait, SchemaManager};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+use viewset_core::ServiceState;
+use viewset_core::access::Principal;
+use viewset_core::webhooks::{Endpoint, Retry, Secret, WebhookError, Webhooks};
+use viewset_tests::every_database::skip_unless_required;
+use viewset_tests::harness::{Backend, TestApp, TestDb};
+use viewset_tests::identities::tenants::{BOB, CAROL};
+use viewset_tests::on_every_database;
+
+on_every_database!(Hooked::new =>
+    delivered_signed_in_order_as_the_principal,
+    failures_are_retried_then_dead_lettered_and_replayed,
+    reserved_addresses_are_refused,
+    a_stopped_instance_is_carried_on_by_another,
+);
+
+/// The tenants example served with a bearer layer, and the same routes (the same state, so the same bus) without
+/// it, for the webhooks.
+struct Hooked {
+    app: TestApp,
+    routes: axum::Router,
+}
+
+impl Hooked {
+    async fn new(backend: Backend) -> Hooked {
+        let database = TestDb::create(backend).await;
+        let db = tenants::connect_and_migrate(&database.url).await.expect("migrate the tenants example");
+        viewset_core::webhooks::Migration.up(&SchemaManager::new(&db)).await.expect("the webhook tables");
+        let state = ServiceState::new(db.clone());
+        let served = tenants::api().into_router().with_state(state.clone()).layer(tenants::auth::layer());
+        let routes = tenants::api().into_router().with_state(state);
+        Hooked { app: TestApp::serve(served, db, database).await, routes }
+    }
+
+    fn webhooks(&self) -> Webhooks {
+        Webhooks::new(&tenants::api(), self.app.db.clone()).lease(Duration::from_millis(600))
+    }
+
+    async fn project(&self, token: Option<&str>, name: &str) -> Value {
+        let body = json!({"name": name, "code": name}).to_string();
+        let (status, created) = self.app.send(Method::POST, "/api/projects/", token, Some(&body)).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        created
+    }
+}
+
+/// The Python receiver; `None` (skipped) without Python and `standardwebhooks`, a failure with
+/// `VIEWSET_REQUIRE_WEBHOOKS=1` (as in CI).
+struct Receiver {
+    url: String,
+    _child: tokio::process::Child,
+}
+
+impl Receiver {
+    async fn start(secrets: &[&Secret]) -> Option<Receiver> {
+        let python = std::env::var("VIEWSET_TEST_PYTHON")
+            .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../target/ci-venv/bin/python").to_owned());
+        let usable = std::process::Command::new(&python)
+            .args(["-c", "import standardwebhooks"])
+            .output()
+            .is_ok_and(|out| out.status.success());
+        if !usable {
+            skip_unless_required("VIEWSET_REQUIRE_WEBHOOKS", "no Python with `standardwebhooks` (VIEWSET_TEST_PYTHON)");
+            return None;
+        }
+        let secrets: Vec<&str> = secrets.iter().map(|s| s.as_str()).collect();
+        let mut child = tokio::process::Command::new(python)
+            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/webhooks/receiver.py"))
+            .arg(secrets.join(","))
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the receiver");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut port = String::new();
+        tokio::io::BufReader::new(stdout).read_line(&mut port).await.expect("the receiver's port");
+        Some(Receiver { url: format!("http://127.0.0.1:{}/hooks", port.trim()), _child: child })
+    }
+
+    async fn script(&self, steps: Value) {
+        let base = self.url.trim_end_matches("/hooks");
+        let answer = reqwest::Client::new().post(format!("{base}/script")).body(steps.to_string()).send().await;
+        assert_eq!(answer.expect("script").status(), 200);
+    }
+
+    async fn received(&self) -> Vec<Value> {
+        let answer = reqwest::get(&self.url).await.expect("received");
+        answer.json().await.expect("JSON")
+    }
+
+    /// The deliveries once there are `count` of them (within `within`).
+    async fn wait_for(&self, count: usize, within: Duration) -> Vec<Value> {
+        let deadline = Instant::now() + within;
+        loop {
+            let received = self.received().await;
+            if received.len() >= count || Instant::now() > deadline {
+                return received;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+fn endpoint(name: &str, url: &str, secret: &Secret) -> Endpoint {
+    Endpoint::new(name, url, secret.as_str())
+        .expect("endpoint")
+        .viewset("projects")
+        .run_as(Principal::user("bob").with_tenant("acme"))
+        .allow_private_addresses()
+}
+
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn delivered_signed_in_order_as_the_principal(hooked: Hooked) {
+    let secret = Secret::generate();
+    let Some(receiver) = Receiver::start(&[&secret]).await else { return };
+    // A principal the stream refuses (anonymous: projects need an identity) fails at start, not later.
+    let anonymous = endpoint("anon", &receiver.url, &secret).run_as(Principal::anonymous());
+    let refused = hooked.webhooks().endpoint(anonymous).expect("configured").start(hooked.routes.clone()).await;
+    assert!(matches!(&refused, Err(WebhookError::Config(why)) if why.contains("401") || why.contains("403")));
+    let bad_filter = endpoint("filtered", &receiver.url, &secret).filter("nosuch=1");
+    let refused = hooked.webhooks().endpoint(bad_filter).expect("configured").start(hooked.routes.clone()).await;
+    assert!(matches!(&refused, Err(WebhookError::Config(why)) if why.contains("422")), "{:?}", refused.err());
+    assert!(hooked.webhooks().endpoint(endpoint("x", &receiver.url, &secret).viewset("nosuch")).is_err());
+
+    let running = hooked.webhooks().endpoint(endpoint("bob", &receiver.url, &secret)).expect("ok");
+    let running = running.start(hooked.routes.clone()).await.expect("started");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let first = hooked.project(BOB, "rocket").await;
+    hooked.project(CAROL, "anvil").await;
+    let second = hooked.project(BOB, "sled").await;
+    let (status, _) = hooked.app.send(Method::DELETE, &format!("/api/projects/{}", first["id"]), BOB, None).await;
+    assert!(status.is_success(), "{status}");
+    let received = receiver.wait_for(3, WAIT).await;
+    assert!(received.iter().all(|r| r["verified"] == true), "{received:?}");
+    let kinds: Vec<(&str, &Value)> =
+        received.iter().map(|r| (r["payload"]["type"].as_str().unwrap_or(""), &r["payload"]["data"]["pk"])).collect();
+    assert_eq!(
+        kinds,
+        [("projects.created", &first["id"]), ("projects.created", &second["id"]), ("projects.deleted", &first["id"])],
+        "globex's project is not Bob's to see: {received:?}"
+    );
+    assert_eq!(received[1]["payload"]["data"]["record"]["name"], "sled");
+    let ids: std::collections::HashSet<&str> = received.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert_eq!(ids.len(), 3, "one webhook-id per event");
+    let attempts = running.attempts("bob", 10).await.expect("log");
+    assert_eq!(attempts.len(), 3);
+    assert!(attempts.iter().all(|a| a.status == Some(200) && a.attempt == 1), "{attempts:?}");
+    running.stop().await;
+}
+
+async fn failures_are_retried_then_dead_lettered_and_replayed(hooked: Hooked) {
+    let secret = Secret::generate();
+    let Some(receiver) = Receiver::start(&[&secret]).await else { return };
+    receiver.script(json!([[500, {}, 0], [429, {"Retry-After": "1"}, 0], [200, {}, 0], [400, {}, 0]])).await;
+    let quick = Retry::new(vec![Duration::from_millis(100), Duration::from_millis(100)]);
+    let running = hooked.webhooks().endpoint(endpoint("bob", &receiver.url, &secret).retry(quick)).expect("ok");
+    let running = running.start(hooked.routes.clone()).await.expect("started");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let retried = hooked.project(BOB, "retried").await;
+    let received = receiver.wait_for(3, WAIT).await;
+    let statuses: Vec<&Value> = received.iter().map(|r| &r["status"]).collect();
+    assert_eq!(statuses, [&json!(500), &json!(429), &json!(200)]);
+    assert!(received.iter().all(|r| r["id"] == received[0]["id"]), "the same webhook-id each time");
+    let waited = received[2]["at"].as_f64().unwrap_or(0.0) - received[1]["at"].as_f64().unwrap_or(0.0);
+    assert!(waited >= 0.9, "Retry-After: 1 honoured, waited {waited}s");
+    assert_eq!(received[2]["payload"]["data"]["pk"], retried["id"]);
+    // A 400 is not retried: dead-lettered, the next event still delivered; a replay delivers it once more.
+    let refused = hooked.project(BOB, "refused").await;
+    hooked.project(BOB, "after").await;
+    let received = receiver.wait_for(5, WAIT).await;
+    assert_eq!(received.len(), 5, "{received:?}");
+    assert_eq!((&received[3]["status"], &received[4]["status"]), (&json!(400), &json!(200)));
+    let dead = running.dead_letters("bob").await.expect("dead letters");
+    assert_eq!(dead.len(), 1, "{dead:?}");
+    assert_eq!((dead[0].status, dead[0].payload.contains("refused")), (Some(400), true));
+    let replayed = running.replay("bob", &dead[0].event_id).await.expect("replayed");
+    assert_eq!(replayed.status, Some(200));
+    let received = receiver.wait_for(6, WAIT).await;
+    assert_eq!(
+        (received[5]["id"].as_str(), received[5]["verified"].as_bool()),
+        (Some(dead[0].event_id.as_str()), Some(true))
+    );
+    assert_eq!(received[5]["payload"]["data"]["pk"], refused["id"]);
+    assert!(running.dead_letters("bob").await.expect("dead letters").is_empty());
+    assert!(matches!(running.replay("bob", "nosuch").await, Err(WebhookError::NotFound(_))));
+    running.stop().await;
+}
+
+async fn reserved_addresses_are_refused(hooked: Hooked) {
+    let secret = Secret::generate();
+    let Some(receiver) = Receiver::start(&[&secret]).await else { return };
+    let port = receiver.url.trim_start_matches("http://127.0.0.1:");
+    let no_retry = Retry::new(Vec::new());
+    let metadata = Endpoint::new("metadata", "http://169.254.169.254/latest/meta-data", secret.as_str()).expect("ok");
+    // `localhost` resolves to 127.0.0.1: refused after resolution, though the URL names no address.
+    let by_name = Endpoint::new("by-name", &format!("http://localhost:{port}"), secret.as_str()).expect("ok");
+    let principal = Principal::user("bob").with_tenant("acme");
+    let webhooks = hooked.webhooks();
+    let webhooks = webhooks.endpoint(metadata.viewset("projects").run_as(principal.clone()).retry(no_retry.clone()));
+    let webhooks = webhooks.expect("ok").endpoint(by_name.viewset("projects").run_as(principal).retry(no_retry));
+    let running = webhooks.expect("ok").start(hooked.routes.clone()).await.expect("started");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    hooked.project(BOB, "secret").await;
+    let deadline = Instant::now() + WAIT;
+    let (metadata, by_name) = loop {
+        let metadata = running.dead_letters("metadata").await.expect("dead letters");
+        let by_name = running.dead_letters("by-name").await.expect("dead letters");
+        if (!metadata.is_empty() && !by_name.is_empty()) || Instant::now() > deadline {
+            break (metadata, by_name);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let why =
+        |dead: &[viewset_core::webhooks::DeadLetter]| dead.first().and_then(|d| d.error.clone()).unwrap_or_default();
+    assert!(why(&metadata).contains("169.254.169.254") && why(&metadata).contains("refused"), "{metadata:?}");
+    assert!(why(&by_name).contains("refused"), "{by_name:?}");
+    assert!(receiver.received().await.is_empty(), "nothing reached the receiver");
+    running.stop().await;
+}
+
+async fn a_stopped_instance_is_carried_on_by_another(hooked: Hooked) {
+    let secret = Secret::generate();
+    let Some(receiver) = Receiver::start(&[&secret]).await else { return };
+    let start = || async {
+        let webhooks = hooked.webhooks().endpoint(endpoint("bob", &receiver.url, &secret)).expect("ok");
+        webhooks.start(hooked.routes.clone()).await.expect("started")
+    };
+    let first = start().await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = start().await;
+    hooked.project(BOB, "one").await;
+    assert_eq!(receiver.wait_for(1, WAIT).await.len(), 1);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Killed (not stopped): its lease is not given back, the other takes the feed when it expires.
+    drop(first);
+    hooked.project(BOB, "two").await;
+    hooked.project(BOB, "three").await;
+    let received = receiver.wait_for(3, WAIT).await;
+    let names: Vec<&Value> = received.iter().map(|r| &r["payload"]["data"]["record"]["name"]).collect();
+    assert_eq!(names, [&json!("one"), &json!("two"), &json!("three")], "each once, in order");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(receiver.received().await.len(), 3, "no event twice");
+    second.stop().await;
+}
