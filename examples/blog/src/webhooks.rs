@@ -1,7 +1,8 @@
 //! `SERVICE_WEBHOOK_URL`: every post event an anonymous reader may see is posted there as a Standard Webhooks
 //! message, signed with `SERVICE_WEBHOOK_SECRET` (`whsec_…`; one is generated and logged when it is unset), filtered
 //! by `SERVICE_WEBHOOK_FILTER` (the list's query, e.g. `published=true`). A receiver on a private address needs
-//! `SERVICE_WEBHOOK_ALLOW_PRIVATE=1`. The tables are created at start when they are missing.
+//! `SERVICE_WEBHOOK_ALLOW_PRIVATE=1`; `SERVICE_WEBHOOK_LEASE_MS` sets how soon another instance carries on a killed
+//! one's deliveries (30 s by default). The tables are created at start when they are missing.
 
 use std::sync::OnceLock;
 
@@ -37,7 +38,11 @@ pub async fn start_from_env(state: &ServiceState) -> Result<(), DbErr> {
     }
     viewset_core::webhooks::Migration.up(&SchemaManager::new(&state.db)).await?;
     let routes = crate::routes_from(crate::api(), state.clone());
-    let webhooks = Webhooks::new(&crate::api(), state.db.clone()).endpoint(endpoint).map_err(refused)?;
+    let mut webhooks = Webhooks::new(&crate::api(), state.db.clone()).endpoint(endpoint).map_err(refused)?;
+    if let Ok(lease) = std::env::var("SERVICE_WEBHOOK_LEASE_MS") {
+        let ms: u64 = lease.parse().map_err(|e| DbErr::Custom(format!("SERVICE_WEBHOOK_LEASE_MS: {e}")))?;
+        webhooks = webhooks.lease(std::time::Duration::from_millis(ms));
+    }
     let running = webhooks.start(routes).await.map_err(refused)?;
     let _ = RUNNING.set(running);
     Ok(())

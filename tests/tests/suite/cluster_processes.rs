@@ -5,7 +5,7 @@
 //! after another, and never a `reset`.
 
 use std::collections::HashSet;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,47 +15,12 @@ use viewset_tests::every_database::{require_postgres, skip_unless_required};
 use viewset_tests::harness::{Backend, SseClient, TestDb, WAIT};
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::nats::{require_nats, stream_name};
+use viewset_tests::processes::{Process, answering, blog_instance, free_port};
 
 const WRITES: usize = 1000;
 
-/// A child process, killed (`SIGKILL`) when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port()
-}
-
-/// Waits until `url` answers 200.
-async fn answering(client: &reqwest::Client, url: &str) {
-    for _ in 0..100 {
-        if client.get(url).send().await.is_ok_and(|r| r.status() == StatusCode::OK) {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{url} never answered");
-}
-
-/// One blog instance on `port` over `url`, its event bus `bus` (a `SERVICE_EVENT_BUS`), on the stream `stream`.
-fn instance(url: &str, port: u16, (bus, stream): (&str, &str)) -> Process {
-    let child = Command::new(env!("CARGO_BIN_EXE_blog_instance"))
-        .env("DATABASE_URL", url)
-        .env("SERVICE_BIND", format!("127.0.0.1:{port}"))
-        .env("SERVICE_EVENT_BUS", bus)
-        .env("SERVICE_EVENT_STREAM", stream)
-        .env("SERVICE_SECRET_KEY", "a shared key for every instance of this test")
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("start a blog instance");
-    Process(child)
-}
+/// The blog instance binary.
+const BLOG: &str = env!("CARGO_BIN_EXE_blog_instance");
 
 /// HAProxy on `port`, round robin over `backends`, each checked every 200 ms; the answer names its instance
 /// (`x-instance: i<n>`); a connection refused by a dead instance is sent to another.
@@ -97,7 +62,7 @@ async fn behind_a_balancer(bus: (&str, &str)) {
     blog::seed::seed_if_empty(&db).await.expect("seed");
     let ports = [free_port(), free_port(), free_port()];
     let mut instances: Vec<Option<Process>> =
-        ports.iter().map(|&port| Some(instance(&database.url, port, bus))).collect();
+        ports.iter().map(|&port| Some(blog_instance(BLOG, &database.url, port, bus, &[]))).collect();
     let client = reqwest::Client::new();
     for port in ports {
         answering(&client, &format!("http://127.0.0.1:{port}/api/posts/?limit=1")).await;

@@ -91,6 +91,7 @@ mod throttling_redis;
 mod upserts;
 mod uuid_decimal;
 mod webhooks;
+mod webhooks_cluster;
 mod window_count;
 mod write_retries;
 mod write_retries_lifecycle;

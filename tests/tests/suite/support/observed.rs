@@ -1,25 +1,12 @@
 //! The blog as a child process (`blog_instance`) with its metrics listener, over a fresh seeded SQLite file: the
 //! observability tests (`metrics.rs`, `logs.rs`) read what it exports and what it logs.
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use viewset_tests::harness::{Backend, TestDb};
 
-/// A child process, killed when dropped.
-pub struct Process(pub Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// A port on loopback that nothing listens on now.
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("a free port").local_addr().expect("addr").port()
-}
+pub use viewset_tests::processes::{Process, free_port};
 
 /// A directory of this test's own under the system's temporary directory, removed when dropped.
 pub struct TempDir(pub std::path::PathBuf);
