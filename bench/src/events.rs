@@ -20,11 +20,11 @@ use crate::in_process;
 
 /// Options of `events`.
 pub struct Options {
-    pg: String,
-    nats: String,
-    seconds: u64,
-    subscribers: usize,
-    writers: usize,
+    pub(crate) pg: String,
+    pub(crate) nats: String,
+    pub(crate) seconds: u64,
+    pub(crate) subscribers: usize,
+    pub(crate) writers: usize,
 }
 
 impl Options {
@@ -144,30 +144,8 @@ async fn once(url: &str, bus: Bus, instances: usize, o: &Options) -> Result<Stri
     let client = in_process::client("Bearer bob-token")?;
     let until = Instant::now() + Duration::from_secs(o.seconds);
     let started = Instant::now();
-    let writers: Vec<_> = (0..o.writers)
-        .map(|w| {
-            let (client, addresses) = (client.clone(), addresses.clone());
-            tokio::spawn(async move {
-                let mut created = 0usize;
-                while Instant::now() < until {
-                    let base = &addresses[(w + created) % addresses.len()];
-                    let body = format!(r#"{{"title": "t{}", "body": "b", "author_id": 1}}"#, micros());
-                    let sent =
-                        client.post(format!("http://{base}/api/posts/")).header("content-type", "application/json");
-                    match sent.body(body).send().await {
-                        Ok(response) if response.status().as_u16() == 201 => created += 1,
-                        Ok(response) => eprintln!("create answered {}", response.status()),
-                        Err(err) => eprintln!("create failed: {err}"),
-                    }
-                }
-                created
-            })
-        })
-        .collect();
-    let mut created = 0;
-    for writer in writers {
-        created += writer.await.map_err(|e| e.to_string())?;
-    }
+    let bases: Vec<String> = addresses.iter().map(|address| format!("http://{address}")).collect();
+    let created = in_process::create_posts(&client, &bases, o.writers, until, micros).await?;
     let rate = created as f64 / started.elapsed().as_secs_f64();
     expected.send_replace(created);
     let mut latencies = Vec::with_capacity(created * o.subscribers);

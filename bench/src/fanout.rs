@@ -8,7 +8,8 @@
 //! check and frame) and a distinct header per subscriber (as many views as subscribers, the worst case). With
 //! `--views K` (issue 47) each count runs once per K instead: subscriber i looks through view i % K, which differs
 //! from the others by its principal (anonymous, `Bearer alice-token`, `Bearer bob-token` in turn) and by an
-//! `x-fanout-client: <i % K>` header.
+//! `x-fanout-client: <i % K>` header. With `--filters K` (issue 72) subscriber i filters the stream as the list is
+//! filtered, `?views__lt=<1000000 + i % K>`: K distinct filters (each matching the created post), anonymous.
 
 use std::time::{Duration, Instant};
 
@@ -21,6 +22,8 @@ pub struct Options {
     counts: Vec<usize>,
     /// `--views`: the numbers of views to spread the subscribers over; empty: one view, then one per subscriber.
     views: Vec<usize>,
+    /// `--filters`: the numbers of distinct stream filters to spread the subscribers over.
+    filters: Vec<usize>,
 }
 
 /// How the subscribers' requests differ.
@@ -32,6 +35,8 @@ enum Views {
     Distinct,
     /// Subscriber i in view i % K (principal and header).
     Grouped(usize),
+    /// Subscriber i with filter i % K (`?views__lt=…`).
+    Filtered(usize),
 }
 
 impl Views {
@@ -40,6 +45,7 @@ impl Views {
             Views::Same => "same".into(),
             Views::Distinct => "distinct".into(),
             Views::Grouped(k) => format!("grouped:{k}"),
+            Views::Filtered(k) => format!("filtered:{k}"),
         }
     }
 
@@ -47,8 +53,9 @@ impl Views {
         match arg {
             "same" => Ok(Views::Same),
             "distinct" => Ok(Views::Distinct),
-            _ => match arg.strip_prefix("grouped:").and_then(|k| k.parse().ok()) {
-                Some(k) if k > 0 => Ok(Views::Grouped(k)),
+            _ => match (arg.split_once(':'), arg.split_once(':').and_then(|(_, k)| k.parse().ok())) {
+                (Some(("grouped", _)), Some(k)) if k > 0 => Ok(Views::Grouped(k)),
+                (Some(("filtered", _)), Some(k)) if k > 0 => Ok(Views::Filtered(k)),
                 _ => Err(format!("unknown view mode `{arg}`")),
             },
         }
@@ -59,14 +66,22 @@ impl Views {
         match self {
             Views::Same => 1,
             Views::Distinct => n,
-            Views::Grouped(k) => k.min(n),
+            Views::Grouped(k) | Views::Filtered(k) => k.min(n),
+        }
+    }
+
+    /// The path of subscriber `i`'s request.
+    fn path(self, i: usize) -> String {
+        match self {
+            Views::Filtered(k) => format!("/api/posts/stream?views__lt={}", 1_000_000 + i % k),
+            _ => "/api/posts/stream".into(),
         }
     }
 
     /// The headers of subscriber `i`'s request.
     fn headers(self, i: usize) -> String {
         match self {
-            Views::Same => String::new(),
+            Views::Same | Views::Filtered(_) => String::new(),
             Views::Distinct => format!("x-fanout-client: {i}\r\n"),
             Views::Grouped(k) => {
                 let view = i % k;
@@ -78,15 +93,16 @@ impl Views {
 }
 
 impl Options {
-    /// `--subscribers 100,1000,10000 [--views 1000]`.
+    /// `--subscribers 100,1000,10000 [--views 1000] [--filters 1000]`.
     pub fn parse(args: &[String]) -> Result<Options, String> {
-        let mut options = Options { counts: vec![10, 100, 1000, 5000, 10000], views: Vec::new() };
+        let mut options = Options { counts: vec![10, 100, 1000, 5000, 10000], views: Vec::new(), filters: Vec::new() };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let value = it.next().ok_or(format!("`{arg}` needs a value"))?;
             match arg.as_str() {
                 "--subscribers" => options.counts = numbers(value)?,
                 "--views" => options.views = numbers(value)?,
+                "--filters" => options.filters = numbers(value)?,
                 other => return Err(format!("unknown option `{other}`")),
             }
         }
@@ -105,10 +121,11 @@ pub fn run(options: Options) -> Result<(), String> {
     runtime.block_on(async {
         println!("| subscribers | views | first (ms) | p50 (ms) | p99 (ms) | last (ms) | received |");
         println!("|---|---|---|---|---|---|---|");
-        let modes: Vec<Views> = if options.views.is_empty() {
+        let modes: Vec<Views> = if options.views.is_empty() && options.filters.is_empty() {
             vec![Views::Same, Views::Distinct]
         } else {
-            options.views.iter().map(|&k| Views::Grouped(k.max(1))).collect()
+            let grouped = options.views.iter().map(|&k| Views::Grouped(k.max(1)));
+            grouped.chain(options.filters.iter().map(|&k| Views::Filtered(k.max(1)))).collect()
         };
         for n in options.counts {
             for &mode in &modes {
@@ -147,11 +164,13 @@ async fn once(n: usize, mode: Views) -> Result<String, String> {
     }
 }
 
-/// `viewset-bench fanout-client ADDRESS N same|distinct|grouped:K`: opens N streams, waits until each has its `ready`
+/// `viewset-bench fanout-client ADDRESS N same|distinct|grouped:K|filtered:K`: opens N streams, waits until each has its `ready`
 /// frame, creates a post, and prints `RESULT first | p50 | p99 | last | received/N` (milliseconds from sending
 /// the create until a subscriber has read its `created` frame).
 pub fn client(args: &[String]) -> Result<(), String> {
-    let [address, n, mode] = args else { return Err("fanout-client ADDRESS N same|distinct|grouped:K".into()) };
+    let [address, n, mode] = args else {
+        return Err("fanout-client ADDRESS N same|distinct|grouped:K|filtered:K".into());
+    };
     let n: usize = n.parse().map_err(|_| "N is a number")?;
     let mode = Views::parse(mode)?;
     raise_descriptor_limit();
@@ -165,9 +184,9 @@ pub fn client(args: &[String]) -> Result<(), String> {
             subscribers.push(tokio::spawn(async move {
                 let permit = opening.acquire_owned().await.ok();
                 let header = mode.headers(i);
-                let request = format!(
-                    "GET /api/posts/stream HTTP/1.1\r\nhost: bench\r\naccept: text/event-stream\r\n{header}\r\n"
-                );
+                let path = mode.path(i);
+                let request =
+                    format!("GET {path} HTTP/1.1\r\nhost: bench\r\naccept: text/event-stream\r\n{header}\r\n");
                 let opened = subscribe(&address, &request).await;
                 drop(permit);
                 let mut stream = match opened {

@@ -41,3 +41,38 @@ pub fn client(authorization: &'static str) -> Result<reqwest::Client, String> {
     let client = reqwest::Client::builder().default_headers(headers).timeout(Duration::from_secs(120)).build();
     client.map_err(|e| e.to_string())
 }
+
+/// `writers` concurrent writers creating posts as Bob's `client`, round robin over `bases` (`http://host:port`),
+/// until `until`; each title is `t<stamp()>` (the send time, for a delivery latency). The posts created.
+pub async fn create_posts(
+    client: &reqwest::Client,
+    bases: &[String],
+    writers: usize,
+    until: std::time::Instant,
+    stamp: fn() -> u64,
+) -> Result<usize, String> {
+    let writers: Vec<_> = (0..writers)
+        .map(|w| {
+            let (client, bases) = (client.clone(), bases.to_vec());
+            tokio::spawn(async move {
+                let mut created = 0usize;
+                while std::time::Instant::now() < until {
+                    let base = &bases[(w + created) % bases.len()];
+                    let body = format!(r#"{{"title": "t{}", "body": "b", "author_id": 1}}"#, stamp());
+                    let sent = client.post(format!("{base}/api/posts/")).header("content-type", "application/json");
+                    match sent.body(body).send().await {
+                        Ok(response) if response.status().as_u16() == 201 => created += 1,
+                        Ok(response) => eprintln!("create answered {}", response.status()),
+                        Err(err) => eprintln!("create failed: {err}"),
+                    }
+                }
+                created
+            })
+        })
+        .collect();
+    let mut created = 0;
+    for writer in writers {
+        created += writer.await.map_err(|e| e.to_string())?;
+    }
+    Ok(created)
+}

@@ -37,6 +37,7 @@ mod soak;
 mod sql_count;
 mod traffic;
 mod viewset_server;
+mod webhooks;
 mod writes;
 
 use std::net::SocketAddr;
@@ -57,8 +58,9 @@ usage:
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
   viewset-bench writes [--pg URL] [--rows N] [--creates N]
-  viewset-bench fanout [--subscribers 10,100,1000,5000,10000] [--views 1000]
+  viewset-bench fanout [--subscribers 10,100,1000,5000,10000] [--views 1000] [--filters 1000]
   viewset-bench events [--pg URL] [--nats URL] [--seconds S] [--subscribers N] [--writers W]
+  viewset-bench webhooks [--pg URL] [--nats URL] [--seconds S] [--writers W]
   viewset-bench futures
   viewset-bench soak --blog PATH [--pg URL] [--duration SECS] [--workers N] [--subscribers N] [--sample SECS]
                      [--max-connections N] [--rate REQUESTS_PER_SECOND]";
@@ -71,6 +73,7 @@ fn main() -> ExitCode {
         Some("compile") => compile::Options::parse(&args[1..]).and_then(compile::run),
         Some("report") => harness::rerender(&args[1..]),
         Some("events") => events::Options::parse(&args[1..]).and_then(events::run),
+        Some("webhooks") => webhooks::Options::parse(&args[1..]).and_then(webhooks::run),
         Some("fanout") => fanout::Options::parse(&args[1..]).and_then(fanout::run),
         Some("fanout-client") => fanout::client(&args[1..]),
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
