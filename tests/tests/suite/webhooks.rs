@@ -11,7 +11,7 @@ use sea_orm_migration::{MigrationTrait, SchemaManager};
 use serde_json::{Value, json};
 use viewset_core::ServiceState;
 use viewset_core::access::Principal;
-use viewset_core::webhooks::{Endpoint, Retry, Secret, WebhookError, Webhooks};
+use viewset_core::webhooks::{self as hooks, Endpoint, Retry, Secret, StoredEndpoint, WebhookError, Webhooks};
 use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::identities::tenants::{BOB, CAROL};
 use viewset_tests::on_every_database;
@@ -22,6 +22,7 @@ on_every_database!(Hooked::new =>
     failures_are_retried_then_dead_lettered_and_replayed,
     reserved_addresses_are_refused,
     a_stopped_instance_is_carried_on_by_another,
+    stored_endpoints_start_beside_those_in_code,
 );
 
 /// The tenants example served with a bearer layer, and the same routes (the same state, so the same bus) without
@@ -203,4 +204,44 @@ async fn a_stopped_instance_is_carried_on_by_another(hooked: Hooked) {
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(receiver.received().await.len(), 3, "no event twice");
     second.stop().await;
+}
+
+async fn stored_endpoints_start_beside_those_in_code(hooked: Hooked) {
+    let (secret, rotated) = (Secret::generate(), Secret::generate());
+    // The receiver knows only the new secret: the stored endpoint signs with both while it rotates.
+    let Some(receiver) = Receiver::start(&[rotated.as_str()]).await else { return };
+    let db = &hooked.app.db;
+    let mut stored = StoredEndpoint::new("stored", &receiver.url, secret.as_str());
+    stored.secrets.push(rotated.as_str().to_owned());
+    stored.viewsets.push("projects".into());
+    stored.events = vec!["created".into()];
+    stored.run_as = Principal::user("bob").with_tenant("acme");
+    stored.allow_private_addresses = true;
+    hooks::save_endpoint(db, &stored).await.expect("saved");
+    let mut disabled = StoredEndpoint::new("disabled", &receiver.url, secret.as_str());
+    disabled.viewsets.push("projects".into());
+    disabled.enabled = false;
+    hooks::save_endpoint(db, &disabled).await.expect("saved");
+    // What does not define an endpoint is refused before it is stored.
+    let mut broken = StoredEndpoint::new("broken", "ftp://nowhere", secret.as_str());
+    broken.viewsets.push("projects".into());
+    assert!(matches!(hooks::save_endpoint(db, &broken).await, Err(WebhookError::Config(_))));
+    let names: Vec<String> = hooks::stored_endpoints(db).await.expect("read").into_iter().map(|e| e.name).collect();
+    assert_eq!(names, ["disabled", "stored"]);
+    assert_eq!(hooks::stored_endpoints(db).await.expect("read")[1], stored, "read back as saved");
+
+    let running = hooked.webhooks().with_stored().await.expect("stored endpoints").start(hooked.routes.clone());
+    let running = running.await.expect("started");
+    assert_eq!(running.feeds().keys().copied().collect::<Vec<_>>(), ["stored"], "the disabled one is not started");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let project = hooked.project(BOB, "kept").await;
+    hooked.app.send(Method::DELETE, &format!("/api/projects/{}", project["id"]), BOB, None).await;
+    hooked.project(BOB, "second").await;
+    let received = receiver.wait_for(2, WAIT).await;
+    let names: Vec<&Value> = received.iter().map(|r| &r["payload"]["data"]["record"]["name"]).collect();
+    assert_eq!(names, [&json!("kept"), &json!("second")], "created events only: {received:?}");
+    assert!(received.iter().all(|r| r["verified"] == true), "verified with the rotated secret alone");
+    assert!(hooks::remove_endpoint(db, "stored").await.expect("removed"));
+    assert!(!hooks::remove_endpoint(db, "stored").await.expect("removed once"));
+    running.stop().await;
 }

@@ -10,7 +10,8 @@
 /// assert!(alice.is_authenticated() && alice.is_staff);
 /// assert!(!Principal::anonymous().is_authenticated());
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Principal {
     /// The user's id; `None` for anonymous callers.
     pub user_id: Option<String>,

@@ -40,7 +40,9 @@
 //! let webhooks = Webhooks::new(&api, db).endpoint(search_index)?.start(app).await?;
 //! # Ok(()) }
 //! ```
-//! The tables are created by [`Migration`] in the application's migrator.
+//! Endpoints can also be kept in the database ([`StoredEndpoint`], [`save_endpoint`], [`Webhooks::with_stored`]):
+//! changed without a deploy, read when webhooks start. The tables are created by [`Migration`] in the application's
+//! migrator.
 
 mod client;
 mod deliver;
@@ -48,6 +50,7 @@ mod frames;
 mod handle;
 mod schedule;
 mod sign;
+mod stored;
 mod table;
 
 use std::collections::HashMap;
@@ -59,6 +62,7 @@ use sea_orm::DatabaseConnection;
 pub use handle::WebhookHandle;
 pub use schedule::Retry;
 pub use sign::Secret;
+pub use stored::{StoredEndpoint, remove_endpoint, save_endpoint, stored_endpoints};
 pub use table::{Attempt, DeadLetter, Migration};
 
 use crate::access::Principal;
@@ -277,6 +281,15 @@ impl Webhooks {
             return refuse(format!("`{unknown}` is not an event; events: {EVENTS:?}"));
         }
         self.endpoints.push(endpoint);
+        Ok(self)
+    }
+
+    /// Adds the enabled endpoints stored in the database ([`save_endpoint`]), as [`endpoint`](Self::endpoint)
+    /// adds one written in code.
+    pub async fn with_stored(mut self) -> Result<Webhooks, WebhookError> {
+        for stored in stored_endpoints(&self.db).await?.into_iter().filter(|stored| stored.enabled) {
+            self = self.endpoint(stored.endpoint()?)?;
+        }
         Ok(self)
     }
 

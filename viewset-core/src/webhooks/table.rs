@@ -300,8 +300,8 @@ pub(super) async fn unbury(db: &DatabaseConnection, feed: &str, event_id: &str) 
     run(db, &delete).await
 }
 
-/// The webhook tables (`viewset_webhook_feeds`, `viewset_webhook_attempts`, `viewset_webhook_dead`), for the
-/// application's migrator.
+/// The webhook tables (`viewset_webhook_feeds`, `viewset_webhook_attempts`, `viewset_webhook_dead`,
+/// `viewset_webhook_endpoints`), for the application's migrator.
 ///
 /// ```
 /// use sea_orm_migration::prelude::*;
@@ -364,11 +364,12 @@ impl MigrationTrait for Migration {
             .col(text_null("error"))
             .col(big_integer("at"))
             .to_owned();
-        manager.create_table(dead).await
+        manager.create_table(dead).await?;
+        manager.create_table(super::stored::create()).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        for table in [DEAD, ATTEMPTS, FEEDS] {
+        for table in [super::stored::TABLE, DEAD, ATTEMPTS, FEEDS] {
             manager.drop_table(Table::drop().table(table).if_exists().to_owned()).await?;
         }
         Ok(())
