@@ -23,6 +23,7 @@ on_every_database!(Hooked::new =>
     reserved_addresses_are_refused,
     a_stopped_instance_is_carried_on_by_another,
     stored_endpoints_start_beside_those_in_code,
+    a_slow_receiver_times_out_and_is_tried_again,
 );
 
 /// The tenants example served with a bearer layer, and the same routes (the same state, so the same bus) without
@@ -243,5 +244,35 @@ async fn stored_endpoints_start_beside_those_in_code(hooked: Hooked) {
     assert!(received.iter().all(|r| r["verified"] == true), "verified with the rotated secret alone");
     assert!(hooks::remove_endpoint(db, "stored").await.expect("removed"));
     assert!(!hooks::remove_endpoint(db, "stored").await.expect("removed once"));
+    running.stop().await;
+}
+
+async fn a_slow_receiver_times_out_and_is_tried_again(hooked: Hooked) {
+    let secret = Secret::generate();
+    let Some(receiver) = Receiver::start(&[secret.as_str()]).await else { return };
+    // The first answer comes after 3 s, past the endpoint's 1 s timeout: tried again, under the same webhook-id.
+    receiver.script(json!([[200, {}, 3]])).await;
+    let quick = Retry::new(vec![Duration::from_millis(100)]);
+    let slow = endpoint("bob", &receiver.url, &secret).timeout(Duration::from_secs(1)).retry(quick);
+    let running = hooked.webhooks().endpoint(slow).expect("ok").start(hooked.routes.clone()).await.expect("started");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    hooked.project(BOB, "patient").await;
+    let received = receiver.wait_for(2, WAIT).await;
+    assert_eq!(received.len(), 2, "{received:?}");
+    assert_eq!(received[0]["id"], received[1]["id"]);
+    let deadline = Instant::now() + WAIT;
+    let attempts = loop {
+        let attempts = running.attempts("bob", 10).await.expect("log");
+        if attempts.len() >= 2 || Instant::now() > deadline {
+            break attempts;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Newest first: the retry's 200, then the first attempt's timeout (about 1 s, no status).
+    assert_eq!((attempts[0].attempt, attempts[0].status), (2, Some(200)), "{attempts:?}");
+    assert_eq!((attempts[1].attempt, attempts[1].status), (1, None), "{attempts:?}");
+    assert!(attempts[1].error.as_deref().is_some_and(|e| e.contains("no answer within")), "{attempts:?}");
+    assert!((900..2500).contains(&attempts[1].latency_ms), "{attempts:?}");
+    assert!(running.dead_letters("bob").await.expect("dead letters").is_empty());
     running.stop().await;
 }
