@@ -80,7 +80,6 @@ async fn delivered_signed_in_order_as_the_principal(hooked: Hooked) {
 
     let running = hooked.webhooks().endpoint(endpoint("bob", &receiver.url, &secret)).expect("ok");
     let running = running.start(hooked.routes.clone()).await.expect("started");
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let first = hooked.project(BOB, "rocket").await;
     hooked.project(CAROL, "anvil").await;
     let second = hooked.project(BOB, "sled").await;
@@ -119,7 +118,6 @@ async fn failures_are_retried_then_dead_lettered_and_replayed(hooked: Hooked) {
     let quick = Retry::new(vec![Duration::from_millis(100), Duration::from_millis(100)]);
     let running = hooked.webhooks().endpoint(endpoint("bob", &receiver.url, &secret).retry(quick)).expect("ok");
     let running = running.start(hooked.routes.clone()).await.expect("started");
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let retried = hooked.project(BOB, "retried").await;
     let received = receiver.wait_for(3, WAIT).await;
     let statuses: Vec<&Value> = received.iter().map(|r| &r["status"]).collect();
@@ -163,7 +161,6 @@ async fn reserved_addresses_are_refused(hooked: Hooked) {
     let webhooks = webhooks.endpoint(metadata.viewset("projects").run_as(principal.clone()).retry(no_retry.clone()));
     let webhooks = webhooks.expect("ok").endpoint(by_name.viewset("projects").run_as(principal).retry(no_retry));
     let running = webhooks.expect("ok").start(hooked.routes.clone()).await.expect("started");
-    tokio::time::sleep(Duration::from_millis(300)).await;
     hooked.project(BOB, "secret").await;
     let deadline = Instant::now() + WAIT;
     let (metadata, by_name) = loop {
@@ -190,7 +187,6 @@ async fn a_stopped_instance_is_carried_on_by_another(hooked: Hooked) {
         webhooks.start(hooked.routes.clone()).await.expect("started")
     };
     let first = start().await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let second = start().await;
     hooked.project(BOB, "one").await;
     assert_eq!(receiver.wait_for(1, WAIT).await.len(), 1);
@@ -234,7 +230,6 @@ async fn stored_endpoints_start_beside_those_in_code(hooked: Hooked) {
     let running = hooked.webhooks().with_stored().await.expect("stored endpoints").start(hooked.routes.clone());
     let running = running.await.expect("started");
     assert_eq!(running.feeds().keys().copied().collect::<Vec<_>>(), ["stored"], "the disabled one is not started");
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let project = hooked.project(BOB, "kept").await;
     hooked.app.send(Method::DELETE, &format!("/api/projects/{}", project["id"]), BOB, None).await;
     hooked.project(BOB, "second").await;
@@ -255,7 +250,6 @@ async fn a_slow_receiver_times_out_and_is_tried_again(hooked: Hooked) {
     let quick = Retry::new(vec![Duration::from_millis(100)]);
     let slow = endpoint("bob", &receiver.url, &secret).timeout(Duration::from_secs(1)).retry(quick);
     let running = hooked.webhooks().endpoint(slow).expect("ok").start(hooked.routes.clone()).await.expect("started");
-    tokio::time::sleep(Duration::from_millis(300)).await;
     hooked.project(BOB, "patient").await;
     let received = receiver.wait_for(2, WAIT).await;
     assert_eq!(received.len(), 2, "{received:?}");

@@ -45,18 +45,27 @@ pub(super) struct Feed {
     pub sender: Sender,
 }
 
+/// Told once the feed is delivering: its stream is open (the `ready` frame came), or another instance holds its
+/// lease. [`super::Webhooks::start`] waits for it, so an event committed after `start` returns is not missed by a
+/// feed's first start.
+pub(super) type Ready = Arc<tokio::sync::watch::Sender<bool>>;
+
 /// Runs `feed` for as long as the process does.
-pub(super) async fn run(feed: Feed, shared: Arc<Shared>) {
+pub(super) async fn run(feed: Feed, shared: Arc<Shared>, ready: Ready) {
     let mut pruned = Instant::now();
     loop {
-        match table::acquire(&shared.db, &feed.name, &shared.instance, shared.lease).await {
+        let acquired = table::acquire(&shared.db, &feed.name, &shared.instance, shared.lease).await;
+        if let Ok(None) = acquired {
+            ready.send_replace(true);
+        }
+        match acquired {
             Ok(Some(cursor)) => {
                 tracing::info!(target: "viewset::webhooks", feed = %feed.name, "delivering");
                 if pruned.elapsed() > Duration::from_secs(3600) {
                     pruned = Instant::now();
                     let _ = table::prune(&shared.db, shared.retention).await;
                 }
-                hold(&feed, &shared, cursor).await;
+                hold(&feed, &shared, cursor, &ready).await;
             }
             Ok(None) => {}
             Err(e) => tracing::warn!(target: "viewset::webhooks", feed = %feed.name, "lease: {e}"),
@@ -83,7 +92,7 @@ pub(super) async fn connect(feed: &Feed, app: &Router, cursor: Option<&str>) -> 
 }
 
 /// Delivers while this instance holds the lease.
-async fn hold(feed: &Feed, shared: &Shared, mut cursor: Option<String>) {
+async fn hold(feed: &Feed, shared: &Shared, mut cursor: Option<String>, ready: &Ready) {
     let mut renew_at = Instant::now() + shared.lease / 3;
     loop {
         let mut frames = match connect(feed, &shared.app, cursor.as_deref()).await {
@@ -107,6 +116,10 @@ async fn hold(feed: &Feed, shared: &Shared, mut cursor: Option<String>) {
             let Some(frame) = frame else { break };
             match frame.event.as_str() {
                 "created" | "updated" | "deleted" => {}
+                "ready" => {
+                    ready.send_replace(true);
+                    continue;
+                }
                 // Events were lost while this stream lagged or the bus reconnected: read again from the cursor.
                 "reset" if !frame.data.contains("resume_unavailable") => break,
                 "reset" => {

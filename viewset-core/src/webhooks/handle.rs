@@ -59,7 +59,21 @@ pub(super) async fn start(webhooks: Webhooks, app: axum::Router) -> Result<Webho
     }
     let instance = uuid::Uuid::new_v4().simple().to_string();
     let shared = Arc::new(Shared { db, app, instance, lease, retention });
-    let tasks = feeds.iter().map(|feed| tokio::spawn(deliver::run(feed.clone(), shared.clone()))).collect();
+    let mut tasks = Vec::new();
+    let mut readiness = Vec::new();
+    for feed in &feeds {
+        let (ready, told) = tokio::sync::watch::channel(false);
+        tasks.push(tokio::spawn(deliver::run(feed.clone(), shared.clone(), Arc::new(ready))));
+        readiness.push(told);
+    }
+    // Each feed delivering (or held by another instance) before `start` returns; a database too slow to tell
+    // within the lease does not hold the start up longer.
+    let _ = tokio::time::timeout(lease, async {
+        for mut told in readiness {
+            let _ = told.wait_for(|ready| *ready).await;
+        }
+    })
+    .await;
     Ok(WebhookHandle { shared, feeds, tasks })
 }
 

@@ -307,7 +307,9 @@ impl Webhooks {
 
     /// Starts delivery through `app` (the application's routes, with their state, without the layers that
     /// authenticate callers: each feed brings its principal). Each feed's stream is opened once first: a principal
-    /// or filter the stream refuses is an error here rather than a failing feed later.
+    /// or filter the stream refuses is an error here rather than a failing feed later. It returns once every feed
+    /// is delivering (its stream open, or its lease held by another instance; at most the lease's time): a feed's
+    /// first start delivers the events committed after that, a later start resumes after its last delivered one.
     pub async fn start(self, app: axum::Router) -> Result<WebhookHandle, WebhookError> {
         handle::start(self, app).await
     }
