@@ -72,7 +72,7 @@ pub fn check(
     };
     let (ordering, ordering_not_allowed) = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
     let count_mode = check_count_mode(&attrs, &mut errors);
-    let expandable = check_expandable(&attrs, &mut errors);
+    let expandable = super::related::check_expandable(&attrs, &mut errors);
     let allowlists = filterable_fields.iter().chain(ordering_fields.iter().flatten());
     let related = super::related::resolve(allowlists, &attrs.relations, &mut errors);
     let fulltext = super::fulltext::check(&attrs.fulltext, check_field_name, &mut errors);
@@ -96,7 +96,7 @@ pub fn check(
         plain: plain.cloned().collect(),
         text: search_fields.iter().chain(fulltext.iter().flat_map(|f| &f.fields)).cloned().collect(),
         lookup: lookup_valid.then(|| lookup_field.clone()),
-        relations: if failed { variant_names(&expandable, &attrs.relations) } else { Vec::new() },
+        relations: if failed { super::related::variant_names(&expandable, &attrs.relations) } else { Vec::new() },
         related: related.clone(),
         related_links: failed,
         all_fields_literal,
@@ -294,34 +294,6 @@ fn check_backends(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator
             );
         }
     }
-}
-
-/// The `expandable` names that are not declared in `relations(...)`: each names a `Relation` variant of the model.
-fn variant_names(expandable: &[LitStr], relations: &super::related::RelationMap) -> Vec<LitStr> {
-    let declared = |name: &LitStr| relations.entries.iter().any(|(declared, _)| *declared == name.value());
-    expandable.iter().filter(|name| !declared(name)).cloned().collect()
-}
-
-/// `expandable` names are snake_case relation names, each once (rustc checks the `Relation` variant exists).
-fn check_expandable(attrs: &ViewSetAttrs, errors: &mut darling::error::Accumulator) -> Vec<LitStr> {
-    let mut out: Vec<LitStr> = Vec::new();
-    for name in &attrs.expandable.0 {
-        let value = name.value();
-        let snake = value.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-            && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-        let message = if !snake {
-            format!(
-                "`{value}` is not a relation name: write the model's `Relation` variant in snake_case, e.g. \"author\" for `Relation::Author`"
-            )
-        } else if out.iter().any(|seen| seen.value() == value) {
-            format!("`{value}` is listed twice in `expandable`")
-        } else {
-            out.push(name.clone());
-            continue;
-        };
-        errors.push(darling::Error::custom(message).with_span(name));
-    }
-    out
 }
 
 /// `count_mode` is one of core's `CountMode` names, and only with a paginator that counts (not the cursor's).

@@ -148,3 +148,34 @@ pub fn checks(model: &syn::Path, paths: &[RelatedPath], links: bool) -> TokenStr
     });
     quote!(#(#fields)* #(#links)*)
 }
+
+/// The `expandable` names that are not declared in `relations(...)`: each names a `Relation` variant of the model.
+pub(super) fn variant_names(expandable: &[syn::LitStr], relations: &RelationMap) -> Vec<syn::LitStr> {
+    let declared = |name: &syn::LitStr| relations.entries.iter().any(|(declared, _)| *declared == name.value());
+    expandable.iter().filter(|name| !declared(name)).cloned().collect()
+}
+
+/// `expandable` names are snake_case relation names, each once (rustc checks the `Relation` variant exists).
+pub(super) fn check_expandable(
+    attrs: &super::attrs::ViewSetAttrs,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<syn::LitStr> {
+    let mut out: Vec<syn::LitStr> = Vec::new();
+    for name in &attrs.expandable.0 {
+        let value = name.value();
+        let snake = value.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        let message = if !snake {
+            format!(
+                "`{value}` is not a relation name: write the model's `Relation` variant in snake_case, e.g. \"author\" for `Relation::Author`"
+            )
+        } else if out.iter().any(|seen| seen.value() == value) {
+            format!("`{value}` is listed twice in `expandable`")
+        } else {
+            out.push(name.clone());
+            continue;
+        };
+        errors.push(darling::Error::custom(message).with_span(name));
+    }
+    out
+}
