@@ -2,11 +2,12 @@
 //! list's filters follow, and the answer's groups list every key and alias this ViewSet may answer, typed as
 //! [`crate::aggregate`] answers them.
 
-use utoipa::openapi::path::{OperationBuilder, Parameter, ParameterBuilder, ParameterIn};
+use super::filters::{query, string};
+use utoipa::openapi::path::{OperationBuilder, Parameter};
 use utoipa::openapi::schema::{
     AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, SchemaFormat, SchemaType, Type,
 };
-use utoipa::openapi::{Content, KnownFormat, RefOr, Required, ResponseBuilder};
+use utoipa::openapi::{Content, KnownFormat, RefOr, ResponseBuilder};
 
 use super::doc::Doc;
 use crate::aggregate::{Aggregates, Bucket, Function, MAX_GROUP_KEYS};
@@ -16,20 +17,6 @@ use sea_orm::sea_query::ColumnType;
 /// and order): the aggregate has its own `limit` and `order_by`.
 const NOT_FOR_AGGREGATES: &[&str] =
     &["limit", "offset", "page", "page_size", "cursor", "count", "fields", "expand", "format", "ordering"];
-
-fn query(name: &str, schema: impl Into<RefOr<Schema>>, description: String) -> Parameter {
-    ParameterBuilder::new()
-        .name(name)
-        .parameter_in(ParameterIn::Query)
-        .required(Required::False)
-        .schema(Some(schema))
-        .description(Some(description))
-        .build()
-}
-
-fn string() -> ObjectBuilder {
-    ObjectBuilder::new().schema_type(Type::String)
-}
 
 /// The time buckets' suffixes, `hour|day|week|month|year`.
 fn buckets() -> String {
@@ -80,7 +67,7 @@ pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>)
         ),
     )];
     let flag = string().enum_values(Some(["", "true", "1"]));
-    params.push(query("count", flag, "Count each group's rows (`count`); answered as `count`.".into()));
+    params.push(query("count", flag, "Count each group's rows (`count`); answered as `count`."));
     for function in Function::OF_FIELDS {
         let fields = declared.fields(function.name());
         if fields.is_empty() {
@@ -94,12 +81,12 @@ pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>)
     let order = "Comma-separated group keys and aggregate aliases of this request (`-` for descending), e.g. \
                  `-count`; then every group key ascending.";
     let orderable: Vec<String> = key_patterns.iter().chain(&aliases).cloned().collect();
-    params.push(query("order_by", list_of(&orderable, true), order.into()));
+    params.push(query("order_by", list_of(&orderable, true), order));
     let having = "Comma-separated conditions on aggregates of this request, all of which a group meets: \
                   `<alias>__<gt|gte|lt|lte|exact>:<number>`, e.g. `count__gte:5`.";
     let condition = format!("({})__(gt|gte|lt|lte|exact):-?[0-9]+(\\.[0-9]+)?", aliases.join("|"));
     let conditions = string().pattern(Some(format!("^{condition}(,{condition})*$")));
-    params.push(query("having", conditions, having.into()));
+    params.push(query("having", conditions, having));
     let max = declared.max_groups;
     let limit =
         ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)).maximum(Some(max)).default(Some(max.into()));
@@ -111,7 +98,7 @@ pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>)
     let tz = "The time zone of the time buckets: `UTC` (default), or an IANA name on PostgreSQL (a 422 \
               `unsupported_time_zone` on SQLite and MariaDB / MySQL).";
     let zone = string().pattern(Some("^[A-Za-z][A-Za-z0-9/_+-]{0,63}$")).default(Some("UTC".into()));
-    params.push(query("tz", zone, tz.into()));
+    params.push(query("tz", zone, tz));
     params.extend(list.into_iter().filter(|p| !NOT_FOR_AGGREGATES.contains(&p.name.as_str())));
     params
 }

@@ -16,7 +16,8 @@ const BOOLEAN_WORDS: &str = r"^\s*([tT][rR][uU][eE]|[fF][aA][lL][sS][eE]|[yY][eE
 /// The words an exact filter reads as "IS NULL" (`is_null_word`): `null`, `none` or nothing.
 const NULL_WORDS: &str = r"^\s*([nN][uU][lL][lL]|[nN][oO][nN][eE])?\s*$";
 
-fn query(name: &str, schema: RefOr<Schema>, description: &str) -> Parameter {
+/// An optional query parameter (the filters', the aggregate's).
+pub(super) fn query(name: &str, schema: impl Into<RefOr<Schema>>, description: impl Into<String>) -> Parameter {
     ParameterBuilder::new()
         .name(name)
         .parameter_in(ParameterIn::Query)
@@ -26,7 +27,8 @@ fn query(name: &str, schema: RefOr<Schema>, description: &str) -> Parameter {
         .build()
 }
 
-fn string() -> ObjectBuilder {
+/// A string schema.
+pub(super) fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }
 
@@ -164,7 +166,7 @@ fn pagination_parameters(doc: &Doc) -> Vec<Parameter> {
 pub(crate) fn fields_parameter(doc: &Doc) -> Parameter {
     let names = doc.field_names().collect::<Vec<_>>().join("|");
     let schema = string().pattern(Some(format!("^({names})(,({names}))*$")));
-    query("fields", schema.into(), "Only these fields in each record, comma-separated (default: all).")
+    query("fields", schema, "Only these fields in each record, comma-separated (default: all).")
 }
 
 /// Every query parameter of `V`'s list route.
@@ -175,7 +177,7 @@ pub(crate) fn list_parameters(doc: &Doc) -> Vec<Parameter> {
     params.extend(super::embedded::expand_parameter(doc));
     let formats = string().enum_values(Some(crate::pagination::ListFormat::VALUES)).default(Some("json".into()));
     let description = "`csv`: this page's records as CSV (as `Accept: text/csv`); `json` (default): the page as JSON.";
-    params.push(query("format", formats.into(), description));
+    params.push(query("format", formats, description));
     let has = |backend: &str| config.filter_backends.contains(&backend);
     let lookups = config.filters_with_lookups();
     let mut exact = doc.filter_fields.clone();
@@ -228,11 +230,11 @@ pub(crate) fn list_parameters(doc: &Doc) -> Vec<Parameter> {
         );
         let example = format!("({}__isnull.false)", config.filterable_fields[0]);
         let schema = string().pattern(Some(r"^\(.*\)$")).examples([example]);
-        params.push(query("or", schema.into(), &description));
+        params.push(query("or", schema, &description));
     }
     if has("SearchFilter") && !config.search_fields.is_empty() {
         let fields = config.search_fields.join(", ");
-        params.push(query("search", string().into(), &format!("Case-insensitive substring over {fields}.")));
+        params.push(query("search", string(), &format!("Case-insensitive substring over {fields}.")));
     }
     if let Some(fulltext) = config.fulltext.filter(|_| has("FullTextSearchFilter")) {
         let description = format!(
@@ -240,7 +242,7 @@ pub(crate) fn list_parameters(doc: &Doc) -> Vec<Parameter> {
              first unless `ordering` is given. PostgreSQL, or SQLite with the application's FTS5 table (else a 422).",
             fulltext.fields.join(", ")
         );
-        params.push(query(crate::query::FULLTEXT_PARAM, string().into(), &description));
+        params.push(query(crate::query::FULLTEXT_PARAM, string(), &description));
     }
     if has("OrderingFilter") && config.ordering_fields.exists() {
         let allowed = match config.ordering_fields {
@@ -249,7 +251,7 @@ pub(crate) fn list_parameters(doc: &Doc) -> Vec<Parameter> {
         };
         let description =
             format!("Comma-separated terms, `-` for descending; allowed: {allowed} (other terms are ignored).");
-        params.push(query("ordering", string().into(), &description));
+        params.push(query("ordering", string(), &description));
     }
     params
 }
