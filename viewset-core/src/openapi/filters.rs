@@ -234,7 +234,7 @@ pub(crate) fn list_parameters(doc: &Doc) -> Vec<Parameter> {
     }
     if has("SearchFilter") && !config.search_fields.is_empty() {
         let fields = config.search_fields.join(", ");
-        params.push(query("search", string(), &format!("Case-insensitive substring over {fields}.")));
+        params.push(query("search", string(), format!("Case-insensitive substring over {fields}.")));
     }
     if let Some(fulltext) = config.fulltext.filter(|_| has("FullTextSearchFilter")) {
         let description = format!(
