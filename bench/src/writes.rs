@@ -200,7 +200,7 @@ async fn bulk(ctx: &Ctx, o: &Options) -> Result<(), String> {
 async fn create(ctx: &Ctx, case: Bulk, rows: &[Value]) -> Result<Vec<Value>, String> {
     let posts = format!("{}/api/posts/", ctx.base);
     match case {
-        Bulk::OneRequest => array(send(&ctx.client, &posts, &Value::from(rows.to_vec()), None).await?),
+        Bulk::OneRequest => array(send(&ctx.client, &format!("{posts}bulk"), &Value::from(rows.to_vec()), None).await?),
         Bulk::SqlxUnnest => {
             array(send(&ctx.client, &format!("{}/sqlx/posts", ctx.base), &Value::from(rows.to_vec()), None).await?)
         }

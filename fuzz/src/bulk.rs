@@ -2,7 +2,7 @@
 //! 8 rows or keys): every answer is a 201 with one record per row in order, a 200 naming what was deleted, or a
 //! client error with the framework's shape (the checks of [`send`]); never a 5xx.
 //!
-//! Selector bits: 0 backend; 1 POST `/bulk/items/` with an array or DELETE `/bulk/items/?id__in=…`; 2–3 the caller
+//! Selector bits: 0 backend; 1 POST `/bulk/items/bulk` with an array or DELETE `/bulk/items/bulk?id__in=…`; 2–3 the caller
 //! (anonymous, user, staff, anonymous); 4 the rest is structured (up to 10 objects of fields and values from the
 //! pools of [`crate::input`], or up to 10 keys) rather than raw bytes (the body, or the query string after `?`).
 
@@ -24,14 +24,14 @@ pub fn run(data: &[u8]) {
         call.method = Method::DELETE;
         call.uri = match structured {
             true => match keys(&mut Unstructured::new(rest)) {
-                Ok(keys) => format!("/bulk/items/?id__in={keys}"),
+                Ok(keys) => format!("/bulk/items/bulk?id__in={keys}"),
                 Err(_) => return,
             },
-            false => format!("/bulk/items/?{}", crate::input::encode_query(rest)),
+            false => format!("/bulk/items/bulk?{}", crate::input::encode_query(rest)),
         };
     } else {
         call.method = Method::POST;
-        call.uri = "/bulk/items/".into();
+        call.uri = "/bulk/items/bulk".into();
         call.content_type = Some("application/json");
         call.body = match structured {
             true => match rows(&mut Unstructured::new(rest)) {

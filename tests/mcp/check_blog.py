@@ -5,6 +5,7 @@ tools' routes, each ViewSet's schema), listed and read.
 Usage: python tests/mcp/check_blog.py <base url> <studio token>
 """
 
+import uuid
 import json
 import sys
 
@@ -17,7 +18,7 @@ ANON, BOB, ALICE = None, "bob-token", "alice-token"
 TOOLS = {
     "posts_list", "posts_retrieve", "posts_create", "posts_update", "posts_delete", "posts_publish", "posts_stats",
     "posts_create_many", "posts_update_many", "posts_delete_many", "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
-    "posts_aggregate", "authors_aggregate",
+    "posts_upsert", "posts_aggregate", "authors_aggregate",
 }
 POST = {"title": "Via MCP", "body": "Written by a tool.", "author_id": 1}
 
@@ -94,6 +95,13 @@ async def user(base, token):
         check(status == 404 and body.get("key") == "999999", f"a missing key deletes nothing: {status} {body}")
         status, body = await call(s, "posts_delete_many", {"id__in": keys})
         check(status == 200 and body["deleted"] == 2, f"bulk delete: {status} {body}")
+        slug = f"via-mcp-{uuid.uuid4().hex[:8]}"
+        status, body = await call(s, "posts_upsert", {"body": {**POST, "slug": slug}})
+        check(status == 201 and body["created"] == [0], f"upsert creates: {status} {body}")
+        status, body = await call(s, "posts_upsert", {"on_conflict": "slug", "body": [{**POST, "slug": slug, "title": "Upserted"}]})
+        check(status == 200 and body["updated"] == [0] and body["records"][0]["title"] == "Upserted", f"upsert updates: {status} {body}")
+        status, body = await call(s, "posts_delete", {"pk": body["records"][0]["id"]})
+        check(status == 200, f"the upserted post deleted: {status} {body}")
         status, author = await call(s, "authors_retrieve", {"pk": 1})
         check(status == 200 and "email" not in author, f"email is hidden from users: {author}")
         status, body = await call(s, "authors_create", {"body": {"name": "Grace", "email": "g@example.com"}})

@@ -78,7 +78,7 @@ async fn every_committed_row_is_told_once(app: TestApp) {
     let (status, many) = send(
         &app,
         Method::POST,
-        "/hooked/posts/",
+        "/hooked/posts/bulk",
         json!([
             {"title": t("two"), "body": "b", "author_id": 1, "slug": format!("{tag}-two")},
             {"title": t("three"), "body": "b", "author_id": 2},
@@ -90,7 +90,7 @@ async fn every_committed_row_is_told_once(app: TestApp) {
     let (status, _) = send(
         &app,
         Method::PATCH,
-        "/hooked/posts/",
+        "/hooked/posts/bulk",
         json!([{"id": two, "views": 9}, {"id": three, "title": t("three, renamed")}]),
     )
     .await;
@@ -98,8 +98,7 @@ async fn every_committed_row_is_told_once(app: TestApp) {
     // An upsert: `two` exists by its slug (updated), `four` is new (created).
     let upsert = app
         .client()
-        .post(format!("{}/hooked/posts/?on_conflict=slug", app.base))
-        .header("prefer", "resolution=merge-duplicates")
+        .post(format!("{}/hooked/posts/upsert?on_conflict=slug", app.base))
         .header("content-type", "application/json")
         .body(
             json!([
@@ -112,7 +111,7 @@ async fn every_committed_row_is_told_once(app: TestApp) {
         .await
         .expect("upsert");
     assert!(upsert.status().is_success(), "{}", upsert.text().await.unwrap());
-    let (status, _) = app.send(Method::DELETE, &format!("/hooked/posts/?id__in={two},{three}"), None, None).await;
+    let (status, _) = app.send(Method::DELETE, &format!("/hooked/posts/bulk?id__in={two},{three}"), None, None).await;
     assert_eq!(status, StatusCode::OK);
     app.send(Method::DELETE, &format!("/hooked/posts/{id}"), None, None).await;
     let expected = vec![
@@ -150,7 +149,7 @@ async fn rolled_back_writes_are_never_told(app: TestApp) {
     let (status, _) = send(
         &app,
         Method::POST,
-        "/hooked/posts/",
+        "/hooked/posts/bulk",
         json!([
             {"title": t("kept?"), "body": "b", "author_id": 1},
             {"title": t("orphan too"), "body": "b", "author_id": 999},

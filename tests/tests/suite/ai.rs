@@ -96,7 +96,7 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     assert_eq!(status, StatusCode::OK);
     let names: Vec<&str> = catalog["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     let expected: Vec<&str> = "posts_list posts_retrieve posts_create posts_update posts_delete posts_create_many \
-         posts_update_many posts_delete_many posts_aggregate posts_publish posts_stats authors_list authors_retrieve \
+         posts_update_many posts_delete_many posts_upsert posts_aggregate posts_publish posts_stats authors_list authors_retrieve \
          authors_create authors_update authors_delete authors_aggregate"
         .split_whitespace()
         .collect();
@@ -114,13 +114,17 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     assert_eq!(create["inputSchema"]["properties"]["body"]["additionalProperties"], false);
     assert!(create["inputSchema"]["properties"]["body"]["properties"]["title"].is_object());
     assert_eq!(create["annotations"]["destructiveHint"], false);
-    // `bulk`: an array of create bodies, and the keys of a bulk delete; no `on_conflict` (no `Prefer` is sent).
+    // `bulk`: an array of create bodies, and the keys of a bulk delete; `on_conflict` is the upsert's alone.
     let many = tool(&catalog, "posts_create_many");
     let body = &many["inputSchema"]["properties"]["body"];
     assert_eq!((body["type"].as_str(), body["maxItems"].as_u64()), (Some("array"), Some(1000)), "{body}");
     assert!(body["items"]["properties"]["title"].is_object(), "{body}");
     assert!(many["inputSchema"]["properties"].get("on_conflict").is_none());
     assert!(create["inputSchema"]["properties"].get("on_conflict").is_none());
+    let upsert = tool(&catalog, "posts_upsert");
+    assert_eq!(upsert["_meta"]["path"], "/api/posts/upsert");
+    assert_eq!(upsert["inputSchema"]["properties"]["on_conflict"]["enum"], json!(["slug"]), "{upsert}");
+    assert_eq!(upsert["inputSchema"]["properties"]["body"]["oneOf"][1]["type"], "array", "{upsert}");
     let update_many = &tool(&catalog, "posts_update_many")["inputSchema"]["properties"]["body"];
     assert_eq!(update_many["type"], "array", "{update_many}");
     let delete_many = tool(&catalog, "posts_delete_many");
@@ -188,10 +192,10 @@ async fn mcp_answers_what_rest_answers(app: TestApp) {
             "posts_create_many",
             json!({"body": [{"title": "t", "body": "b", "author_id": 1}, {"title": "no body", "author_id": 1}]}),
             Method::POST,
-            "/api/posts/".into(),
+            "/api/posts/bulk".into(),
             Some(json!([{"title": "t", "body": "b", "author_id": 1}, {"title": "no body", "author_id": 1}])),
         ),
-        ("posts_delete_many", json!({"id__in": [1, 999]}), Method::DELETE, "/api/posts/?id__in=1,999".into(), None),
+        ("posts_delete_many", json!({"id__in": [1, 999]}), Method::DELETE, "/api/posts/bulk?id__in=1,999".into(), None),
     ];
     for user in [None, blog::BOB, blog::ALICE] {
         for (tool, arguments, method, path, body) in &calls {

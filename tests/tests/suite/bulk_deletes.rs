@@ -1,4 +1,4 @@
-//! Bulk delete (`#[viewset(bulk)]`: `DELETE <prefix>/?<lookup>__in=1,2,3`) over HTTP, on SQLite and PostgreSQL:
+//! Bulk delete (`#[viewset(bulk)]`: `DELETE <prefix>/bulk?<lookup>__in=1,2,3`) over HTTP, on SQLite and PostgreSQL:
 //! explicit keys only, all or none, each record through the row policies (a key the caller may not see: 404 naming
 //! it) and the object permissions, referenced records answered as the single delete answers them, one event per
 //! record. Bulk create: `bulk_writes.rs`; the tenants example's bulk writes and upserts: `tenants_bulk.rs`.
@@ -50,7 +50,7 @@ async fn posts(app: &TestApp) -> i64 {
 /// Creates `n` posts as Bob; their ids.
 async fn new_posts(app: &TestApp, n: usize) -> Vec<i64> {
     let rows: Vec<Value> = (0..n).map(|i| json!({"title": format!("p{i}"), "body": "b", "author_id": 1})).collect();
-    let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(&json!(rows).to_string())).await;
+    let (status, created) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&json!(rows).to_string())).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect()
 }
@@ -63,7 +63,7 @@ async fn deletes_named_records(app: TestApp) {
     let mut stream = SseClient::connect(&app, "/api/posts/stream", BOB, None).await;
     assert_eq!(stream.next(WAIT).await.expect("ready").event, "ready");
     // A key named twice is deleted once.
-    let path = format!("/api/posts/?id__in={},{},{}", ids[0], ids[2], ids[0]);
+    let path = format!("/api/posts/bulk?id__in={},{},{}", ids[0], ids[2], ids[0]);
     let (status, body) = app.send(Method::DELETE, &path, BOB, None).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body, json!({"deleted": 2, "ids": [ids[0], ids[2]]}));
@@ -76,7 +76,7 @@ async fn deletes_named_records(app: TestApp) {
     }
     // Anonymous callers (a forged token too) may not delete the blog's posts.
     for token in [None, FORGED] {
-        let (status, _) = app.send(Method::DELETE, &format!("/api/posts/?id__in={}", ids[1]), token, None).await;
+        let (status, _) = app.send(Method::DELETE, &format!("/api/posts/bulk?id__in={}", ids[1]), token, None).await;
         assert!(status == StatusCode::UNAUTHORIZED || status == StatusCode::FORBIDDEN, "{status}");
     }
     assert_eq!(posts(&app).await, before - 2);
@@ -85,21 +85,23 @@ async fn deletes_named_records(app: TestApp) {
 async fn refuses_bad_keys_and_deletes_nothing(app: TestApp) {
     let ids = new_posts(&app, 2).await;
     let before = posts(&app).await;
-    let cases: [(String, StatusCode, &str); 8] = [
-        // No keys: never a filter-wide delete.
-        ("/api/posts/".into(), StatusCode::UNPROCESSABLE_ENTITY, "missing"),
-        ("/api/posts/?id__in=".into(), StatusCode::UNPROCESSABLE_ENTITY, "missing"),
-        ("/api/posts/?published=true".into(), StatusCode::UNPROCESSABLE_ENTITY, "extra_forbidden"),
-        (format!("/api/posts/?id__in={}&title=x", ids[0]), StatusCode::UNPROCESSABLE_ENTITY, "extra_forbidden"),
+    let cases: [(String, StatusCode, &str); 10] = [
+        // No keys: never a filter-wide delete; the collection itself is never deleted from.
+        ("/api/posts/bulk".into(), StatusCode::UNPROCESSABLE_ENTITY, "missing"),
+        ("/api/posts/bulk?id__in=".into(), StatusCode::UNPROCESSABLE_ENTITY, "missing"),
+        ("/api/posts/bulk?published=true".into(), StatusCode::UNPROCESSABLE_ENTITY, "extra_forbidden"),
+        ("/api/posts/".into(), StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+        (format!("/api/posts/?id__in={}", ids[0]), StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+        (format!("/api/posts/bulk?id__in={}&title=x", ids[0]), StatusCode::UNPROCESSABLE_ENTITY, "extra_forbidden"),
         (
-            format!("/api/posts/?id__in={}&id__in={}", ids[0], ids[1]),
+            format!("/api/posts/bulk?id__in={}&id__in={}", ids[0], ids[1]),
             StatusCode::UNPROCESSABLE_ENTITY,
             "duplicate_parameter",
         ),
         // Malformed keys, and more than `max_bulk`.
-        (format!("/api/posts/?id__in={},x", ids[0]), StatusCode::BAD_REQUEST, "invalid_id"),
-        (format!("/api/posts/?id__in={},,{}", ids[0], ids[1]), StatusCode::BAD_REQUEST, "invalid_id"),
-        ("/scoped/posts/?id__in=1,2,3,4".into(), StatusCode::UNPROCESSABLE_ENTITY, "too_long"),
+        (format!("/api/posts/bulk?id__in={},x", ids[0]), StatusCode::BAD_REQUEST, "invalid_id"),
+        (format!("/api/posts/bulk?id__in={},,{}", ids[0], ids[1]), StatusCode::BAD_REQUEST, "invalid_id"),
+        ("/scoped/posts/bulk?id__in=1,2,3,4".into(), StatusCode::UNPROCESSABLE_ENTITY, "too_long"),
     ];
     for (path, status, kind) in cases {
         let (got, body) = app.send(Method::DELETE, &path, BOB, None).await;
@@ -109,11 +111,11 @@ async fn refuses_bad_keys_and_deletes_nothing(app: TestApp) {
         assert_eq!(posts(&app).await, before, "{path}: nothing deleted");
     }
     // A key that names no record: 404 naming it, and the others are kept.
-    let (status, body) = app.send(Method::DELETE, &format!("/api/posts/?id__in={},99999", ids[0]), BOB, None).await;
+    let (status, body) = app.send(Method::DELETE, &format!("/api/posts/bulk?id__in={},99999", ids[0]), BOB, None).await;
     assert_eq!((status, body["key"].as_str()), (StatusCode::NOT_FOUND, Some("99999")), "{body}");
     assert_eq!(posts(&app).await, before);
     // `If-Match` names one record's version, which a bulk delete cannot check: refused, nothing deleted.
-    let path = format!("{}/api/posts/?id__in={},{}", app.base, ids[0], ids[1]);
+    let path = format!("{}/api/posts/bulk?id__in={},{}", app.base, ids[0], ids[1]);
     let response = app.client().delete(path).bearer_auth(BOB.unwrap()).header("if-match", "*").send().await;
     let response = response.expect("a bulk delete");
     let status = response.status();
@@ -125,11 +127,12 @@ async fn refuses_bad_keys_and_deletes_nothing(app: TestApp) {
     );
     assert_eq!(posts(&app).await, before);
     // A record still referenced: the single delete's answer, and nothing deleted (the unreferenced author stays).
-    let (status, new) = app.send(Method::POST, "/bulk/authors/", None, Some(r#"[{"name": "Nobody's"}]"#)).await;
+    let (status, new) = app.send(Method::POST, "/bulk/authors/bulk", None, Some(r#"[{"name": "Nobody's"}]"#)).await;
     assert_eq!(status, StatusCode::CREATED, "{new}");
     let unreferenced = new[0]["id"].as_i64().unwrap();
     let (single, _) = app.send(Method::DELETE, "/authors/1", ALICE, None).await;
-    let (status, body) = app.send(Method::DELETE, &format!("/bulk/authors/?id__in={unreferenced},1"), None, None).await;
+    let (status, body) =
+        app.send(Method::DELETE, &format!("/bulk/authors/bulk?id__in={unreferenced},1"), None, None).await;
     assert_eq!((status, body["code"].as_str()), (single, Some("foreign_key_violation")), "{body}");
     assert_eq!(count(&app, &format!("SELECT COUNT(*) FROM authors WHERE id = {unreferenced}")).await, 1);
 }
@@ -137,14 +140,14 @@ async fn refuses_bad_keys_and_deletes_nothing(app: TestApp) {
 async fn scope_and_permissions(app: TestApp) {
     let before = posts(&app).await;
     // Post 3 is a draft: outside an anonymous caller's scope, so a 404 naming it, and post 1 is kept.
-    let (status, body) = app.send(Method::DELETE, "/scoped/posts/?id__in=1,3", None, None).await;
+    let (status, body) = app.send(Method::DELETE, "/scoped/posts/bulk?id__in=1,3", None, None).await;
     assert_eq!((status, body["key"].as_str()), (StatusCode::NOT_FOUND, Some("3")), "{body}");
     // An object permission refuses the draft: 403, and nothing is deleted.
-    let (status, body) = app.send(Method::DELETE, "/checked/posts/?id__in=1,3", BOB, None).await;
+    let (status, body) = app.send(Method::DELETE, "/checked/posts/bulk?id__in=1,3", BOB, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(posts(&app).await, before);
     // Signed in, the draft is in scope.
-    let (status, body) = app.send(Method::DELETE, "/scoped/posts/?id__in=3", BOB, None).await;
+    let (status, body) = app.send(Method::DELETE, "/scoped/posts/bulk?id__in=3", BOB, None).await;
     assert_eq!((status, body["deleted"].as_i64()), (StatusCode::OK, Some(1)), "{body}");
     assert_eq!(posts(&app).await, before - 1);
 }

@@ -65,7 +65,7 @@ async fn bulk_blog(backend: Backend) -> (TestApp, Statements) {
 /// Creates `n` posts as Bob; their ids.
 async fn new_posts(app: &TestApp, n: usize) -> Vec<i64> {
     let rows: Vec<Value> = (0..n).map(|i| json!({"title": format!("p{i}"), "body": "b", "author_id": 1})).collect();
-    let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(&json!(rows).to_string())).await;
+    let (status, created) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&json!(rows).to_string())).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect()
 }
@@ -99,7 +99,7 @@ async fn updates_rows_in_request_order((app, statements): (TestApp, Statements))
     // Each row its own values; the last row sends nothing but its key, so it changes nothing.
     let body =
         json!([{"id": ids[1], "title": "Second"}, {"id": ids[0], "views": 5, "published": true}, {"id": ids[2]}]);
-    let (status, updated) = app.send(Method::PATCH, "/api/posts/", BOB, Some(&body.to_string())).await;
+    let (status, updated) = app.send(Method::PATCH, "/api/posts/bulk", BOB, Some(&body.to_string())).await;
     assert_eq!(status, StatusCode::OK, "{updated}");
     let shown: Vec<(i64, &str, i64, bool)> = updated
         .as_array()
@@ -139,7 +139,12 @@ async fn updates_rows_in_request_order((app, statements): (TestApp, Statements))
     assert_eq!(frame.data["pk"].as_i64(), Some(ids[2]), "{frame:?}");
     // A string key of the lookup field's type names the record too.
     let (status, updated) = app
-        .send(Method::PATCH, "/api/posts/", ALICE, Some(&json!([{"id": ids[2].to_string(), "title": "S"}]).to_string()))
+        .send(
+            Method::PATCH,
+            "/api/posts/bulk",
+            ALICE,
+            Some(&json!([{"id": ids[2].to_string(), "title": "S"}]).to_string()),
+        )
         .await;
     assert_eq!((status, updated[0]["title"].as_str()), (StatusCode::OK, Some("S")), "{updated}");
 }
@@ -199,7 +204,7 @@ async fn refuses_bad_input_and_writes_nothing((app, _): (TestApp, Statements)) {
         // More rows than `max_bulk` (3 on /scoped/posts, below).
     ];
     for (body, status, expected) in cases {
-        let (got, answer) = app.send(Method::PATCH, "/api/posts/", BOB, Some(&body)).await;
+        let (got, answer) = app.send(Method::PATCH, "/api/posts/bulk", BOB, Some(&body)).await;
         assert_eq!(got, status, "{body}: {answer}");
         let detail = answer["detail"].as_array().unwrap_or_else(|| panic!("{body}: {answer}"));
         for (loc, kind) in &expected {
@@ -209,12 +214,12 @@ async fn refuses_bad_input_and_writes_nothing((app, _): (TestApp, Statements)) {
         assert_eq!(titles(&app, &ids).await, ["p0", "p1", "p2"], "{body}: nothing written");
     }
     let four = json!([{"id": 1}, {"id": 2}, {"id": 3}, {"id": 4}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/scoped/posts/", BOB, Some(&four)).await;
+    let (status, answer) = app.send(Method::PATCH, "/scoped/posts/bulk", BOB, Some(&four)).await;
     assert_eq!((status, answer["detail"][0]["type"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("too_long")));
     assert!(answer["detail"][0]["msg"].as_str().unwrap().contains("At most 3"), "{answer}");
     // A key naming no record: 404 naming it and its row, and the first row is not written.
     let body = json!([{"id": a, "title": "changed"}, {"id": 99999, "title": "y"}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/api/posts/", BOB, Some(&body)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/posts/bulk", BOB, Some(&body)).await;
     assert_eq!(
         (status, answer["key"].as_str(), answer["index"].as_i64()),
         (StatusCode::NOT_FOUND, Some("99999"), Some(1))
@@ -222,7 +227,7 @@ async fn refuses_bad_input_and_writes_nothing((app, _): (TestApp, Statements)) {
     // A row the database refuses (an author that does not exist) after a row it accepted: the single PATCH's answer,
     // and the first row's write rolled back.
     let orphan = json!([{"id": a, "title": "changed"}, {"id": b, "author_id": 999}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/api/posts/", BOB, Some(&orphan)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/posts/bulk", BOB, Some(&orphan)).await;
     let (single, _) = app.send(Method::PATCH, &format!("/api/posts/{b}"), BOB, Some(r#"{"author_id": 999}"#)).await;
     assert_eq!(status, single, "{answer}");
     assert!(status.is_client_error(), "{answer}");
@@ -232,7 +237,7 @@ async fn refuses_bad_input_and_writes_nothing((app, _): (TestApp, Statements)) {
     let tag = tag.expect("a retrieve").headers()["etag"].to_str().expect("a tag").to_string();
     let renamed = json!([{"id": a, "title": "unchecked"}]).to_string();
     for if_match in [tag.as_str(), "*"] {
-        let response = app.client().patch(format!("{}/api/posts/", app.base)).bearer_auth(BOB.unwrap());
+        let response = app.client().patch(format!("{}/api/posts/bulk", app.base)).bearer_auth(BOB.unwrap());
         let response = response.header("content-type", "application/json").header("if-match", if_match);
         let response = response.body(renamed.clone()).send().await.expect("a bulk update");
         let status = response.status();
@@ -250,32 +255,32 @@ async fn who_may_write((app, _): (TestApp, Statements)) {
     // Anonymous callers (a forged token is anonymous) are refused as a single PATCH refuses them.
     for token in [None, FORGED] {
         let (single, _) = app.send(Method::PATCH, "/api/posts/1", token, Some(r#"{"title": "x"}"#)).await;
-        let (status, answer) = app.send(Method::PATCH, "/api/posts/", token, Some(&body)).await;
+        let (status, answer) = app.send(Method::PATCH, "/api/posts/bulk", token, Some(&body)).await;
         assert!(status.is_client_error() && status == single, "{status} {answer}");
     }
     // A caller who may only read.
-    let (status, answer) = app.send(Method::PATCH, "/reader/posts/", BOB, Some(&body)).await;
+    let (status, answer) = app.send(Method::PATCH, "/reader/posts/bulk", BOB, Some(&body)).await;
     assert_eq!((status, answer["code"].as_str()), (StatusCode::FORBIDDEN, Some("permission_denied")));
     // Post 3 is a draft: outside an anonymous caller's scope, so a 404 naming its row, and post 1 is kept.
     let scoped = json!([{"id": 1, "title": "Mine"}, {"id": 3, "title": "Draft"}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/scoped/posts/", None, Some(&scoped)).await;
+    let (status, answer) = app.send(Method::PATCH, "/scoped/posts/bulk", None, Some(&scoped)).await;
     assert_eq!((status, answer["key"].as_str(), answer["index"].as_i64()), (StatusCode::NOT_FOUND, Some("3"), Some(1)));
     // An object permission refuses the draft: 403, and nothing is written.
-    let (status, answer) = app.send(Method::PATCH, "/checked/posts/", BOB, Some(&scoped)).await;
+    let (status, answer) = app.send(Method::PATCH, "/checked/posts/bulk", BOB, Some(&scoped)).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
     assert_eq!(titles(&app, &[1, 2]).await, before, "nothing written");
     // A ViewSet whose hooks require `If-Match`: 428, as its bulk delete would answer.
-    let (status, answer) = app.send(Method::PATCH, "/guarded/posts/", BOB, Some(&body)).await;
+    let (status, answer) = app.send(Method::PATCH, "/guarded/posts/bulk", BOB, Some(&body)).await;
     assert_eq!((status, answer["code"].as_str()), (StatusCode::PRECONDITION_REQUIRED, Some("precondition_required")));
-    // Without `bulk(update)` there is no `PATCH P/`.
-    for path in ["/authors/", "/create_only/posts/"] {
+    // Without `bulk(update)` there is no `PATCH P/bulk`; `PATCH P/` is never one.
+    for path in ["/authors/", "/create_only/posts/", "/create_only/posts/bulk", "/api/posts/"] {
         let (status, answer) = app.send(Method::PATCH, path, ALICE, Some(&body)).await;
         assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{path}: {answer}");
     }
     // Writers; signed in, the draft is in the scoped ViewSet's scope.
-    let (status, answer) = app.send(Method::PATCH, "/scoped/posts/", BOB, Some(&scoped)).await;
+    let (status, answer) = app.send(Method::PATCH, "/scoped/posts/bulk", BOB, Some(&scoped)).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
-    let (status, answer) = app.send(Method::PATCH, "/api/posts/", ALICE, Some(&body)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/posts/bulk", ALICE, Some(&body)).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     assert_eq!(titles(&app, &[1, 2, 3]).await, ["Mine", "Yours", "Draft"]);
 }
@@ -287,7 +292,7 @@ async fn patch_raw(
     prefer: Option<&str>,
     key: Option<&str>,
 ) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
-    let answer = writes::write(app, Method::PATCH, "/api/posts/", BOB, key.map(str::as_bytes), prefer, body).await;
+    let answer = writes::write(app, Method::PATCH, "/api/posts/bulk", BOB, key.map(str::as_bytes), prefer, body).await;
     (answer.status, answer.headers, answer.body)
 }
 
@@ -337,7 +342,7 @@ async fn a_bulk_update_stays_in_its_tenant(app: TestApp) {
     let create = |token, body: Value| {
         let app = &app;
         async move {
-            let (status, created) = app.send(Method::POST, "/api/projects/", token, Some(&body.to_string())).await;
+            let (status, created) = app.send(Method::POST, "/api/projects/bulk", token, Some(&body.to_string())).await;
             assert_eq!(status, StatusCode::CREATED, "{created}");
             created.as_array().unwrap().iter().map(|p| p["id"].as_i64().unwrap()).collect::<Vec<i64>>()
         }
@@ -347,27 +352,27 @@ async fn a_bulk_update_stays_in_its_tenant(app: TestApp) {
     let all = [bobs[0], bobs[1], alices[0]];
     // A row naming another tenant is refused (the tenant is never written by clients), and nothing is written.
     let moved = json!([{"id": bobs[0], "name": "Moved?"}, {"id": bobs[1], "tenant_id": "globex"}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/api/projects/", people::BOB, Some(&moved)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/projects/bulk", people::BOB, Some(&moved)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{answer}");
     assert_eq!(answer["detail"][0]["loc"], json!(["body", "1", "tenant_id"]), "{answer}");
     // Bob may not change Alice's project (object permission, per row): 403, and his own row is not written.
     let theirs = json!([{"id": bobs[0], "name": "Mine"}, {"id": alices[0], "name": "Taken"}]).to_string();
-    let (status, answer) = app.send(Method::PATCH, "/api/projects/", people::BOB, Some(&theirs)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/projects/bulk", people::BOB, Some(&theirs)).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{answer}");
     // Carol (globex) sees none of acme's projects: a 404 naming the first row; Dave (no tenant) is refused.
-    let (status, answer) = app.send(Method::PATCH, "/api/projects/", people::CAROL, Some(&theirs)).await;
+    let (status, answer) = app.send(Method::PATCH, "/api/projects/bulk", people::CAROL, Some(&theirs)).await;
     assert_eq!((status, answer["index"].as_i64()), (StatusCode::NOT_FOUND, Some(0)), "{answer}");
-    let (status, _) = app.send(Method::PATCH, "/api/projects/", people::DAVE, Some(&theirs)).await;
+    let (status, _) = app.send(Method::PATCH, "/api/projects/bulk", people::DAVE, Some(&theirs)).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(names(&app, &all).await, ["One", "Two", "Hers"], "nothing written");
     // Bob changes his own; Alice (staff) changes any in her tenant. The tenant stays acme.
     let own = json!([{"id": bobs[1], "name": "Deux", "archived": true}, {"id": bobs[0], "name": "Un"}]).to_string();
-    let (status, updated) = app.send(Method::PATCH, "/api/projects/", people::BOB, Some(&own)).await;
+    let (status, updated) = app.send(Method::PATCH, "/api/projects/bulk", people::BOB, Some(&own)).await;
     assert_eq!(status, StatusCode::OK, "{updated}");
     for project in updated.as_array().unwrap() {
         assert_eq!((project["tenant_id"].as_str(), project["owner"].as_str()), (Some("acme"), Some("bob")));
     }
-    let (status, updated) = app.send(Method::PATCH, "/api/projects/", people::ALICE, Some(&theirs)).await;
+    let (status, updated) = app.send(Method::PATCH, "/api/projects/bulk", people::ALICE, Some(&theirs)).await;
     assert_eq!(status, StatusCode::OK, "{updated}");
     assert_eq!(names(&app, &all).await, ["Mine", "Deux", "Taken"]);
 }

@@ -1,4 +1,4 @@
-//! Bulk create (`#[viewset(bulk)]`: `POST <prefix>/` with a JSON array) over HTTP, on SQLite, PostgreSQL and
+//! Bulk create (`#[viewset(bulk)]`: `POST <prefix>/bulk` with a JSON array) over HTTP, on SQLite, PostgreSQL and
 //! MariaDB: all rows or none, one multi-row `INSERT … RETURNING` per chunk (every statement recorded), the records in request
 //! order, the errors of every row in one 422 located at `["body", "<index>", <field>]`, the same admission as a
 //! single create, `max_bulk`, `Prefer: return=minimal`, `Idempotency-Key`, one event per row. Bulk delete and the
@@ -73,7 +73,7 @@ on_every_database!(bulk_blog => one_insert_per_chunk);
 async fn one_insert_per_chunk((app, statements): (TestApp, Statements)) {
     inserts(&statements);
     let body = json!([row("First"), row("Second"), row("Third")]).to_string();
-    let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(&body)).await;
+    let (status, created) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&body)).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let titles: Vec<&str> = created.as_array().unwrap().iter().map(|p| p["title"].as_str().unwrap()).collect();
     assert_eq!(titles, ["First", "Second", "Third"], "request order");
@@ -88,7 +88,7 @@ async fn one_insert_per_chunk((app, statements): (TestApp, Statements)) {
     assert!(sql[0].contains("RETURNING"), "{sql:?}");
     // Rows that leave different columns to their defaults are grouped: still the records in request order.
     let mixed = json!([row("A"), {"title": "B", "body": "b", "author_id": 2, "views": 9}, row("C")]).to_string();
-    let (status, created) = app.send(Method::POST, "/api/posts/", BOB, Some(&mixed)).await;
+    let (status, created) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&mixed)).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     let shown: Vec<(&str, i64)> = created
         .as_array()
@@ -104,7 +104,7 @@ async fn one_insert_per_chunk((app, statements): (TestApp, Statements)) {
     let per_statement = viewset_core::store::rows_per_statement(app.db.get_database_backend(), columns);
     let rows: Vec<Value> = (0..=per_statement).map(|_| json!({"title": "t", "body": "b", "author_id": 1})).collect();
     let before = posts(&app).await;
-    let (status, created) = app.send(Method::POST, "/many/posts/", None, Some(&json!(rows).to_string())).await;
+    let (status, created) = app.send(Method::POST, "/many/posts/bulk", None, Some(&json!(rows).to_string())).await;
     assert_eq!((status, created.as_array().map(Vec::len)), (StatusCode::CREATED, Some(per_statement + 1)));
     assert_eq!(inserts(&statements).len(), 2, "{} rows of {columns} columns", per_statement + 1);
     assert_eq!(posts(&app).await, before + per_statement as i64 + 1);
@@ -133,7 +133,7 @@ async fn invalid_rows_write_nothing((app, _): (TestApp, Statements)) {
         vec![json!(["body"])],
     ];
     for ((body, status), expected) in cases.into_iter().zip(expected) {
-        let (got, answer) = app.send(Method::POST, "/api/posts/", BOB, Some(&body.to_string())).await;
+        let (got, answer) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&body.to_string())).await;
         assert_eq!(got, status, "{body}: {answer}");
         let found = locs(&answer);
         for loc in &expected {
@@ -146,23 +146,23 @@ async fn invalid_rows_write_nothing((app, _): (TestApp, Statements)) {
     }
     // NUL, and an empty array, have their own types.
     let nul = json!([row("ok"), {"title": "a\u{0}b", "body": "b", "author_id": 1}]).to_string();
-    let (_, answer) = app.send(Method::POST, "/api/posts/", BOB, Some(&nul)).await;
+    let (_, answer) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&nul)).await;
     assert_eq!(answer["detail"][0]["type"], "string_nul", "{answer}");
-    let (_, answer) = app.send(Method::POST, "/api/posts/", BOB, Some("[ ]")).await;
+    let (_, answer) = app.send(Method::POST, "/api/posts/bulk", BOB, Some("[ ]")).await;
     assert_eq!(answer["detail"][0]["type"], "too_short", "{answer}");
     // Malformed JSON, and more rows than `max_bulk` (the limit named).
-    let (status, answer) = app.send(Method::POST, "/api/posts/", BOB, Some(r#"[{"title": "#)).await;
+    let (status, answer) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(r#"[{"title": "#)).await;
     assert_eq!(
         (status, answer["detail"][0]["type"].as_str()),
         (StatusCode::UNPROCESSABLE_ENTITY, Some("json_invalid"))
     );
     let four = json!([row("1"), row("2"), row("3"), row("4")]).to_string();
-    let (status, answer) = app.send(Method::POST, "/small/posts/", None, Some(&four)).await;
+    let (status, answer) = app.send(Method::POST, "/small/posts/bulk", None, Some(&four)).await;
     assert_eq!((status, answer["detail"][0]["type"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("too_long")));
     assert!(answer["detail"][0]["msg"].as_str().unwrap().contains("At most 3"), "{answer}");
     // A row the database refuses (an author that does not exist): the single create's answer, nothing written.
     let orphan = json!([row("ok"), {"title": "t", "body": "b", "author_id": 999}]).to_string();
-    let (status, answer) = app.send(Method::POST, "/api/posts/", BOB, Some(&orphan)).await;
+    let (status, answer) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&orphan)).await;
     let (single, _) = app.send(Method::POST, "/api/posts/", BOB, Some(&orphan_single())).await;
     assert_eq!(status, single, "{answer}");
     assert_ne!(status, StatusCode::INTERNAL_SERVER_ERROR, "{answer}");
@@ -179,25 +179,39 @@ async fn who_may_write((app, _): (TestApp, Statements)) {
     // Anonymous callers (a forged token is anonymous) are refused as a single create refuses them.
     for token in [None, FORGED] {
         let (single, _) = app.send(Method::POST, "/api/posts/", token, Some(&row("one").to_string())).await;
-        let (status, answer) = app.send(Method::POST, "/api/posts/", token, Some(&body)).await;
+        let (status, answer) = app.send(Method::POST, "/api/posts/bulk", token, Some(&body)).await;
         assert!(status.is_client_error() && status == single, "{status} {answer}");
     }
     // A caller who may only read.
-    let (status, answer) = app.send(Method::POST, "/reader/posts/", BOB, Some(&body)).await;
+    let (status, answer) = app.send(Method::POST, "/reader/posts/bulk", BOB, Some(&body)).await;
     assert_eq!((status, answer["code"].as_str()), (StatusCode::FORBIDDEN, Some("permission_denied")));
     assert_eq!(posts(&app).await, before, "nothing written");
     // Writers.
     for token in [BOB, ALICE] {
-        let (status, answer) = app.send(Method::POST, "/api/posts/", token, Some(&body)).await;
+        let (status, answer) = app.send(Method::POST, "/api/posts/bulk", token, Some(&body)).await;
         assert_eq!(status, StatusCode::CREATED, "{answer}");
     }
     assert_eq!(posts(&app).await, before + 4);
-    // Without `bulk`, an array is no body of a create (as before), and there is no bulk delete.
+    // A single create is one object: an array there names the bulk route (nothing written).
+    let (status, answer) = app.send(Method::POST, "/api/posts/", BOB, Some(&body)).await;
+    assert_eq!((status, answer["detail"][0]["type"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("model_type")));
+    assert!(answer["detail"][0]["msg"].as_str().unwrap().contains("POST /api/posts/bulk"), "{answer}");
+    // A bulk create is an array: an object there is refused.
+    let (status, answer) = app.send(Method::POST, "/api/posts/bulk", BOB, Some(&row("one").to_string())).await;
+    assert_eq!((status, answer["detail"][0]["type"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("list_type")));
+    assert_eq!(posts(&app).await, before + 4);
+    // Without `bulk`, an array is no body of a create, and there is no bulk route.
     let authors = json!([{"name": "N", "email": "n@example.com"}]).to_string();
     let (status, answer) = app.send(Method::POST, "/authors/", ALICE, Some(&authors)).await;
     assert_eq!((status, answer["detail"][0]["type"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("model_type")));
+    assert!(answer["detail"][0]["msg"].as_str().unwrap().contains("one record per request"), "{answer}");
+    let (status, answer) = app.send(Method::POST, "/authors/bulk", ALICE, Some(&authors)).await;
+    assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{answer}");
     let (status, _) = app.send(Method::DELETE, "/authors/?id__in=1", ALICE, None).await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
+    // Without the route, `bulk` is a record's key like any other (the authors' are integers).
+    let (status, answer) = app.send(Method::DELETE, "/authors/bulk?id__in=1", ALICE, None).await;
+    assert_eq!((status, answer["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_id")), "{answer}");
 }
 
 /// Sends a bulk create as Bob with `Prefer` and `Idempotency-Key`: status, headers, body bytes.
@@ -207,7 +221,7 @@ async fn post_raw(
     prefer: Option<&str>,
     key: Option<&str>,
 ) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
-    let answer = writes::write(app, Method::POST, "/api/posts/", BOB, key.map(str::as_bytes), prefer, body).await;
+    let answer = writes::write(app, Method::POST, "/api/posts/bulk", BOB, key.map(str::as_bytes), prefer, body).await;
     (answer.status, answer.headers, answer.body)
 }
 
@@ -236,7 +250,7 @@ async fn minimal_idempotent_and_evented((app, _): (TestApp, Statements)) {
     let mut stream = SseClient::connect(&app, "/api/posts/stream", BOB, None).await;
     assert_eq!(stream.next(WAIT).await.expect("ready").event, "ready");
     let (status, created) =
-        app.send(Method::POST, "/api/posts/", BOB, Some(&json!([row("e1"), row("e2")]).to_string())).await;
+        app.send(Method::POST, "/api/posts/bulk", BOB, Some(&json!([row("e1"), row("e2")]).to_string())).await;
     assert_eq!(status, StatusCode::CREATED);
     for record in created.as_array().unwrap() {
         let frame = stream.next(WAIT).await.expect("an event per row");

@@ -189,7 +189,7 @@ async fn rolled_back(via: Via, backend: Backend) {
     let (status, body) = apps[2]
         .send(
             Method::POST,
-            "/api/posts/",
+            "/api/posts/bulk",
             BOB,
             Some(r#"[{"title": "a", "body": "b", "author_id": 1}, {"title": "b", "body": "b", "author_id": 999}]"#),
         )

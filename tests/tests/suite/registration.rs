@@ -161,17 +161,23 @@ fn every_route_is_in_the_openapi_document() {
     for expected in ["limit", "offset", "views__gte", "search", "ordering", "title"] {
         assert!(params.contains(&expected), "{expected} missing from {params:?}");
     }
-    // The posts are `bulk`: one record or an array of them.
+    // The posts are `bulk`: a create is one record, a bulk create (its own operation) an array of them.
     let create = &json["paths"]["/api/posts/"]["post"]["requestBody"]["content"]["application/json"]["schema"];
-    assert_eq!(create["oneOf"][1]["type"], "array", "{create}");
-    assert_eq!(create["oneOf"][1]["items"], create["oneOf"][0]);
-    let create = &create["oneOf"][0];
+    let many = &json["paths"]["/api/posts/bulk"]["post"];
+    assert_eq!(many["operationId"], "posts_create_many");
+    let rows = &many["requestBody"]["content"]["application/json"]["schema"];
+    assert_eq!((&rows["type"], &rows["items"]), (&serde_json::json!("array"), create), "{rows}");
+    assert_eq!(
+        json["paths"]["/api/posts/"]["post"]["responses"]["201"]["content"]["application/json"]["schema"]["type"],
+        "object"
+    );
+    assert_eq!(json["paths"]["/api/posts/upsert"]["post"]["operationId"], "posts_upsert");
     assert_eq!(create["required"], serde_json::json!(["title", "body", "author_id"]));
     assert_eq!(create["properties"]["title"]["maxLength"], 200);
     assert!(create["properties"].get("created_at").is_none(), "server-set fields are not in the create body");
     assert!(json["paths"]["/api/posts/{pk}"]["patch"]["responses"].get("422").is_some());
     // And a bulk update: an array of closed partial records, each naming its `id` (the only required field).
-    let update = &json["paths"]["/api/posts/"]["patch"];
+    let update = &json["paths"]["/api/posts/bulk"]["patch"];
     let rows = &update["requestBody"]["content"]["application/json"]["schema"];
     assert_eq!((rows["type"].as_str(), rows["minItems"].as_i64()), (Some("array"), Some(1)), "{rows}");
     assert_eq!(rows["items"]["additionalProperties"], false, "{rows}");

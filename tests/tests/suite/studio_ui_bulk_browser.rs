@@ -1,7 +1,7 @@
 //! Studio's Model Browser writes in bulk through the application's own routes, in headless Chromium: a CSV file
 //! (an export's columns: `id` and `created_at` are left out and named) imported as one `POST /api/posts/` with an
 //! array; a file with an invalid row shows the 422 naming the row and field, and writes nothing; an anonymous
-//! import shows the policy's 403; two checked rows deleted in one `DELETE /api/posts/?id__in=…`. Needs `chromium`
+//! import shows the policy's 403; two checked rows deleted in one `DELETE /api/posts/bulk?id__in=…`. Needs `chromium`
 //! and `chromedriver` (a failure, not a skip, with `VIEWSET_REQUIRE_BROWSER=1`).
 
 use reqwest::StatusCode;

@@ -19,7 +19,7 @@ async fn upsert(app: &TestApp, token: Option<&str>, resolution: &str, body: &Val
     let prefer = format!("resolution={resolution}");
     let request = app
         .client()
-        .post(format!("{}/api/projects/?on_conflict=code", app.base))
+        .post(format!("{}/api/projects/upsert?on_conflict=code", app.base))
         .header("content-type", "application/json")
         .header("prefer", prefer);
     let request = match token {
@@ -51,7 +51,7 @@ on_every_database!(TestApp::tenants =>
 
 async fn bulk_create_stamps_every_row(app: TestApp) {
     let rows = json!([{"name": "Rocket", "code": "r-1"}, {"name": "Sled"}]);
-    let (status, created) = send(&app, Method::POST, "/api/projects/", BOB, &rows).await;
+    let (status, created) = send(&app, Method::POST, "/api/projects/bulk", BOB, &rows).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     for project in created.as_array().unwrap() {
         assert_eq!((project["tenant_id"].as_str(), project["owner"].as_str()), (Some("acme"), Some("bob")));
@@ -59,7 +59,7 @@ async fn bulk_create_stamps_every_row(app: TestApp) {
     // A row naming a tenant (or an owner) is refused with its index; nothing is written.
     let sneaky =
         json!([{"name": "Fine"}, {"name": "Sneaky", "tenant_id": "globex"}, {"name": "Owned", "owner": "carol"}]);
-    let (status, body) = send(&app, Method::POST, "/api/projects/", BOB, &sneaky).await;
+    let (status, body) = send(&app, Method::POST, "/api/projects/bulk", BOB, &sneaky).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     let locs: Vec<&Value> = body["detail"].as_array().unwrap().iter().map(|e| &e["loc"]).collect();
     assert!(
@@ -68,7 +68,7 @@ async fn bulk_create_stamps_every_row(app: TestApp) {
     );
     // Without a tenant: 403; anonymous: 401 (the bearer layer's challenge); nothing written.
     for (token, refused) in [(DAVE, StatusCode::FORBIDDEN), (None, StatusCode::UNAUTHORIZED)] {
-        let (status, _) = send(&app, Method::POST, "/api/projects/", token, &json!([{"name": "Nowhere"}])).await;
+        let (status, _) = send(&app, Method::POST, "/api/projects/bulk", token, &json!([{"name": "Nowhere"}])).await;
         assert_eq!(status, refused);
     }
     assert_eq!(names(&app).await, (vec!["Rocket".to_string(), "Sled".to_string()], vec![]));
@@ -108,17 +108,17 @@ async fn upserts_never_reach_another_tenant(app: TestApp) {
 }
 
 async fn bulk_delete_stays_in_the_tenant(app: TestApp) {
-    let (_, acme) = send(&app, Method::POST, "/api/projects/", BOB, &json!([{"name": "A"}, {"name": "B"}])).await;
-    let (_, globex) = send(&app, Method::POST, "/api/projects/", CAROL, &json!([{"name": "G"}])).await;
+    let (_, acme) = send(&app, Method::POST, "/api/projects/bulk", BOB, &json!([{"name": "A"}, {"name": "B"}])).await;
+    let (_, globex) = send(&app, Method::POST, "/api/projects/bulk", CAROL, &json!([{"name": "G"}])).await;
     let acme_ids = ids(&json!({"results": acme}));
     let globex_id = globex[0]["id"].as_i64().unwrap();
-    let mixed = format!("/api/projects/?id__in={},{globex_id}", acme_ids[0]);
+    let mixed = format!("/api/projects/bulk?id__in={},{globex_id}", acme_ids[0]);
     let (status, answer) = app.send(Method::DELETE, &mixed, BOB, None).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
     assert_eq!(names(&app).await, (vec!["A".to_string(), "B".to_string()], vec!["G".to_string()]), "nothing deleted");
-    let (status, _) = app.send(Method::DELETE, &format!("/api/projects/?id__in={globex_id}"), DAVE, None).await;
+    let (status, _) = app.send(Method::DELETE, &format!("/api/projects/bulk?id__in={globex_id}"), DAVE, None).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let own = format!("/api/projects/?id__in={},{}", acme_ids[0], acme_ids[1]);
+    let own = format!("/api/projects/bulk?id__in={},{}", acme_ids[0], acme_ids[1]);
     let (status, answer) = app.send(Method::DELETE, &own, BOB, None).await;
     assert_eq!((status, answer["deleted"].as_i64()), (StatusCode::OK, Some(2)), "{answer}");
     assert_eq!(names(&app).await, (vec![], vec!["G".to_string()]));

@@ -1,5 +1,5 @@
-//! Upsert (`#[viewset(upsert_keys = ["slug"])]`: `POST <prefix>/?on_conflict=slug` with `Prefer:
-//! resolution=merge-duplicates` or `ignore-duplicates`) over HTTP, on SQLite and PostgreSQL: which rows were
+//! Upsert (`#[viewset(upsert_keys = ["slug"])]`: `POST <prefix>/upsert?on_conflict=slug`, merging by default or
+//! with `Prefer: resolution=ignore-duplicates`) over HTTP, on SQLite and PostgreSQL: which rows were
 //! created, updated or ignored; bad input as a 422 with nothing written; a key held by a record outside the
 //! caller's scope (404 naming it), an identity that may create but not update (403) and the object permissions
 //! for `Update` (403), each with nothing written; parallel upserts of one key end with one row.
@@ -79,7 +79,7 @@ on_every_database!(upsert_blog => creates_updates_and_ignores, bad_input_writes_
 on_every_database!(upsert_blog => parallel_upserts_end_with_one_row);
 
 async fn creates_updates_and_ignores(app: TestApp) {
-    let path = "/api/posts/?on_conflict=slug";
+    let path = "/api/posts/upsert?on_conflict=slug";
     let before = posts(&app).await;
     let made = upsert(&app, path, BOB, MERGE, &json!([row("a", "A"), row("b", "B")])).await;
     assert_eq!(made.status, StatusCode::CREATED, "{}", made.json());
@@ -100,7 +100,7 @@ async fn creates_updates_and_ignores(app: TestApp) {
     assert_eq!(title_of(&app, "a").await, "A2");
 
     // Every key exists: 200. One object is one row; `on_conflict` may be left out (the one key).
-    let single = upsert(&app, "/api/posts/", BOB, MERGE, &row("c", "C2")).await;
+    let single = upsert(&app, "/api/posts/upsert", BOB, None, &row("c", "C2")).await;
     assert_eq!(single.status, StatusCode::OK, "{}", single.json());
     assert_eq!(single.json()["updated"], json!([0]));
     assert_eq!(title_of(&app, "c").await, "C2");
@@ -117,33 +117,53 @@ async fn creates_updates_and_ignores(app: TestApp) {
     assert_eq!((none.status, none.json()["ignored"].clone()), (StatusCode::OK, json!([0])));
     assert_eq!(posts(&app).await, before + 4);
 
-    // Without a slug, posts are created as before; an unknown resolution is ignored: a plain create.
+    // Without a slug, posts are created as before.
     let plain = upsert(&app, "/api/posts/", BOB, None, &json!({"title": "t", "body": "b", "author_id": 1})).await;
     assert_eq!((plain.status, plain.json()["slug"].clone()), (StatusCode::CREATED, Value::Null));
-    let unknown = upsert(&app, "/api/posts/", BOB, Some("resolution=overwrite"), &row("e", "E")).await;
-    assert_eq!((unknown.status, unknown.json()["slug"].clone()), (StatusCode::CREATED, json!("e")));
-    assert_eq!(unknown.header("preference-applied"), None);
-    let again = upsert(&app, "/api/posts/", BOB, Some("resolution=overwrite"), &row("e", "E")).await;
+    // The create is never an upsert: `on_conflict` or a resolution there is a 422 naming the upsert's route, and
+    // nothing is written; an unknown resolution on the upsert is its default, merging.
+    for (path, prefer, loc) in [
+        ("/api/posts/?on_conflict=slug", None, json!(["query", "on_conflict"])),
+        ("/api/posts/?on_conflict=slug", MERGE, json!(["query", "on_conflict"])),
+        ("/api/posts/", IGNORE, json!(["header", "prefer"])),
+    ] {
+        let moved = upsert(&app, path, BOB, prefer, &row("e", "E")).await;
+        assert_eq!(moved.status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {}", moved.json());
+        assert_eq!(
+            (moved.json()["detail"][0]["loc"].clone(), moved.json()["detail"][0]["type"].clone()),
+            (loc, json!("extra_forbidden"))
+        );
+        assert!(
+            moved.json()["detail"][0]["msg"].as_str().unwrap().contains("POST /api/posts/upsert"),
+            "{}",
+            moved.json()
+        );
+    }
+    assert_eq!(posts(&app).await, before + 5);
+    let unknown = upsert(&app, "/api/posts/upsert", BOB, Some("resolution=overwrite"), &row("c", "C3")).await;
+    assert_eq!((unknown.status, unknown.json()["updated"].clone()), (StatusCode::OK, json!([0])));
+    assert_eq!(title_of(&app, "c").await, "C3");
+    // A create of an existing slug is the unique violation it always was.
+    let again = upsert(&app, "/api/posts/", BOB, None, &row("c", "C")).await;
     assert_eq!(again.status, StatusCode::CONFLICT, "a plain create of an existing slug: {}", again.json());
-    // `on_conflict` without a resolution this server knows is a plain create too (PostgREST's reading).
-    let without = upsert(&app, "/api/posts/?on_conflict=slug", BOB, None, &row("e", "E")).await;
-    assert_eq!(without.status, StatusCode::CONFLICT, "on_conflict without Prefer: {}", without.json());
-    let fresh = upsert(&app, "/api/posts/?on_conflict=slug", BOB, Some("resolution=overwrite"), &row("f", "F")).await;
-    assert_eq!((fresh.status, fresh.header("preference-applied")), (StatusCode::CREATED, None));
 }
 
 async fn bad_input_writes_nothing(app: TestApp) {
     let before = posts(&app).await;
-    let path = "/api/posts/?on_conflict=slug";
+    let path = "/api/posts/upsert?on_conflict=slug";
     let refused = |answer: &Answer, loc: Value, what: &str| {
         assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY, "{what}: {}", answer.json());
         let locs: Vec<Value> = answer.json()["detail"].as_array().unwrap().iter().map(|e| e["loc"].clone()).collect();
         assert!(locs.contains(&loc), "{what}: {loc} in {locs:?}");
     };
-    let other = upsert(&app, "/api/posts/?on_conflict=title", BOB, MERGE, &row("x", "X")).await;
+    let other = upsert(&app, "/api/posts/upsert?on_conflict=title", BOB, MERGE, &row("x", "X")).await;
     refused(&other, json!(["query", "on_conflict"]), "a field that is no upsert key");
-    let plain = upsert(&app, "/api/posts/?on_conflict=title", BOB, None, &row("x", "X")).await;
+    let plain = upsert(&app, "/api/posts/upsert?on_conflict=title", BOB, None, &row("x", "X")).await;
     refused(&plain, json!(["query", "on_conflict"]), "no upsert key, even without Prefer");
+    let extra = upsert(&app, "/api/posts/upsert?on_conflict=slug&title=x", BOB, None, &row("x", "X")).await;
+    refused(&extra, json!(["query", "title"]), "a parameter the upsert does not take");
+    let object = upsert(&app, path, BOB, MERGE, &json!("x")).await;
+    refused(&object, json!(["body", "0"]), "a body that is no record (one object is row 0)");
     let mix = json!([row("x", "X"), {"title": "t", "body": "b", "author_id": 1}]);
     refused(&upsert(&app, path, BOB, MERGE, &mix).await, json!(["body", "1", "slug"]), "a row without a key");
     let null = json!([row("x", "X"), {"title": "t", "body": "b", "author_id": 1, "slug": null}]);
@@ -178,25 +198,25 @@ async fn never_overwrites_what_patch_could_not(app: TestApp) {
     // `draft` is unpublished: outside an anonymous caller's scope. A 404 naming it, nothing written (not even `n`).
     for prefer in [MERGE, IGNORE] {
         let body = json!([row("n", "New"), row("draft", "Overwritten")]);
-        let hidden = upsert(&app, "/scoped/posts/?on_conflict=slug", None, prefer, &body).await;
+        let hidden = upsert(&app, "/scoped/posts/upsert?on_conflict=slug", None, prefer, &body).await;
         assert_eq!(hidden.status, StatusCode::NOT_FOUND, "{}", hidden.json());
         assert_eq!(hidden.json()["key"], "draft");
     }
     assert_eq!(posts(&app).await, before);
     assert_eq!(title_of(&app, "draft").await, "On Computable Numbers");
     // A caller who sees it may upsert it.
-    let seen = upsert(&app, "/scoped/posts/?on_conflict=slug", BOB, MERGE, &row("draft", "Seen")).await;
+    let seen = upsert(&app, "/scoped/posts/upsert?on_conflict=slug", BOB, MERGE, &row("draft", "Seen")).await;
     assert_eq!((seen.status, seen.json()["updated"].clone()), (StatusCode::OK, json!([0])));
 
     // May create, may not update: a new key is created, an existing one is a 403 and nothing is written.
-    let new = upsert(&app, "/create_only/posts/?on_conflict=slug", BOB, MERGE, &row("fresh", "Fresh")).await;
+    let new = upsert(&app, "/create_only/posts/upsert?on_conflict=slug", BOB, MERGE, &row("fresh", "Fresh")).await;
     assert_eq!(new.status, StatusCode::CREATED, "{}", new.json());
     let body = json!([row("other", "Other"), row("machines", "Overwritten")]);
-    let denied = upsert(&app, "/create_only/posts/?on_conflict=slug", BOB, MERGE, &body).await;
+    let denied = upsert(&app, "/create_only/posts/upsert?on_conflict=slug", BOB, MERGE, &body).await;
     assert_eq!(denied.status, StatusCode::FORBIDDEN, "{}", denied.json());
     assert_eq!(title_of(&app, "machines").await, "Computing Machinery and Intelligence");
     // ignore-duplicates writes nothing to the existing record: no update permission needed.
-    let skipped = upsert(&app, "/create_only/posts/?on_conflict=slug", BOB, IGNORE, &body).await;
+    let skipped = upsert(&app, "/create_only/posts/upsert?on_conflict=slug", BOB, IGNORE, &body).await;
     assert_eq!((skipped.status, skipped.json()["ignored"].clone()), (StatusCode::CREATED, json!([1])));
     assert_eq!(posts(&app).await, before + 2);
 
@@ -212,10 +232,11 @@ async fn never_overwrites_what_patch_could_not(app: TestApp) {
     )
     .await;
     assert_eq!(patch.status, StatusCode::FORBIDDEN);
-    let checked = upsert(&app, "/checked/posts/?on_conflict=slug", BOB, MERGE, &row("draft", "Overwritten")).await;
+    let checked =
+        upsert(&app, "/checked/posts/upsert?on_conflict=slug", BOB, MERGE, &row("draft", "Overwritten")).await;
     assert_eq!(checked.status, StatusCode::FORBIDDEN, "{}", checked.json());
     assert_eq!(title_of(&app, "draft").await, "Seen");
-    let published = upsert(&app, "/checked/posts/?on_conflict=slug", BOB, MERGE, &row("machines", "M2")).await;
+    let published = upsert(&app, "/checked/posts/upsert?on_conflict=slug", BOB, MERGE, &row("machines", "M2")).await;
     assert_eq!(published.status, StatusCode::OK, "{}", published.json());
     assert_eq!(title_of(&app, "machines").await, "M2");
 }
@@ -227,7 +248,7 @@ async fn parallel_upserts_end_with_one_row(app: TestApp) {
         let tasks: Vec<_> = (0..8)
             .map(|i| {
                 let (app, body) = (app.clone(), row(&slug, &format!("writer {i}")));
-                tokio::spawn(async move { upsert(&app, "/api/posts/?on_conflict=slug", BOB, MERGE, &body).await })
+                tokio::spawn(async move { upsert(&app, "/api/posts/upsert?on_conflict=slug", BOB, MERGE, &body).await })
             })
             .collect();
         let mut created = 0;

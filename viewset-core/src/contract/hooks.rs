@@ -196,7 +196,7 @@ pub trait Hooks: ViewSet {
         <Self as Defaults>::delete(pk, request)
     }
 
-    /// `POST <prefix>/` with a JSON array, when `#[viewset(bulk)]` (or `bulk(create)`) allows it: creates every
+    /// `POST <prefix>/bulk` with a JSON array, when `#[viewset(bulk)]` (or `bulk(create)`) allows it: creates every
     /// record or none (201 with the records in request order). Each row passes what [`Hooks::create`]'s default
     /// checks, [`Hooks::before_create`] included; an overridden `create` is not called for them.
     fn create_many(
@@ -206,7 +206,7 @@ pub trait Hooks: ViewSet {
         <Self as Defaults>::create_many(data, request)
     }
 
-    /// `PATCH <prefix>/` with a JSON array of partial records, each naming its record by the lookup field, when
+    /// `PATCH <prefix>/bulk` with a JSON array of partial records, each naming its record by the lookup field, when
     /// `#[viewset(bulk)]` (or `bulk(update)`) allows it: updates every named record or none (200 with the records in
     /// request order). `rows` are the keys (each once) and the PATCH bodies without the lookup field. Each row
     /// passes what [`Hooks::update`]'s default checks; an overridden `update` is not called for them.
@@ -217,7 +217,7 @@ pub trait Hooks: ViewSet {
         <Self as Defaults>::update_many(rows, request)
     }
 
-    /// `DELETE <prefix>/?<lookup>__in=1,2,3`, when `#[viewset(bulk)]` (or `bulk(delete)`) allows it: deletes every
+    /// `DELETE <prefix>/bulk?<lookup>__in=1,2,3`, when `#[viewset(bulk)]` (or `bulk(delete)`) allows it: deletes every
     /// named record or none; 200 `{"deleted": <count>, "ids": [...]}`.
     fn delete_many(
         keys: Vec<Lookup>,

@@ -46,6 +46,25 @@ pub fn aggregate(base: &str) -> String {
     format!("{base}/aggregate")
 }
 
+/// The bulk writes' path: `<base>/bulk` (`POST` creates many, `PATCH` updates many, `DELETE` deletes many; with
+/// `#[viewset(bulk)]`).
+///
+/// ```
+/// assert_eq!(viewset_core::registration::paths::bulk("/api/posts"), "/api/posts/bulk");
+/// ```
+pub fn bulk(base: &str) -> String {
+    format!("{base}/bulk")
+}
+
+/// The upsert's path: `<base>/upsert` (`POST`; with `#[viewset(upsert_keys = [...])]`).
+///
+/// ```
+/// assert_eq!(viewset_core::registration::paths::upsert("/api/posts"), "/api/posts/upsert");
+/// ```
+pub fn upsert(base: &str) -> String {
+    format!("{base}/upsert")
+}
+
 /// A custom action's path: `<base>/{pk}/<path>` for a detail action, `<base>/<path>` otherwise.
 ///
 /// ```

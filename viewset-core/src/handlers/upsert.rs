@@ -1,6 +1,6 @@
-//! Upsert (`#[viewset(upsert_keys = ["slug"])]`): `POST <prefix>/?on_conflict=slug` with `Prefer:
-//! resolution=merge-duplicates` (a record whose key exists is updated) or `resolution=ignore-duplicates` (it is
-//! left as it is), one object or (with `bulk(create)`) an array. All rows or none, in one transaction:
+//! Upsert (`#[viewset(upsert_keys = ["slug"])]`): `POST <prefix>/upsert?on_conflict=slug` (a record whose key
+//! exists is updated; with `Prefer: resolution=ignore-duplicates` it is left as it is), one object or (with
+//! `bulk(create)`) an array. All rows or none, in one transaction:
 //!
 //! 1. every row passes what a single create checks (`creatable` in the default handlers) and names its key; two rows with
 //!    the same key are a 422;
@@ -156,7 +156,7 @@ struct Outcome {
 /// #   impl ActiveModelBehavior for ActiveModel {} }
 /// use viewset_core::prelude::*;
 ///
-/// /// `POST /api/tags/?on_conflict=slug` with `Prefer: resolution=merge-duplicates` creates or updates by slug.
+/// /// `POST /api/tags/upsert?on_conflict=slug` creates or updates by slug.
 /// #[derive(ModelViewSet)]
 /// #[viewset(model = tag::Entity, prefix = "/api/tags", upsert_keys = ["slug"])]
 /// pub struct Tags;

@@ -1,43 +1,86 @@
-//! The bulk writes in the document (`#[viewset(bulk)]`): the create body and its 201 as one record or an array of
-//! them (`oneOf`, the object first), `PATCH <prefix>/` with its array of partial records, `DELETE <prefix>/` with
-//! its `<lookup>__in` parameter, and the upsert of a ViewSet with `upsert_keys` (`on_conflict`, its answer).
+//! The bulk writes and the upsert in the document, each an operation of its own with exact bodies and answers:
+//! `POST <prefix>/bulk` (`<basename>_create_many`: an array of create bodies, the records in request order),
+//! `PATCH <prefix>/bulk` (`_update_many`: an array of partial records with their keys), `DELETE <prefix>/bulk`
+//! (`_delete_many`: its `<lookup>__in` parameter) with `#[viewset(bulk)]`, and `POST <prefix>/upsert`
+//! (`_upsert`: `on_conflict`, `Prefer: resolution=`, the upsert's answer) with `upsert_keys`.
 
-use utoipa::openapi::path::{OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type};
-use utoipa::openapi::{RefOr, Required};
+use utoipa::openapi::{Paths, RefOr, Required};
 
 use super::doc::Doc;
+use super::operations::{body, closed, crud_id, operation, read, response};
+use super::retries;
+use super::shapes::{component, validation_error};
+use crate::contract::paths;
+use crate::types::operation::Operation;
 
-/// `single` (a create body, or the record a create answers) as `V` accepts it: with `bulk(create)`, one of that
-/// object or an array of 1 to `max_bulk` of them; otherwise `single` itself.
-pub(super) fn one_or_many(doc: &Doc, single: RefOr<Schema>, description: &str) -> RefOr<Schema> {
-    if !doc.config.bulk.create {
-        return single;
+/// The bulk operations and the upsert `doc`'s ViewSet declares, on `paths`.
+pub(super) fn add_paths(doc: &Doc, out: &mut Paths) {
+    let bulk = paths::bulk(paths::base(&doc.prefix));
+    if doc.config.bulk.create {
+        let summary = "Create many records";
+        let op = operation(doc, crud_id(doc, "create_many"), summary, Some(Operation::Create), true)
+            .description(Some(
+                "Creates every record or none, in one transaction: each row passes what a single \
+                create checks; the input errors of every row are one 422 at `[\"body\", \"<index>\", …]`.",
+            ))
+            .request_body(body(many(doc, closed(doc.create.clone()), "Records to create, all or none.")));
+        let created = many(doc, read(doc, doc.detail.clone()), "The created records, in request order.");
+        let created = response("Created: the records (no body with `Prefer: return=minimal`).", created);
+        out.add_path_operation(&bulk, vec![HttpMethod::Post], retries::create_many(op, created));
     }
-    let many = ArrayBuilder::new()
-        .items(single.clone())
-        .min_items(Some(1))
-        .max_items(Some(doc.config.bulk.max))
-        .description(Some(description));
-    RefOr::T(Schema::OneOf(OneOfBuilder::new().item(single).item(many).build()))
+    if doc.config.bulk.update {
+        let summary = "Update the sent fields of many records";
+        let op = operation(doc, crud_id(doc, "update_many"), summary, Some(Operation::Update), true)
+            .request_body(body(update_rows(doc, closed(doc.update.clone()))))
+            .response("404", response("A row names no record visible to the caller.", component("Error")));
+        let updated = ArrayBuilder::new().items(read(doc, doc.detail.clone())).into();
+        let op = retries::update_many(update_description(op), response("The records, in request order.", updated));
+        out.add_path_operation(&bulk, vec![HttpMethod::Patch], op);
+    }
+    if doc.config.bulk.delete {
+        let op = operation(doc, crud_id(doc, "delete_many"), "Delete many records", Some(Operation::Delete), false);
+        let op = delete_description(op)
+            .parameter(keys_parameter(doc))
+            .response("200", response("Deletion confirmation: how many, and their primary keys.", deleted_many()))
+            .response("400", response("Invalid identifier, or a record is still referenced.", component("Error")))
+            .response("404", response("A key names no record visible to the caller.", component("Error")))
+            .response("422", response("Missing keys, another parameter, or too many keys.", validation_error()));
+        out.add_path_operation(&bulk, vec![HttpMethod::Delete], op);
+    }
+    if let Some(on_conflict) = on_conflict_parameter(doc) {
+        let summary = "Create or update records by a unique key";
+        let row = closed(doc.create.clone());
+        let rows = if doc.config.bulk.create {
+            let rows = many(doc, row.clone(), "Records to upsert, all or none.");
+            RefOr::T(Schema::OneOf(OneOfBuilder::new().item(row).item(rows).build()))
+        } else {
+            row
+        };
+        let op = operation(doc, crud_id(doc, "upsert"), summary, Some(Operation::Create), true)
+            .parameter(on_conflict)
+            .request_body(body(rows))
+            .response("404", response("A key is held by a record the caller may not see.", component("Error")));
+        let upserted = upserted(read(doc, doc.detail.clone()));
+        let op = retries::upsert(op, upserted);
+        out.add_path_operation(paths::upsert(paths::base(&doc.prefix)), vec![HttpMethod::Post], op);
+    }
 }
 
-/// The description of the create's 201.
-pub(super) fn created_description(doc: &Doc) -> &'static str {
-    if !doc.config.bulk.upsert_keys.is_empty() {
-        "Created: the record, or for an array body the records in request order (no body with `Prefer: \
-         return=minimal`); an upsert (`on_conflict`) answers which rows were created, updated or ignored."
-    } else if doc.config.bulk.create {
-        "Created: the record, or for an array body the records in request order (no body with `Prefer: \
-         return=minimal`)."
-    } else {
-        "Created: the record (no body with `Prefer: return=minimal`)."
-    }
+/// An array of 1 to `max_bulk` `single`s.
+fn many(doc: &Doc, single: RefOr<Schema>, description: &str) -> RefOr<Schema> {
+    ArrayBuilder::new()
+        .items(single)
+        .min_items(Some(1))
+        .max_items(Some(doc.config.bulk.max))
+        .description(Some(description))
+        .into()
 }
 
 /// The bulk update's body: an array of 1 to `max_bulk` PATCH bodies (`patch`, a closed object schema), each with
 /// the lookup field, required.
-pub(super) fn update_rows(doc: &Doc, patch: RefOr<Schema>) -> RefOr<Schema> {
+fn update_rows(doc: &Doc, patch: RefOr<Schema>) -> RefOr<Schema> {
     let lookup = doc.config.lookup_field;
     let row = match patch {
         RefOr::T(Schema::Object(mut object)) => {
@@ -68,7 +111,7 @@ pub(super) fn update_rows(doc: &Doc, patch: RefOr<Schema>) -> RefOr<Schema> {
 }
 
 /// `op` with the bulk update's summary of what it refuses.
-pub(super) fn update_description(op: OperationBuilder) -> OperationBuilder {
+fn update_description(op: OperationBuilder) -> OperationBuilder {
     op.description(Some(
         "Updates every named record or none, in one transaction: the records are read with their rows locked through \
          the caller's row policies, then each row is validated and written as a single PATCH writes it (one \
@@ -79,7 +122,7 @@ pub(super) fn update_description(op: OperationBuilder) -> OperationBuilder {
 }
 
 /// The `<lookup>__in` parameter of the bulk delete.
-pub(super) fn keys_parameter(doc: &Doc) -> utoipa::openapi::path::Parameter {
+fn keys_parameter(doc: &Doc) -> utoipa::openapi::path::Parameter {
     let lookup = doc.config.lookup_field;
     let max = doc.config.bulk.max;
     ParameterBuilder::new()
@@ -95,7 +138,7 @@ pub(super) fn keys_parameter(doc: &Doc) -> utoipa::openapi::path::Parameter {
 }
 
 /// The bulk delete's 200 body: how many records were deleted, and their primary keys.
-pub(super) fn deleted_many() -> RefOr<Schema> {
+fn deleted_many() -> RefOr<Schema> {
     let any = ObjectBuilder::new().schema_type(SchemaType::AnyValue);
     ObjectBuilder::new()
         .property("deleted", ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1)))
@@ -106,48 +149,40 @@ pub(super) fn deleted_many() -> RefOr<Schema> {
 }
 
 /// `op` with the bulk delete's summary of what it refuses.
-pub(super) fn delete_description(op: OperationBuilder) -> OperationBuilder {
+fn delete_description(op: OperationBuilder) -> OperationBuilder {
     op.description(Some(
         "Deletes every named record or none, in one transaction. A key naming no record the caller may see is a 404 \
          naming it (`key`); a record still referenced by others is a 400 `foreign_key_violation`.",
     ))
 }
 
-/// The `on_conflict` parameter of a create with `upsert_keys`: which unique key decides that a record exists.
-pub(super) fn on_conflict_parameter(doc: &Doc) -> Option<utoipa::openapi::path::Parameter> {
+/// The `on_conflict` parameter of the upsert: which unique key decides that a record exists (required when the
+/// ViewSet declares more than one); `None` without `upsert_keys`.
+fn on_conflict_parameter(doc: &Doc) -> Option<utoipa::openapi::path::Parameter> {
     let keys = doc.config.bulk.upsert_keys;
     if keys.is_empty() {
         return None;
     }
     let schema = ObjectBuilder::new().schema_type(Type::String).enum_values(Some(keys.iter().copied()));
+    let required = if keys.len() > 1 { Required::True } else { Required::False };
     Some(
         ParameterBuilder::new()
             .name("on_conflict")
             .parameter_in(ParameterIn::Query)
-            .required(Required::False)
+            .required(required)
             .schema(Some(schema))
             .description(Some(
-                "Upsert: the unique field that says a record exists (may be left out when there is one). Needs \
-                 `Prefer: resolution=merge-duplicates` (the existing record is updated, which needs the `update` \
-                 permission and passes PATCH's checks) or `Prefer: resolution=ignore-duplicates` (it is left as it \
-                 is); without one the request is a plain create (an existing key: 409). A key held by a record the caller may not see is a 404 naming it, and \
-                 nothing is written.",
+                "The unique field that says a record exists (may be left out when there is one). A record whose \
+                 key exists is updated (which needs the `update` permission and passes PATCH's checks), or left as \
+                 it is with `Prefer: resolution=ignore-duplicates`. A key held by a record the caller may not see \
+                 is a 404 naming it, and nothing is written.",
             ))
             .build(),
     )
 }
 
-/// `created` (the create's answer) with the upsert's answer beside it when `V` has `upsert_keys`: which rows were
-/// created, updated or ignored (row indices), and each row's record in request order (`null` when ignored).
-pub(super) fn or_upserted(doc: &Doc, created: RefOr<Schema>, record: RefOr<Schema>) -> RefOr<Schema> {
-    if doc.config.bulk.upsert_keys.is_empty() {
-        return created;
-    }
-    RefOr::T(Schema::OneOf(OneOfBuilder::new().item(created).item(upserted(record)).build()))
-}
-
 /// The upsert's answer (201 when a row was created, otherwise 200).
-pub(super) fn upserted(record: RefOr<Schema>) -> RefOr<Schema> {
+fn upserted(record: RefOr<Schema>) -> RefOr<Schema> {
     let indices = || ArrayBuilder::new().items(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(0)));
     let nullable = OneOfBuilder::new().item(record).item(ObjectBuilder::new().schema_type(Type::Null));
     ObjectBuilder::new()
@@ -159,6 +194,6 @@ pub(super) fn upserted(record: RefOr<Schema>) -> RefOr<Schema> {
         .required("ignored")
         .property("records", ArrayBuilder::new().items(nullable))
         .required("records")
-        .description(Some("An upsert's answer (`Prefer: resolution=...`): the rows by index, and their records."))
+        .description(Some("An upsert's answer: the rows by index, and their records."))
         .into()
 }

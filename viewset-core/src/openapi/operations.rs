@@ -2,7 +2,7 @@
 
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
-use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
 use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder};
 
 use super::bulk;
@@ -19,13 +19,19 @@ use crate::types::operation::Operation;
 
 const JSON: &str = "application/json";
 
-fn response(description: &str, schema: RefOr<Schema>) -> utoipa::openapi::Response {
+pub(super) fn response(description: &str, schema: RefOr<Schema>) -> utoipa::openapi::Response {
     ResponseBuilder::new().description(description).content(JSON, Content::new(Some(schema))).build()
 }
 
 /// An operation with its tags, id, summary, security (told by `permission_classes` for `operation`; optional when
 /// it cannot be told) and the error responses every generated route can give (and a body's, when it reads one).
-fn operation(doc: &Doc, id: String, summary: &str, operation: Option<Operation>, reads_body: bool) -> OperationBuilder {
+pub(super) fn operation(
+    doc: &Doc,
+    id: String,
+    summary: &str,
+    operation: Option<Operation>,
+    reads_body: bool,
+) -> OperationBuilder {
     let mut op = OperationBuilder::new()
         .operation_id(Some(id))
         .summary(Some(summary))
@@ -37,7 +43,7 @@ fn operation(doc: &Doc, id: String, summary: &str, operation: Option<Operation>,
 }
 
 /// The `operationId` of a CRUD or stream operation: the name of its AI tool too.
-fn crud_id(doc: &Doc, handler: &str) -> String {
+pub(super) fn crud_id(doc: &Doc, handler: &str) -> String {
     operation_id(&doc.basename, handler, "", 1)
 }
 
@@ -66,14 +72,36 @@ fn sparse(schema: RefOr<Schema>) -> RefOr<Schema> {
 }
 
 /// A body schema as the server parses it: an object schema that does not say whether other keys are allowed is
-/// closed (`additionalProperties: false`), as the derived bodies refuse unknown fields with a 422.
-fn closed(schema: RefOr<Schema>) -> RefOr<Schema> {
+/// closed (`additionalProperties: false`), as the derived bodies refuse unknown fields with a 422; and its string
+/// fields refuse the NUL character (`string_nul`), which no database column stores alike.
+pub(super) fn closed(schema: RefOr<Schema>) -> RefOr<Schema> {
     match schema {
-        RefOr::T(Schema::Object(mut object)) if object.additional_properties.is_none() => {
-            object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+        RefOr::T(Schema::Object(mut object)) => {
+            if object.additional_properties.is_none() {
+                object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
+            for property in object.properties.values_mut() {
+                without_nul(property);
+            }
             RefOr::T(Schema::Object(object))
         }
         other => other,
+    }
+}
+
+/// What a body's string refuses: the NUL character.
+const NO_NUL: &str = "^[^\\u0000]*$";
+
+/// `schema` (a field's, or the alternatives of a nullable one) with [`NO_NUL`] on a string that has no pattern.
+fn without_nul(schema: &mut RefOr<Schema>) {
+    match schema {
+        RefOr::T(Schema::Object(field))
+            if field.pattern.is_none() && field.format.is_none() && field.schema_type == Type::String.into() =>
+        {
+            field.pattern = Some(NO_NUL.to_string());
+        }
+        RefOr::T(Schema::OneOf(one_of)) => one_of.items.iter_mut().for_each(without_nul),
+        _ => {}
     }
 }
 
@@ -87,7 +115,7 @@ fn pk_parameter(doc: &Doc) -> utoipa::openapi::path::Parameter {
         .build()
 }
 
-fn body(schema: RefOr<Schema>) -> Option<utoipa::openapi::request_body::RequestBody> {
+pub(super) fn body(schema: RefOr<Schema>) -> Option<utoipa::openapi::request_body::RequestBody> {
     Some(RequestBodyBuilder::new().required(Some(Required::True)).content(JSON, Content::new(Some(schema))).build())
 }
 
@@ -135,42 +163,13 @@ fn paths(doc: &Doc) -> Paths {
         .parameters(Some(list_parameters(doc)))
         .response("200", list_response(doc))
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
-    let records = "Records to create, all or none (`bulk`).";
     let create = operation(doc, crud_id(doc, "create"), "Create a record", Some(Operation::Create), true)
-        .request_body(body(bulk::one_or_many(doc, closed(doc.create.clone()), records)));
-    let created = bulk::one_or_many(doc, read(doc, doc.detail.clone()), "The created records, in request order.");
-    let created = bulk::or_upserted(doc, created, read(doc, doc.detail.clone()));
-    let created = with_etag(response(bulk::created_description(doc), created));
-    let mut create = retries::create(create, created);
-    if let Some(on_conflict) = bulk::on_conflict_parameter(doc) {
-        let upserted = bulk::upserted(read(doc, doc.detail.clone()));
-        create = create
-            .parameter(on_conflict)
-            .response("200", response("Upserted, every row's key existed: updated or ignored.", upserted))
-            .response("404", response("A key is held by a record the caller may not see.", component("Error")));
-    }
+        .request_body(body(closed(doc.create.clone())));
+    let created = "Created: the record (no body with `Prefer: return=minimal`).";
+    let create = retries::create(create, with_etag(response(created, read(doc, doc.detail.clone()))));
     paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Get], list);
     paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Post], create);
-    if doc.config.bulk.update {
-        let summary = "Update the sent fields of many records";
-        let op = operation(doc, crud_id(doc, "update_many"), summary, Some(Operation::Update), true)
-            .request_body(body(bulk::update_rows(doc, closed(doc.update.clone()))))
-            .response("404", response("A row names no record visible to the caller.", component("Error")));
-        let updated = ArrayBuilder::new().items(read(doc, doc.detail.clone())).into();
-        let op =
-            retries::update_many(bulk::update_description(op), response("The records, in request order.", updated));
-        paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Patch], op);
-    }
-    if doc.config.bulk.delete {
-        let op = operation(doc, crud_id(doc, "delete_many"), "Delete many records", Some(Operation::Delete), false);
-        let op = bulk::delete_description(op)
-            .parameter(bulk::keys_parameter(doc))
-            .response("200", response("Deletion confirmation: how many, and their primary keys.", bulk::deleted_many()))
-            .response("400", response("Invalid identifier, or a record is still referenced.", component("Error")))
-            .response("404", response("A key names no record visible to the caller.", component("Error")))
-            .response("422", response("Missing keys, another parameter, or too many keys.", validation_error()));
-        paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Delete], op);
-    }
+    bulk::add_paths(doc, &mut paths);
 
     let detail = crate::contract::paths::detail(base);
     let not_found = || response("No such record, or not visible to the caller.", component("Error"));

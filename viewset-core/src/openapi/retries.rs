@@ -13,12 +13,12 @@ fn string() -> ObjectBuilder {
     ObjectBuilder::new().schema_type(Type::String)
 }
 
-fn header(name: &str, description: &str) -> Parameter {
+fn header(name: &str, schema: ObjectBuilder, description: &str) -> Parameter {
     ParameterBuilder::new()
         .name(name)
         .parameter_in(ParameterIn::Header)
         .required(Required::False)
-        .schema(Some(string()))
+        .schema(Some(schema))
         .description(Some(description))
         .build()
 }
@@ -47,14 +47,18 @@ fn with_write_headers(mut response: Response, location: &str) -> Response {
 /// The parameters and answers both writes share; `created` is the create's 201, or the update's 200.
 fn writes(op: OperationBuilder, answer: (&str, Response)) -> OperationBuilder {
     let prefer = "`return=minimal`: answer without a body (create: 201 with `Location`; update: 204). \
-        `return=representation` (the default) answers the record; other preferences are ignored (RFC 7240).";
+        `return=representation` (the default) answers the record. On an upsert, `resolution=ignore-duplicates` \
+        leaves a record whose key exists as it is (`resolution=merge-duplicates`, the default, updates it). Other \
+        preferences are ignored (RFC 7240).";
     let key = "1 to 255 visible ASCII characters, unique per intended write and caller (authenticated callers \
         only). Repeats within 24 hours answer the first request's stored answer (`Idempotent-Replayed: true`) \
         without writing again.";
     let invalid_body =
         RefOr::T(Schema::OneOf(OneOfBuilder::new().item(validation_error()).item(component("Error")).build()));
-    op.parameter(header("Prefer", prefer))
-        .parameter(header("Idempotency-Key", key))
+    // What `idempotency::key` accepts: 1 to 255 visible ASCII characters.
+    let key_schema = string().min_length(Some(1)).max_length(Some(255)).pattern(Some("^[!-~]+$"));
+    op.parameter(header("Prefer", string(), prefer))
+        .parameter(header("Idempotency-Key", key_schema, key))
         .response(answer.0, answer.1)
         .response(
             "422",
@@ -127,4 +131,39 @@ pub(super) fn update_many(op: OperationBuilder, updated: Response) -> OperationB
             "409",
             error("Uniqueness violation; or a request with this Idempotency-Key is still running (`idempotency_in_progress`)."),
         )
+}
+
+/// A bulk create: the 201 (the records; bodiless with `return=minimal`, and no `Location`: there is no one record's
+/// URL), and the answers of `Idempotency-Key`.
+pub(super) fn create_many(op: OperationBuilder, created: Response) -> OperationBuilder {
+    let mut created = with_write_headers(created, "");
+    created.headers.remove("Location");
+    writes(op, ("201", created))
+        .response(
+            "400",
+            error(
+                "Foreign-key violation; or an invalid Idempotency-Key (`invalid_idempotency_key`), or one sent \
+                 without credentials (`idempotency_requires_identity`).",
+            ),
+        )
+        .response(
+            "409",
+            error("Uniqueness violation; or a request with this Idempotency-Key is still running (`idempotency_in_progress`)."),
+        )
+}
+
+/// An upsert: its answer with 201 (a row was created) or 200 (every key existed), and the answers of
+/// `Idempotency-Key`. `Prefer: resolution=` is documented in the `Prefer` header's description.
+pub(super) fn upsert(op: OperationBuilder, upserted: RefOr<Schema>) -> OperationBuilder {
+    let answer = |description: &str| {
+        let answer = ResponseBuilder::new()
+            .description(description)
+            .content("application/json", Content::new(Some(upserted.clone())))
+            .build();
+        let mut answer = with_write_headers(answer, "");
+        answer.headers.remove("Location");
+        answer
+    };
+    create_many(op, answer("Upserted, at least one row created: which rows were created, updated or ignored."))
+        .response("200", answer("Upserted, every row's key existed: updated or ignored."))
 }

@@ -351,11 +351,18 @@ fn routes(named: &paths::Named) -> Vec<RouteInfo> {
         route("PATCH", paths::detail(base), "update", 1),
         route("DELETE", paths::detail(base), "delete", 1),
     ];
-    if named.config.bulk.update {
-        routes.push(route("PATCH", paths::collection(base), "update_many", 1));
+    let bulk = named.config.bulk;
+    for (declared, method, handler) in [
+        (bulk.create, "POST", "create_many"),
+        (bulk.update, "PATCH", "update_many"),
+        (bulk.delete, "DELETE", "delete_many"),
+    ] {
+        if declared {
+            routes.push(route(method, paths::bulk(base), handler, 1));
+        }
     }
-    if named.config.bulk.delete {
-        routes.push(route("DELETE", paths::collection(base), "delete_many", 1));
+    if !bulk.upsert_keys.is_empty() {
+        routes.push(route("POST", paths::upsert(base), "upsert", 1));
     }
     if named.config.stream_enabled {
         routes.push(route("GET", paths::stream(base), "stream", 1));

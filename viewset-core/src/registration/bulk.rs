@@ -1,6 +1,6 @@
-//! The bulk routes of a ViewSet with `#[viewset(bulk)]`: `POST <prefix>/` with a JSON array (the object form is
-//! the single create, [`crate::registration::routes`]), `PATCH <prefix>/` with a JSON array of partial records naming their keys,
-//! and `DELETE <prefix>/?<lookup>__in=1,2,3`. Admission is the single routes' own ([`crate::access::enter`] with
+//! The bulk routes of a ViewSet with `#[viewset(bulk)]`, on a path of their own so that each is one typed
+//! operation: `POST <prefix>/bulk` with a JSON array of records, `PATCH <prefix>/bulk` with a JSON array of partial
+//! records naming their keys, and `DELETE <prefix>/bulk?<lookup>__in=1,2,3`. Admission is the single routes' own ([`crate::access::enter`] with
 //! `Create`, `Update` or `Delete`); each row of a body is read as a single create's or PATCH's body is
 //! ([`parse_body`]), its errors located at its index.
 
@@ -15,6 +15,7 @@ use super::entry::{self, BodyBytes, RouteFuture};
 use super::ops::Ops;
 use crate::boxed::boxed;
 use crate::boxed::send;
+use crate::contract::config::Config;
 use crate::contract::hooks::Hooks;
 use crate::contract::lookup::Lookup;
 use crate::error::{ApiError, InputError};
@@ -32,7 +33,46 @@ pub(crate) fn is_array(bytes: &[u8]) -> bool {
     bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[')
 }
 
-/// A bulk create after admission: the rows, `V::create_many`, and the minimal answer when `Prefer` asks for it.
+/// `POST <prefix>/bulk`: admitted as a single create, the `Idempotency-Key` claimed as a single create claims it,
+/// then the ViewSet's bulk create.
+pub(crate) fn create_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+    send(async move {
+        let bytes = entry::bytes(parts, body).await;
+        let pass = match ops.enter(&mut request, Operation::Create).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
+        };
+        let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            create_many(ops, request, bytes).await
+        } else {
+            boxed(|| once(request, bytes, write(move |request, bytes| create_many(ops, request, bytes)))).await
+        };
+        respond(pass.answer(answer))
+    })
+}
+
+/// A bulk create after admission, before the ViewSet's types: the body and `Prefer`.
+async fn create_many(ops: &'static Ops, request: RequestContext, bytes: BodyBytes) -> Result<Response, ApiError> {
+    let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
+    let minimal = prefer::wants_minimal(&request.headers);
+    let route = ops.bulk_create.ok_or(ApiError::NotFound)?;
+    route(request, bytes, minimal).await
+}
+
+/// A single create's refusal of an array body: a 422 naming `POST <prefix>/bulk` when the ViewSet has it.
+pub(crate) fn not_here(config: &Config, request: &RequestContext) -> ApiError {
+    let msg = if config.bulk.create {
+        let path = crate::contract::paths::bulk(crate::contract::paths::base(request.uri.path()));
+        format!(
+            "Input should be one record (a JSON object); to create many in one request, send the array to `POST {path}`"
+        )
+    } else {
+        "Input should be one record (a JSON object); this resource creates one record per request".to_string()
+    };
+    ApiError::input(["body"], msg, "model_type")
+}
+
+/// A bulk create of `V` after admission: the rows, `V::create_many`, and the minimal answer when `Prefer` asks for it.
 pub(crate) async fn create<V: Hooks>(
     request: RequestContext,
     bytes: Bytes,
@@ -47,6 +87,10 @@ pub(crate) async fn create<V: Hooks>(
 /// The rows of a bulk body: at least one, at most `max_bulk`, each an object a single create accepts. The errors of
 /// every row are reported together, each at `["body", "<index>", ...]`.
 fn rows<V: Hooks>(bytes: &[u8], request: &RequestContext) -> Result<Vec<V::Create>, ApiError> {
+    if !is_array(bytes) {
+        let msg = "A bulk create is a JSON array of records (one record: `POST` the collection)";
+        return Err(ApiError::input(["body"], msg, "list_type"));
+    }
     let items = items::<V>(bytes)?;
     let mut rows = Vec::with_capacity(items.len());
     let mut errors = Vec::new();
@@ -78,7 +122,7 @@ pub(super) fn items<V: Hooks>(bytes: &[u8]) -> Result<Vec<&RawValue>, ApiError> 
     Ok(items)
 }
 
-/// `DELETE <prefix>/?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.
+/// `DELETE <prefix>/bulk?<lookup>__in=...`: admitted as a single delete, then the keys and `V::delete_many`.
 pub(crate) fn delete_run<V: Hooks>(ops: &'static Ops, mut request: RequestContext, _: Parts, _: Body) -> RouteFuture {
     send(async move {
         let pass = match ops.enter(&mut request, Operation::Delete).await {
@@ -125,7 +169,7 @@ fn keys<V: Hooks>(request: &RequestContext) -> Result<Vec<Lookup>, ApiError> {
     Ok(keys)
 }
 
-/// `PATCH <prefix>/` with a JSON array: admitted as a single PATCH (`Update`), the `Idempotency-Key` claimed as a
+/// `PATCH <prefix>/bulk` with a JSON array: admitted as a single PATCH (`Update`), the `Idempotency-Key` claimed as a
 /// single PATCH claims it, then the rows and `V::update_many`.
 pub(crate) fn update_run<V: Hooks>(
     ops: &'static Ops,

@@ -18,7 +18,7 @@ use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
 use axum::handler::Handler;
 use axum::http::request::Parts;
 use axum::response::Response;
-use axum::routing::{MethodRouter, get};
+use axum::routing::{MethodRouter, get, post};
 
 use super::ops::Ops;
 use crate::boxed::SendFuture;
@@ -93,8 +93,10 @@ pub(crate) struct Table {
     pub(crate) retrieve: Entry,
     pub(crate) update: Entry,
     pub(crate) delete: Entry,
+    pub(crate) bulk_create: Option<Entry>,
     pub(crate) bulk_delete: Option<Entry>,
     pub(crate) bulk_update: Option<Entry>,
+    pub(crate) upsert: Option<Entry>,
     pub(crate) stream: Option<Entry>,
     pub(crate) aggregate: Option<Entry>,
 }
@@ -106,13 +108,19 @@ impl Table {
         S: Clone + Send + Sync + 'static,
         ServiceState: FromRef<S>,
     {
-        let mut collection: MethodRouter<S> =
+        let collection: MethodRouter<S> =
             get(self.list).post(self.create).fallback(crate::registration::routes::method_not_allowed);
-        if let Some(bulk_delete) = self.bulk_delete {
-            collection = collection.delete(bulk_delete);
+        // `<base>/bulk`: each bulk write a method of its own path, so each is one typed operation.
+        let mut bulk: Option<MethodRouter<S>> = None;
+        let method_not_allowed = || MethodRouter::new().fallback(crate::registration::routes::method_not_allowed);
+        if let Some(create) = self.bulk_create {
+            bulk = Some(bulk.unwrap_or_else(method_not_allowed).post(create));
         }
-        if let Some(bulk_update) = self.bulk_update {
-            collection = collection.patch(bulk_update);
+        if let Some(update) = self.bulk_update {
+            bulk = Some(bulk.unwrap_or_else(method_not_allowed).patch(update));
+        }
+        if let Some(delete) = self.bulk_delete {
+            bulk = Some(bulk.unwrap_or_else(method_not_allowed).delete(delete));
         }
         let detail: MethodRouter<S> = get(self.retrieve)
             .patch(self.update)
@@ -130,6 +138,17 @@ impl Table {
             Some(aggregate) => router.route(
                 &crate::contract::paths::aggregate(base),
                 get(aggregate).fallback(crate::registration::routes::method_not_allowed),
+            ),
+            None => router,
+        };
+        let router = match bulk {
+            Some(bulk) => router.route(&crate::contract::paths::bulk(base), bulk),
+            None => router,
+        };
+        let router = match self.upsert {
+            Some(upsert) => router.route(
+                &crate::contract::paths::upsert(base),
+                post(upsert).fallback(crate::registration::routes::method_not_allowed),
             ),
             None => router,
         };

@@ -35,9 +35,11 @@ use crate::types::params::Filters;
 /// | method | path | handler |
 /// |---|---|---|
 /// | GET | `<prefix>/` | list |
-/// | POST | `<prefix>/` | create (201); with `bulk`, a JSON array creates many ([`crate::handlers::bulk`]) |
-/// | PATCH | `<prefix>/` | with `bulk` (or `bulk(update)`): a JSON array of partial records updates many |
-/// | DELETE | `<prefix>/?<lookup>__in=1,2,3` | with `bulk` (or `bulk(delete)`): delete many |
+/// | POST | `<prefix>/` | create one record (201) |
+/// | POST | `<prefix>/bulk` | with `bulk` (or `bulk(create)`): a JSON array creates many ([`crate::handlers::bulk`]) |
+/// | PATCH | `<prefix>/bulk` | with `bulk` (or `bulk(update)`): a JSON array of partial records updates many |
+/// | DELETE | `<prefix>/bulk?<lookup>__in=1,2,3` | with `bulk` (or `bulk(delete)`): delete many |
+/// | POST | `<prefix>/upsert` | with `upsert_keys`: create or update by a unique key ([`crate::handlers::upsert`]) |
 /// | GET | `<prefix>/{pk}` | retrieve |
 /// | PATCH | `<prefix>/{pk}` | update |
 /// | DELETE | `<prefix>/{pk}` | delete |
@@ -142,8 +144,10 @@ fn table(
         retrieve: entry("retrieve")(retrieve_run),
         update: entry("update")(update_run),
         delete: entry("delete")(delete_run),
+        bulk_create: ops.bulk_create.map(|_| entry("create_many")(super::bulk::create_run)),
         bulk_delete: bulk_delete.map(entry("delete_many")),
         bulk_update: bulk_update.map(entry("update_many")),
+        upsert: ops.upsert.map(|_| entry("upsert")(super::upsert::upsert_run)),
         stream: stream.map(entry("stream")),
         aggregate: ops.aggregate.map(|_| entry("aggregate")(aggregate_run)),
     }
@@ -269,22 +273,16 @@ fn create_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body
     })
 }
 
-/// The create's work after admission: the upsert or bulk form when asked for and declared, else the body and
-/// `V::create`, and the minimal answer when `Prefer` asks for it.
+/// The create's work after admission: one object (an array or an upsert's `on_conflict` is a 422 naming the route
+/// that takes it), `V::create`, and the minimal answer when `Prefer` asks for it.
 async fn create(ops: &'static Ops, request: RequestContext, bytes: BodyBytes) -> Result<Response, ApiError> {
-    let upsert = super::upsert::wanted(ops.config, &request)?;
-    if let Some(route) = ops.upsert
-        && let (Some((key, resolution)), Ok(bytes)) = (upsert, &bytes)
-    {
-        return route(request, bytes.clone(), key, resolution).await;
-    }
-    let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
-    if let Some(route) = ops.bulk_create
-        && let Ok(bytes) = &bytes
+    super::upsert::not_here(ops.config, &request)?;
+    if let Ok(bytes) = &bytes
         && super::bulk::is_array(bytes)
     {
-        return route(request, bytes.clone(), minimal.is_some()).await;
+        return Err(super::bulk::not_here(ops.config, &request));
     }
+    let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
     let response = (ops.create)(request, bytes).await?;
     Ok(match minimal {
         Some(path) => prefer::minimal_by(response, &path, Written::Created, ops.config.lookup_field).await,

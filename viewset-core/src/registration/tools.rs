@@ -1,10 +1,9 @@
 //! The AI tools of a ViewSet: one per operation (`<basename>_list`, `<basename>_retrieve`, `<basename>_create`,
 //! `<basename>_update`, `<basename>_delete`; with `bulk`, `<basename>_create_many`, `<basename>_update_many` and
-//! `<basename>_delete_many`; with `aggregates(...)`, `<basename>_aggregate`)
+//! `<basename>_delete_many`; with `upsert_keys`, `<basename>_upsert`; with `aggregates(...)`, `<basename>_aggregate`)
 //! and one per action method (`<basename>_<action>`), for ViewSets and actions whose `ai_exposed` is true; the
 //! basename is the table's name unless `basename` says otherwise. A tool's name is its route's OpenAPI
-//! `operationId` ([`paths::operation_id`]), and a tool call is that route; `<basename>_create_many` is the create's
-//! route (`POST <prefix>/`) with an array body.
+//! `operationId` ([`paths::operation_id`]), and a tool call is that route.
 
 use crate::contract::hooks::Hooks;
 use crate::contract::paths;
@@ -23,12 +22,14 @@ pub enum ToolOperation {
     Update,
     /// `DELETE <prefix>/{pk}`.
     Delete,
-    /// `POST <prefix>/` with an array of records (`bulk(create)`).
+    /// `POST <prefix>/bulk` with an array of records (`bulk(create)`).
     CreateMany,
-    /// `PATCH <prefix>/` with an array of partial records naming their keys (`bulk(update)`).
+    /// `PATCH <prefix>/bulk` with an array of partial records naming their keys (`bulk(update)`).
     UpdateMany,
-    /// `DELETE <prefix>/?<lookup>__in=…` (`bulk(delete)`).
+    /// `DELETE <prefix>/bulk?<lookup>__in=…` (`bulk(delete)`).
     DeleteMany,
+    /// `POST <prefix>/upsert` (`upsert_keys`).
+    Upsert,
     /// `GET <prefix>/aggregate` (`aggregates(...)`).
     Aggregate,
     /// A custom action (its name is [`ToolInfo::action`]).
@@ -37,7 +38,7 @@ pub enum ToolOperation {
 
 impl ToolOperation {
     /// The operation's name: `list`, `retrieve`, `create`, `update`, `delete`, `create_many`, `update_many`,
-    /// `delete_many`, `aggregate` or `action`.
+    /// `delete_many`, `upsert`, `aggregate` or `action`.
     ///
     /// ```
     /// assert_eq!(viewset_core::registration::ToolOperation::Update.as_str(), "update");
@@ -52,6 +53,7 @@ impl ToolOperation {
             ToolOperation::CreateMany => "create_many",
             ToolOperation::UpdateMany => "update_many",
             ToolOperation::DeleteMany => "delete_many",
+            ToolOperation::Upsert => "upsert",
             ToolOperation::Aggregate => "aggregate",
             ToolOperation::Action => "action",
         }
@@ -146,9 +148,10 @@ fn tools(named: &paths::Named) -> Vec<ToolInfo> {
         (ToolOperation::Delete, "DELETE", paths::detail(base), (false, true, true)),
     ];
     let many = [
-        (bulk.create, ToolOperation::CreateMany, "POST", paths::collection(base), (false, false, false)),
-        (bulk.update, ToolOperation::UpdateMany, "PATCH", paths::collection(base), (false, true, true)),
-        (bulk.delete, ToolOperation::DeleteMany, "DELETE", paths::collection(base), (false, true, true)),
+        (bulk.create, ToolOperation::CreateMany, "POST", paths::bulk(base), (false, false, false)),
+        (bulk.update, ToolOperation::UpdateMany, "PATCH", paths::bulk(base), (false, true, true)),
+        (bulk.delete, ToolOperation::DeleteMany, "DELETE", paths::bulk(base), (false, true, true)),
+        (!bulk.upsert_keys.is_empty(), ToolOperation::Upsert, "POST", paths::upsert(base), (false, true, true)),
     ];
     let aggregate = (
         named.config.aggregates.is_some(),

@@ -1,61 +1,104 @@
-//! The upsert form of `POST <prefix>/` (`#[viewset(upsert_keys = [...])]`): `Prefer: resolution=merge-duplicates`
-//! or `resolution=ignore-duplicates`, with `?on_conflict=<key>` (which may be left out when the ViewSet declares
-//! one key). Admission is the create's own ([`crate::access::enter`] with `Create`); updating an existing record
-//! needs `Update` too, asked by [`crate::handlers::upsert::upsert`] only when a key exists.
+//! `POST <prefix>/upsert` (`#[viewset(upsert_keys = [...])]`): creates each row whose key is new and updates (or,
+//! with `Prefer: resolution=ignore-duplicates`, leaves as it is) each row whose key exists; `?on_conflict=<key>`
+//! names the key, and may be left out when the ViewSet declares one. Admission is the create's own
+//! ([`crate::access::enter`] with `Create`); updating an existing record needs `Update` too, asked by
+//! [`crate::handlers::upsert::upsert`] only when a key exists.
 //!
-//! `on_conflict` without a `resolution` preference this server knows (none, or an unknown value, which RFC 7240
-//! says to ignore) is a plain create, as in PostgREST: an existing key is then the create's unique-violation 409.
-//! `on_conflict` naming a field that is no upsert key is a 422 either way. A `resolution` preference without
-//! `on_conflict` on a ViewSet without `upsert_keys` is ignored (a plain create, as RFC 7240 allows).
+//! `POST <prefix>/` creates one record and nothing else: an `on_conflict` there, or a `resolution` preference on a
+//! ViewSet with upsert keys, is a 422 naming this route ([`not_here`]), so a PostgREST-style upsert is never taken
+//! for a plain create.
 
-use axum::body::Bytes;
-use axum::response::Response;
+use axum::body::{Body, Bytes};
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use serde_json::value::RawValue;
 
 use super::bulk::{is_array, items};
+use super::entry::{self, BodyBytes, RouteFuture};
+use super::ops::Ops;
+use crate::boxed::{boxed, send};
 use crate::contract::config::Config;
 use crate::contract::hooks::Hooks;
 use crate::error::ApiError;
 use crate::handlers::bulk::at_row;
 use crate::handlers::etag::unconditional_many;
 use crate::handlers::upsert::{Resolution, UpsertRow, upsert};
-use crate::registration::routes::{create_shape, parse_body};
+use crate::idempotency::key::IDEMPOTENCY_KEY;
+use crate::idempotency::once::{once, write};
+use crate::registration::routes::{create_shape, parse_body, respond};
 use crate::request::RequestContext;
+use crate::types::operation::Operation;
 
-/// The upsert a create asks for: the key and the resolution; `None` for a plain create (also an `on_conflict`
-/// without a known `resolution`). 422 for an `on_conflict` that is not one of `upsert_keys`.
-pub(crate) fn wanted(
-    config: &Config,
-    request: &RequestContext,
-) -> Result<Option<(&'static str, Resolution)>, ApiError> {
-    let keys = config.bulk.upsert_keys;
-    let on_conflict = request.query.one("on_conflict")?;
-    let resolution = Resolution::from_headers(&request.headers);
-    let refused = |msg: String| ApiError::input(["query", "on_conflict"], msg, "invalid");
-    let Some(resolution) = resolution else {
-        return match on_conflict {
-            Some(_) if keys.is_empty() => Err(refused("This resource declares no upsert keys".into())),
-            Some(name) if !keys.contains(&name) => {
-                Err(refused(format!("`on_conflict` names one of the upsert keys: {}", keys.join(", "))))
-            }
-            _ => Ok(None),
+/// `POST <prefix>/upsert`: admitted as a create, the `Idempotency-Key` claimed as a create claims it, then the key,
+/// the resolution and the ViewSet's upsert.
+pub(crate) fn upsert_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+    send(async move {
+        let bytes = entry::bytes(parts, body).await;
+        let pass = match ops.enter(&mut request, Operation::Create).await {
+            Ok(pass) => pass,
+            Err(refused) => return refused.into_response(),
         };
-    };
-    if !keys.is_empty() {
-        // Only the single routes honour `require_if_match` (an upsert never did); `If-Match` itself is refused.
-        unconditional_many(false, request, "an upsert")?;
+        let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
+            run(ops, request, bytes).await
+        } else {
+            boxed(|| once(request, bytes, write(move |request, bytes| run(ops, request, bytes)))).await
+        };
+        respond(pass.answer(answer))
+    })
+}
+
+/// An upsert after admission.
+async fn run(ops: &'static Ops, request: RequestContext, bytes: BodyBytes) -> Result<Response, ApiError> {
+    let (key, resolution) = wanted(ops.config, &request)?;
+    let bytes = bytes.map_err(|e| ApiError::BodyRejected(e.status(), e.body_text()))?;
+    let route = ops.upsert.ok_or(ApiError::NotFound)?;
+    route(request, bytes, key, resolution).await
+}
+
+/// The key and the resolution of an upsert: `on_conflict` (one of `upsert_keys`; may be left out when there is one)
+/// and `Prefer: resolution=` (`merge-duplicates` when absent). 422 for any other query parameter, an unknown key,
+/// or `If-Match` (an upsert is never conditional).
+fn wanted(config: &Config, request: &RequestContext) -> Result<(&'static str, Resolution), ApiError> {
+    let keys = config.bulk.upsert_keys;
+    request.query.check()?;
+    if let Some((other, _)) = request.query.iter().find(|(name, _)| *name != "on_conflict") {
+        let msg = format!("An upsert takes only `on_conflict` (one of: {}), not `{other}`", keys.join(", "));
+        return Err(ApiError::input(["query", other], msg, "extra_forbidden"));
     }
-    match (on_conflict, keys) {
-        (None, []) => Ok(None),
-        (None, [key]) => Ok(Some((key, resolution))),
-        (Some(name), _) if let Some(key) = keys.iter().find(|key| **key == name) => Ok(Some((key, resolution))),
-        (Some(_), []) => Err(refused("This resource declares no upsert keys".into())),
-        _ => Err(refused(format!("`on_conflict` names one of the upsert keys: {}", keys.join(", ")))),
+    unconditional_many(false, request, "an upsert")?;
+    let resolution = Resolution::from_headers(&request.headers).unwrap_or(Resolution::MergeDuplicates);
+    let refused = |msg: String, code| ApiError::input(["query", "on_conflict"], msg, code);
+    match (request.query.one("on_conflict")?, keys) {
+        (None, [key]) => Ok((key, resolution)),
+        (None, _) => {
+            Err(refused(format!("Name the upsert key: `on_conflict` is one of {}", keys.join(", ")), "missing"))
+        }
+        (Some(name), _) if let Some(key) = keys.iter().find(|key| **key == name) => Ok((key, resolution)),
+        _ => Err(refused(format!("`on_conflict` names one of the upsert keys: {}", keys.join(", ")), "invalid")),
     }
 }
 
-/// An upsert after admission: the body (an object, or with `bulk(create)` an array), each row read as a create
-/// body (errors at `["body", "<index>", …]`), then [`upsert`].
+/// A plain create's refusal of an upsert's signs: `on_conflict`, or a `resolution` preference on a ViewSet with
+/// upsert keys, is a 422 naming `POST <prefix>/upsert` (or saying there is none).
+pub(crate) fn not_here(config: &Config, request: &RequestContext) -> Result<(), ApiError> {
+    let keys = config.bulk.upsert_keys;
+    let on_conflict = request.query.iter().any(|(name, _)| name == "on_conflict");
+    let resolution = Resolution::from_headers(&request.headers).is_some() && !keys.is_empty();
+    if !on_conflict && !resolution {
+        return Ok(());
+    }
+    let path = crate::contract::paths::upsert(crate::contract::paths::base(request.uri.path()));
+    let msg = if keys.is_empty() {
+        "This resource declares no upsert keys: `POST` here creates one record".to_string()
+    } else {
+        format!("`POST` here creates one record; an upsert is `POST {path}` (`on_conflict`: {})", keys.join(", "))
+    };
+    let location = if on_conflict { ["query", "on_conflict"] } else { ["header", "prefer"] };
+    Err(ApiError::input(location, msg, "extra_forbidden"))
+}
+
+/// An upsert of `V` after admission: the body (an object, or with `bulk(create)` an array), each row read as a
+/// create body (errors at `["body", "<index>", …]`; one object is row 0), then [`upsert`].
 pub(crate) async fn create<V: Hooks>(
     request: RequestContext,
     bytes: Bytes,

@@ -126,8 +126,8 @@ impl CountMode {
 
 /// `#[viewset(bulk, max_bulk = 500)]`: which writes take many records at once, and how many. Off unless written.
 /// `bulk` (or `bulk = true`) turns on all three; `bulk(create)`, `bulk(update)`, `bulk(delete)` (or any of them
-/// together) the named ones. Bulk create is `POST <prefix>/` with a JSON array, bulk update `PATCH <prefix>/` with
-/// a JSON array of partial records naming their keys, bulk delete `DELETE <prefix>/?<lookup>__in=1,2,3`
+/// together) the named ones. Bulk create is `POST <prefix>/bulk` with a JSON array, bulk update `PATCH <prefix>/bulk`
+/// with a JSON array of partial records naming their keys, bulk delete `DELETE <prefix>/bulk?<lookup>__in=1,2,3`
 /// ([`crate::handlers::bulk`]).
 ///
 /// ```
@@ -138,17 +138,17 @@ impl CountMode {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Bulk {
-    /// `POST <prefix>/` accepts an array of records.
+    /// `POST <prefix>/bulk` accepts an array of records.
     pub create: bool,
-    /// `PATCH <prefix>/` accepts an array of partial records, each naming its lookup field.
+    /// `PATCH <prefix>/bulk` accepts an array of partial records, each naming its lookup field.
     pub update: bool,
-    /// `DELETE <prefix>/?<lookup>__in=...` is a route.
+    /// `DELETE <prefix>/bulk?<lookup>__in=...` is a route.
     pub delete: bool,
     /// The most records (or keys) one request may name (`max_bulk`, default [`Bulk::DEFAULT_MAX`]).
     pub max: usize,
-    /// `upsert_keys`: the unique fields `on_conflict` may name; with `Prefer: resolution=merge-duplicates` (or
-    /// `ignore-duplicates`) a create of a record whose key exists updates (or skips) it
-    /// ([`crate::handlers::upsert`]). Empty: no upsert.
+    /// `upsert_keys`: the unique fields `POST <prefix>/upsert?on_conflict=<field>` may name: a record whose key
+    /// exists is updated (or, with `Prefer: resolution=ignore-duplicates`, skipped), the others created
+    /// ([`crate::handlers::upsert`]). Empty: no upsert route.
     pub upsert_keys: &'static [&'static str],
 }
 

@@ -69,7 +69,7 @@ pub struct ViewSetAttrs {
     pub bulk: Option<SpannedValue<super::bulk::BulkAttr>>,
     /// The most records (or keys) one bulk request may name.
     pub max_bulk: Option<SpannedValue<u64>>,
-    /// `upsert_keys = ["slug"]`: the unique fields `POST <prefix>/?on_conflict=<field>` may name.
+    /// `upsert_keys = ["slug"]`: the unique fields `POST <prefix>/upsert?on_conflict=<field>` may name.
     pub upsert_keys: StrList,
     /// `aggregates(group_by = [...], sum = [...], ...)`: what `GET <prefix>/aggregate` may group and compute.
     pub aggregates: Option<super::aggregates::AggregatesAttr>,

@@ -86,11 +86,6 @@ fn tool(info: &ToolInfo, document: &Value) -> Tool {
     let mut query = Vec::new();
     for parameter in operation["parameters"].as_array().into_iter().flatten() {
         let Some(name) = parameter["name"].as_str() else { continue };
-        if name == "on_conflict" {
-            // An upsert needs `Prefer: resolution=…`, which a tool call does not send: the argument would only
-            // ever make a plain create.
-            continue;
-        }
         let mut schema = resolve(&parameter["schema"], document, 0);
         if let (Some(object), Some(description)) = (schema.as_object_mut(), parameter["description"].as_str()) {
             object.insert("description".into(), description.into());
@@ -108,11 +103,6 @@ fn tool(info: &ToolInfo, document: &Value) -> Tool {
         }
     }
     let body_schema = &operation["requestBody"]["content"]["application/json"]["schema"];
-    let body_schema = if info.operation == ToolOperation::CreateMany {
-        many_records(body_schema)
-    } else {
-        single_record(body_schema)
-    };
     let body = !body_schema.is_null();
     if body {
         properties.insert(BODY.into(), resolve(body_schema, document, 0));
@@ -147,18 +137,6 @@ fn tool(info: &ToolInfo, document: &Value) -> Tool {
         body,
         description,
     }
-}
-
-/// A body schema as one record: a ViewSet with `bulk` documents its create body as `oneOf` the record and an array
-/// of records; a tool (and a ViewSet's schema resource) writes one record, the first alternative.
-pub(crate) fn single_record(schema: &Value) -> &Value {
-    schema["oneOf"].as_array().and_then(|alternatives| alternatives.first()).unwrap_or(schema)
-}
-
-/// The array alternative of a `bulk` create body (`Value::Null`, so no body, when the body has none).
-fn many_records(schema: &Value) -> &Value {
-    let alternatives = schema["oneOf"].as_array().into_iter().flatten();
-    alternatives.into_iter().find(|s| s["type"] == "array").unwrap_or(&Value::Null)
 }
 
 /// `schema` with `#/components/schemas/…` references replaced by their definitions (a tool's input schema stands

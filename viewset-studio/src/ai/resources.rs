@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use super::catalog::{Tool, resolve, single_record};
+use super::catalog::{Tool, resolve};
 use crate::studio::Studio;
 
 /// The URI of the OpenAPI document.
@@ -129,7 +129,7 @@ fn viewset_schema(studio: &Studio, viewset: &str, tools: &[&Tool]) -> Value {
     let read = of("retrieve").map(|op| &op["responses"]["200"]["content"]["application/json"]["schema"]);
     for (name, schema) in [
         ("read", read),
-        ("create", of("create").map(|op| single_record(&op["requestBody"]["content"]["application/json"]["schema"]))),
+        ("create", of("create").map(|op| &op["requestBody"]["content"]["application/json"]["schema"])),
         ("update", of("update").map(|op| &op["requestBody"]["content"]["application/json"]["schema"])),
     ] {
         if let Some(schema) = schema.filter(|s| !s.is_null()) {

@@ -1,5 +1,5 @@
 // Model Browser's bulk writes, offered when the ViewSet has `bulk`: delete the selected records in one request
-// (`DELETE P/?<lookup>__in=…`) and import a CSV or JSON file as one bulk create (`POST P/` with an array). Both go
+// (`DELETE P/bulk?<lookup>__in=…`) and import a CSV or JSON file as one bulk create (`POST P/bulk` with an array). Both go
 // through the application's own routes as the chosen identity, so each is all or nothing and the server's answer
 // (403, 404 naming a key, 422 naming a row and field) is what the page shows.
 
@@ -44,7 +44,7 @@ function importControl(viewset, status, reload, createSchema) {
       status.replaceChildren(h('div.alert', { role: 'alert' }, `${file.name} is not valid JSON or CSV: ${e.message}`));
       return;
     }
-    const r = await app(`${viewset.prefix}/`, { method: 'POST', body: parsed.records });
+    const r = await app(`${viewset.prefix}/bulk`, { method: 'POST', body: parsed.records });
     input.value = '';
     if (!r.ok) { status.replaceChildren(errorView(r)); return; }
     const n = Array.isArray(r.body) ? r.body.length : 1;
@@ -59,7 +59,7 @@ function confirmDelete(viewset, selected, status, reload) {
   const box = h('div.note', { role: 'alertdialog', 'aria-label': 'Confirm bulk delete' },
     `Delete ${keys.length} record${keys.length === 1 ? '' : 's'} (${keys.join(', ')})? All or none. `,
     h('button.danger', { type: 'button', on: { click: async () => {
-      const url = `${viewset.prefix}/${query([[`${viewset.lookup_field}__in`, keys.join(',')]])}`;
+      const url = `${viewset.prefix}/bulk${query([[`${viewset.lookup_field}__in`, keys.join(',')]])}`;
       const r = await app(url, { method: 'DELETE' });
       if (!r.ok) { status.replaceChildren(errorView(r)); return; }
       selected.clear();

@@ -68,7 +68,7 @@ function showOperation(ctx, document, { path, method, op }, box) {
   const viewset = ctx.context.viewsets.find((v) => path === `${v.prefix}/` || path.startsWith(`${v.prefix}/`));
   const params = (op.parameters || []).map((p) => resolve(document, p));
   const documented = op.requestBody?.content?.['application/json']?.schema;
-  // A bulk create documents `oneOf` [the record, an array of records]: the sample is one record.
+  // An upsert documents `oneOf` [the record, an array of records]: the sample is one record.
   const bodySchema = resolve(document, documented?.oneOf ? documented.oneOf[0] : documented);
   const pathInputs = params.filter((p) => p.in === 'path').map((p) => [p.name, h('input', { type: 'text', 'aria-label': p.name, placeholder: p.name })]);
   const queryInput = h('input.grow', { type: 'text', placeholder: 'limit=5&ordering=-id' });

@@ -30,7 +30,7 @@ async function schemaOf(path, method) {
     openapi = r.ok ? r.body : { paths: {} };
   }
   const schema = openapi.paths?.[path]?.[method]?.requestBody?.content?.['application/json']?.schema ?? null;
-  // A bulk create documents `oneOf` [the record, an array of records]: the form writes one record.
+  // A body documented as `oneOf` [the record, an array of records] (an upsert's): the form writes one record.
   return schema?.oneOf ? schema.oneOf[0] : schema;
 }
 
