@@ -96,7 +96,7 @@ async def user(base, token):
         status, body = await call(s, "posts_delete_many", {"id__in": keys})
         check(status == 200 and body["deleted"] == 2, f"bulk delete: {status} {body}")
         slug = f"via-mcp-{uuid.uuid4().hex[:8]}"
-        status, body = await call(s, "posts_upsert", {"body": {**POST, "slug": slug}})
+        status, body = await call(s, "posts_upsert", {"body": [{**POST, "slug": slug}]})
         check(status == 201 and body["created"] == [0], f"upsert creates: {status} {body}")
         status, body = await call(s, "posts_upsert", {"on_conflict": "slug", "body": [{**POST, "slug": slug, "title": "Upserted"}]})
         check(status == 200 and body["updated"] == [0] and body["records"][0]["title"] == "Upserted", f"upsert updates: {status} {body}")

@@ -124,7 +124,8 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     let upsert = tool(&catalog, "posts_upsert");
     assert_eq!(upsert["_meta"]["path"], "/api/posts/upsert");
     assert_eq!(upsert["inputSchema"]["properties"]["on_conflict"]["enum"], json!(["slug"]), "{upsert}");
-    assert_eq!(upsert["inputSchema"]["properties"]["body"]["oneOf"][1]["type"], "array", "{upsert}");
+    assert_eq!(upsert["inputSchema"]["properties"]["body"]["type"], "array", "{upsert}");
+    assert_eq!(upsert["inputSchema"]["properties"]["body"]["items"]["required"][3], "slug", "{upsert}");
     let update_many = &tool(&catalog, "posts_update_many")["inputSchema"]["properties"]["body"];
     assert_eq!(update_many["type"], "array", "{update_many}");
     let delete_many = tool(&catalog, "posts_delete_many");

@@ -82,7 +82,7 @@ async fn upserts_never_reach_another_tenant(app: TestApp) {
     // acme names globex's code: a 404 naming it, with either resolution, alone or beside a new row.
     for resolution in ["merge-duplicates", "ignore-duplicates"] {
         for body in
-            [json!({"name": "Taken", "code": "x"}), json!([{"name": "New", "code": "n"}, {"name": "T", "code": "x"}])]
+            [json!([{"name": "Taken", "code": "x"}]), json!([{"name": "New", "code": "n"}, {"name": "T", "code": "x"}])]
         {
             let (status, answer) = upsert(&app, BOB, resolution, &body).await;
             assert_eq!(status, StatusCode::NOT_FOUND, "{resolution} {body}: {answer}");
@@ -97,12 +97,12 @@ async fn upserts_never_reach_another_tenant(app: TestApp) {
     assert_eq!((answer["updated"].clone(), answer["created"].clone()), (json!([0]), json!([1])));
     assert_eq!(answer["records"][1]["tenant_id"], "acme");
     // The object permission: only the owner or staff may change a project; staff alice may.
-    let (status, _) = upsert(&app, ALICE, "merge-duplicates", &json!({"name": "Rocket 3", "code": "r"})).await;
+    let (status, _) = upsert(&app, ALICE, "merge-duplicates", &json!([{"name": "Rocket 3", "code": "r"}])).await;
     assert_eq!(status, StatusCode::OK);
     let (acme, globex) = names(&app).await;
     assert_eq!((acme, globex), (vec!["Rocket 3".to_string(), "Sled".to_string()], vec!["Anvil".to_string()]));
     // globex's carol upserting acme's code: a 404, nothing written.
-    let (status, _) = upsert(&app, CAROL, "merge-duplicates", &json!({"name": "Mine now", "code": "s"})).await;
+    let (status, _) = upsert(&app, CAROL, "merge-duplicates", &json!([{"name": "Mine now", "code": "s"}])).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(names(&app).await.1, vec!["Anvil".to_string()]);
 }

@@ -99,8 +99,8 @@ async fn creates_updates_and_ignores(app: TestApp) {
     assert_eq!(posts(&app).await, before + 3);
     assert_eq!(title_of(&app, "a").await, "A2");
 
-    // Every key exists: 200. One object is one row; `on_conflict` may be left out (the one key).
-    let single = upsert(&app, "/api/posts/upsert", BOB, None, &row("c", "C2")).await;
+    // Every key exists: 200. `on_conflict` may be left out (the one key), and so may `Prefer` (merging).
+    let single = upsert(&app, "/api/posts/upsert", BOB, None, &json!([row("c", "C2")])).await;
     assert_eq!(single.status, StatusCode::OK, "{}", single.json());
     assert_eq!(single.json()["updated"], json!([0]));
     assert_eq!(title_of(&app, "c").await, "C2");
@@ -113,7 +113,7 @@ async fn creates_updates_and_ignores(app: TestApp) {
     assert_eq!((body["created"].clone(), body["ignored"].clone()), (json!([1]), json!([0])));
     assert_eq!(body["records"][0], Value::Null);
     assert_eq!(title_of(&app, "a").await, "A2");
-    let none = upsert(&app, path, BOB, IGNORE, &row("a", "ignored")).await;
+    let none = upsert(&app, path, BOB, IGNORE, &json!([row("a", "ignored")])).await;
     assert_eq!((none.status, none.json()["ignored"].clone()), (StatusCode::OK, json!([0])));
     assert_eq!(posts(&app).await, before + 4);
 
@@ -140,7 +140,7 @@ async fn creates_updates_and_ignores(app: TestApp) {
         );
     }
     assert_eq!(posts(&app).await, before + 5);
-    let unknown = upsert(&app, "/api/posts/upsert", BOB, Some("resolution=overwrite"), &row("c", "C3")).await;
+    let unknown = upsert(&app, "/api/posts/upsert", BOB, Some("resolution=overwrite"), &json!([row("c", "C3")])).await;
     assert_eq!((unknown.status, unknown.json()["updated"].clone()), (StatusCode::OK, json!([0])));
     assert_eq!(title_of(&app, "c").await, "C3");
     // A create of an existing slug is the unique violation it always was.
@@ -156,14 +156,15 @@ async fn bad_input_writes_nothing(app: TestApp) {
         let locs: Vec<Value> = answer.json()["detail"].as_array().unwrap().iter().map(|e| e["loc"].clone()).collect();
         assert!(locs.contains(&loc), "{what}: {loc} in {locs:?}");
     };
-    let other = upsert(&app, "/api/posts/upsert?on_conflict=title", BOB, MERGE, &row("x", "X")).await;
+    let other = upsert(&app, "/api/posts/upsert?on_conflict=title", BOB, MERGE, &json!([row("x", "X")])).await;
     refused(&other, json!(["query", "on_conflict"]), "a field that is no upsert key");
-    let plain = upsert(&app, "/api/posts/upsert?on_conflict=title", BOB, None, &row("x", "X")).await;
+    let plain = upsert(&app, "/api/posts/upsert?on_conflict=title", BOB, None, &json!([row("x", "X")])).await;
     refused(&plain, json!(["query", "on_conflict"]), "no upsert key, even without Prefer");
-    let extra = upsert(&app, "/api/posts/upsert?on_conflict=slug&title=x", BOB, None, &row("x", "X")).await;
+    let extra = upsert(&app, "/api/posts/upsert?on_conflict=slug&title=x", BOB, None, &json!([row("x", "X")])).await;
     refused(&extra, json!(["query", "title"]), "a parameter the upsert does not take");
-    let object = upsert(&app, path, BOB, MERGE, &json!("x")).await;
-    refused(&object, json!(["body", "0"]), "a body that is no record (one object is row 0)");
+    let object = upsert(&app, path, BOB, MERGE, &row("x", "X")).await;
+    refused(&object, json!(["body"]), "one object: an upsert is an array of rows");
+    assert_eq!(object.json()["detail"][0]["type"], "list_type");
     let mix = json!([row("x", "X"), {"title": "t", "body": "b", "author_id": 1}]);
     refused(&upsert(&app, path, BOB, MERGE, &mix).await, json!(["body", "1", "slug"]), "a row without a key");
     let null = json!([row("x", "X"), {"title": "t", "body": "b", "author_id": 1, "slug": null}]);
@@ -205,11 +206,12 @@ async fn never_overwrites_what_patch_could_not(app: TestApp) {
     assert_eq!(posts(&app).await, before);
     assert_eq!(title_of(&app, "draft").await, "On Computable Numbers");
     // A caller who sees it may upsert it.
-    let seen = upsert(&app, "/scoped/posts/upsert?on_conflict=slug", BOB, MERGE, &row("draft", "Seen")).await;
+    let seen = upsert(&app, "/scoped/posts/upsert?on_conflict=slug", BOB, MERGE, &json!([row("draft", "Seen")])).await;
     assert_eq!((seen.status, seen.json()["updated"].clone()), (StatusCode::OK, json!([0])));
 
     // May create, may not update: a new key is created, an existing one is a 403 and nothing is written.
-    let new = upsert(&app, "/create_only/posts/upsert?on_conflict=slug", BOB, MERGE, &row("fresh", "Fresh")).await;
+    let new =
+        upsert(&app, "/create_only/posts/upsert?on_conflict=slug", BOB, MERGE, &json!([row("fresh", "Fresh")])).await;
     assert_eq!(new.status, StatusCode::CREATED, "{}", new.json());
     let body = json!([row("other", "Other"), row("machines", "Overwritten")]);
     let denied = upsert(&app, "/create_only/posts/upsert?on_conflict=slug", BOB, MERGE, &body).await;
@@ -233,10 +235,18 @@ async fn never_overwrites_what_patch_could_not(app: TestApp) {
     .await;
     assert_eq!(patch.status, StatusCode::FORBIDDEN);
     let checked =
-        upsert(&app, "/checked/posts/upsert?on_conflict=slug", BOB, MERGE, &row("draft", "Overwritten")).await;
+        upsert(&app, "/checked/posts/upsert?on_conflict=slug", BOB, MERGE, &json!([row("draft", "Overwritten")])).await;
     assert_eq!(checked.status, StatusCode::FORBIDDEN, "{}", checked.json());
     assert_eq!(title_of(&app, "draft").await, "Seen");
-    let published = upsert(&app, "/checked/posts/upsert?on_conflict=slug", BOB, MERGE, &row("machines", "M2")).await;
+    let published =
+        upsert(&app, "/checked/posts/upsert?on_conflict=slug", BOB, MERGE, &json!([row("machines", "M2")])).await;
+    // Without `bulk(create)`, one row per upsert.
+    let two = json!([row("machines", "M3"), row("fresh-2", "F")]);
+    let refused = upsert(&app, "/checked/posts/upsert?on_conflict=slug", BOB, MERGE, &two).await;
+    assert_eq!(
+        (refused.status, refused.json()["detail"][0]["type"].clone()),
+        (StatusCode::UNPROCESSABLE_ENTITY, json!("too_long"))
+    );
     assert_eq!(published.status, StatusCode::OK, "{}", published.json());
     assert_eq!(title_of(&app, "machines").await, "M2");
 }
@@ -247,7 +257,7 @@ async fn parallel_upserts_end_with_one_row(app: TestApp) {
         let slug = format!("race-{round}");
         let tasks: Vec<_> = (0..8)
             .map(|i| {
-                let (app, body) = (app.clone(), row(&slug, &format!("writer {i}")));
+                let (app, body) = (app.clone(), json!([row(&slug, &format!("writer {i}"))]));
                 tokio::spawn(async move { upsert(&app, "/api/posts/upsert?on_conflict=slug", BOB, MERGE, &body).await })
             })
             .collect();

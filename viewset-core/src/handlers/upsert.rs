@@ -1,6 +1,6 @@
 //! Upsert (`#[viewset(upsert_keys = ["slug"])]`): `POST <prefix>/upsert?on_conflict=slug` (a record whose key
-//! exists is updated; with `Prefer: resolution=ignore-duplicates` it is left as it is), one object or (with
-//! `bulk(create)`) an array. All rows or none, in one transaction:
+//! exists is updated; with `Prefer: resolution=ignore-duplicates` it is left as it is), an array of one row or
+//! (with `bulk(create)`) up to `max_bulk`. All rows or none, in one transaction:
 //!
 //! 1. every row passes what a single create checks (`creatable` in the default handlers) and names its key; two rows with
 //!    the same key are a 422;

@@ -51,13 +51,14 @@ pub(super) fn add_paths(doc: &Doc, out: &mut Paths) {
     }
     if let Some(on_conflict) = on_conflict_parameter(doc) {
         let summary = "Create or update records by a unique key";
-        let row = closed(doc.create.clone());
-        let rows = if doc.config.bulk.create {
-            let rows = many(doc, row.clone(), "Records to upsert, all or none.");
-            RefOr::T(Schema::OneOf(OneOfBuilder::new().item(row).item(rows).build()))
-        } else {
-            row
-        };
+        let row = keyed(doc, closed(doc.create.clone()));
+        let max = if doc.config.bulk.create { doc.config.bulk.max } else { 1 };
+        let rows = ArrayBuilder::new()
+            .items(row)
+            .min_items(Some(1))
+            .max_items(Some(max))
+            .description(Some("Records to upsert, all or none (more than one with `bulk(create)`)."))
+            .into();
         let op = operation(doc, crud_id(doc, "upsert"), summary, Some(Operation::Create), true)
             .parameter(on_conflict)
             .request_body(body(rows))
@@ -66,6 +67,27 @@ pub(super) fn add_paths(doc: &Doc, out: &mut Paths) {
         let op = retries::upsert(op, upserted);
         out.add_path_operation(paths::upsert(paths::base(&doc.prefix)), vec![HttpMethod::Post], op);
     }
+}
+
+/// An upsert's row: the create body with its key required and not null, when the ViewSet declares one key (with
+/// several, `on_conflict` names the one each row must carry, which a schema cannot relate).
+fn keyed(doc: &Doc, row: RefOr<Schema>) -> RefOr<Schema> {
+    let (RefOr::T(Schema::Object(mut object)), [key]) = (row.clone(), doc.config.bulk.upsert_keys) else { return row };
+    if let Some(RefOr::T(Schema::OneOf(nullable))) = object.properties.get(*key) {
+        let not_null = nullable.items.iter().find(|item| !is_null(item)).cloned();
+        if let Some(not_null) = not_null {
+            object.properties.insert(key.to_string(), not_null);
+        }
+    }
+    if !object.required.iter().any(|name| name == key) {
+        object.required.push(key.to_string());
+    }
+    RefOr::T(Schema::Object(object))
+}
+
+/// Whether `schema` is `{"type": "null"}`.
+fn is_null(schema: &RefOr<Schema>) -> bool {
+    matches!(schema, RefOr::T(Schema::Object(object)) if object.schema_type == Type::Null.into())
 }
 
 /// An array of 1 to `max_bulk` `single`s.

@@ -97,8 +97,8 @@ pub(crate) fn not_here(config: &Config, request: &RequestContext) -> Result<(), 
     Err(ApiError::input(location, msg, "extra_forbidden"))
 }
 
-/// An upsert of `V` after admission: the body (an object, or with `bulk(create)` an array), each row read as a
-/// create body (errors at `["body", "<index>", …]`; one object is row 0), then [`upsert`].
+/// An upsert of `V` after admission: the body (an array of rows: one, or with `bulk(create)` up to `max_bulk`),
+/// each row read as a create body (errors at `["body", "<index>", …]`), then [`upsert`].
 pub(crate) async fn create<V: Hooks>(
     request: RequestContext,
     bytes: Bytes,
@@ -106,11 +106,18 @@ pub(crate) async fn create<V: Hooks>(
     resolution: Resolution,
 ) -> Result<Response, ApiError> {
     crate::schema::require_json(&request.headers, &bytes)?;
-    let raws: Vec<&RawValue> = if V::CONFIG.bulk.create && is_array(&bytes) {
-        items::<V>(&bytes)?
-    } else {
-        vec![serde_json::from_slice(&bytes).map_err(|e| ApiError::input(["body"], e.to_string(), "json_invalid"))?]
-    };
+    if !is_array(&bytes) {
+        let msg = "An upsert is a JSON array of records, each naming its key (one record: `[{…}]`)";
+        return Err(ApiError::input(["body"], msg, "list_type"));
+    }
+    let raws: Vec<&RawValue> = items::<V>(&bytes)?;
+    if !V::CONFIG.bulk.create && raws.len() > 1 {
+        let msg = format!(
+            "One record per upsert: this resource does not declare `bulk(create)`; this one has {}",
+            raws.len()
+        );
+        return Err(ApiError::input(["body"], msg, "too_long"));
+    }
     let mut rows = Vec::with_capacity(raws.len());
     let mut errors = Vec::new();
     for (index, raw) in raws.into_iter().enumerate() {
