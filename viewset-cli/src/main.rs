@@ -45,8 +45,8 @@ enum Command {
         /// Where to create the project's directory.
         #[arg(long, default_value = ".")]
         dir: PathBuf,
-        /// The viewset checkout to depend on (viewset is not on crates.io yet); default: the one this command was
-        /// built from.
+        /// A viewset checkout to depend on by path; default: the checkout this command was built from when it was
+        /// (`cargo install --path viewset-cli`), else the published `viewset-core` of this command's version.
         #[arg(long)]
         viewset: Option<PathBuf>,
     },
@@ -92,6 +92,13 @@ enum Generate {
     },
 }
 
+/// The viewset checkout this command was built from, when it was built from one that is still there (installed
+/// from a registry, its sources have no `viewset-core` folder beside them).
+fn built_from_checkout() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    root.join("viewset-core").join("Cargo.toml").is_file().then_some(root)
+}
+
 fn new(
     name: &str,
     resource: &str,
@@ -99,9 +106,9 @@ fn new(
     dir: &std::path::Path,
     viewset: Option<PathBuf>,
 ) -> Result<String, String> {
-    let viewset = viewset.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."));
+    let viewset = viewset.or_else(built_from_checkout);
     let date = viewset_codegen::today_utc();
-    let path = project::Project::new(name, resource, database, &viewset, &date)?.write(dir)?;
+    let path = project::Project::new(name, resource, database, viewset.as_deref(), &date)?.write(dir)?;
     let path = path.display();
     Ok(format!(
         "created {path}\nnext: cd {path} && API_TOKEN=change-me cargo run\nthen: curl http://127.0.0.1:3000/api/{resource}/"

@@ -42,15 +42,27 @@ pub struct Project {
 }
 
 impl Project {
-    /// Checks `name`, `resource` and the viewset checkout, and prepares the placeholders; the first migration is
-    /// dated `date` (`YYYYMMDD`).
-    pub fn new(name: &str, resource: &str, database: Database, viewset: &Path, date: &str) -> Result<Project, String> {
+    /// Checks `name`, `resource` and the viewset checkout (when given: the project depends on it by path, else on
+    /// the published `viewset-core` of this command's version), and prepares the placeholders; the first migration
+    /// is dated `date` (`YYYYMMDD`).
+    pub fn new(
+        name: &str,
+        resource: &str,
+        database: Database,
+        viewset: Option<&Path>,
+        date: &str,
+    ) -> Result<Project, String> {
         crate::names::check_project(name)?;
         crate::names::check_resource(resource)?;
-        let core = viewset.join("viewset-core");
-        let core = core.canonicalize().map_err(|_| {
-            format!("no viewset checkout at {} (pass --viewset <path to the repository>)", viewset.display())
-        })?;
+        let dependency = match viewset {
+            Some(viewset) => {
+                let core = viewset.join("viewset-core").canonicalize().map_err(|_| {
+                    format!("no viewset checkout at {} (pass --viewset <path to the repository>)", viewset.display())
+                })?;
+                format!("path = {:?}", core.display().to_string())
+            }
+            None => format!("version = \"{}\"", env!("CARGO_PKG_VERSION")),
+        };
         let lib = name.replace('-', "_");
         let pascal: String = resource
             .split('_')
@@ -75,7 +87,7 @@ impl Project {
             ("lib", lib),
             ("table", resource.to_string()),
             ("ViewSet", format!("{pascal}ViewSet")),
-            ("viewset_core", format!("path = {:?}", core.display().to_string())),
+            ("viewset_core", dependency),
             ("backend", backend.to_string()),
             ("sqlx", sqlx.to_string()),
             ("default_url", url),
@@ -117,7 +129,7 @@ mod tests {
 
     fn project(name: &str, database: Database) -> Result<Project, String> {
         let viewset = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        Project::new(name, "my_books", database, &viewset, "20261127")
+        Project::new(name, "my_books", database, Some(&viewset), "20261127")
     }
 
     #[test]
@@ -165,8 +177,19 @@ mod tests {
 
     #[test]
     fn a_missing_checkout_is_named() {
-        let error =
-            Project::new("books", "items", Database::Sqlite, Path::new("/nonexistent"), "20261127").err().unwrap();
+        let error = Project::new("books", "items", Database::Sqlite, Some(Path::new("/nonexistent")), "20261127")
+            .err()
+            .unwrap();
         assert!(error.contains("--viewset"), "{error}");
+    }
+
+    #[test]
+    fn without_a_checkout_the_published_version_is_named() {
+        let project = Project::new("books", "items", Database::Sqlite, None, "20261127").unwrap();
+        let files = project.files();
+        let manifest = &files.iter().find(|(path, _)| path == "Cargo.toml").unwrap().1;
+        let expected =
+            format!(r#"viewset-core = {{ version = "{}", default-features = false"#, env!("CARGO_PKG_VERSION"));
+        assert!(manifest.contains(&expected), "{manifest}");
     }
 }

@@ -69,6 +69,8 @@
 //! derive's generated code names is in the hidden `__private` module and is not a stable API.
 
 #![deny(missing_docs)]
+// docs.rs (`--cfg docsrs`, Cargo.toml): each item labelled with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod access;
 pub mod actions;

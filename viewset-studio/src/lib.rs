@@ -32,6 +32,8 @@
 //! ```
 
 #![deny(missing_docs)]
+// docs.rs (`--cfg docsrs`, Cargo.toml): each item labelled with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod ai;
 mod checksum;

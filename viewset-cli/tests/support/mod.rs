@@ -58,9 +58,10 @@ pub fn viewset_refused(dir: &Path, args: &[&str]) -> String {
     stderr
 }
 
-/// `viewset new <name> <extra>` in `dir`, with the workspace's `Cargo.lock`.
+/// `viewset new <name> <extra>` in `dir`, depending on this checkout (`--viewset`), with the workspace's `Cargo.lock`.
 pub fn new_project(name: &str, extra: &[&str], dir: &Path) -> PathBuf {
-    let args: Vec<&str> = ["new", name].iter().chain(extra).copied().collect();
+    let checkout = repo().display().to_string();
+    let args: Vec<&str> = ["new", name, "--viewset", &checkout].iter().chain(extra).copied().collect();
     viewset_ok(dir, &args);
     let project = dir.join(name);
     std::fs::copy(repo().join("Cargo.lock"), project.join("Cargo.lock")).unwrap();
