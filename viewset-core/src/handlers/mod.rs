@@ -6,5 +6,7 @@ pub(crate) mod after;
 pub mod bulk;
 pub mod crud;
 pub mod etag;
+pub mod nested;
+mod nested_links;
 pub mod prefer;
 pub mod upsert;
