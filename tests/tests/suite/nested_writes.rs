@@ -348,3 +348,30 @@ async fn another_tenants_project_cannot_be_referenced(app: TestApp) {
     assert!(status.is_client_error(), "{status}");
     assert_eq!(counts(&app, &["projects", "tasks"]).await, before);
 }
+
+/// The single create's body in the document: each writable relation an optional property typed by the related
+/// ViewSet's create body (`<table>_create`) or key, the foreign key a to-one relation fills in no longer required,
+/// and the related create body without the foreign key a to-many relation fills in.
+#[test]
+fn the_document_types_the_nested_bodies() {
+    let doc = serde_json::to_value(blog::api().openapi("blog", "1")).expect("a document");
+    let schemas = &doc["components"]["schemas"];
+    let body = |path: &str| -> Value {
+        let content = &doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"];
+        // With `bulk`, the body is one record or an array of them.
+        content.get("oneOf").map_or_else(|| content.clone(), |one_of| one_of[0].clone())
+    };
+    let post = body("/api/posts/");
+    let author = &post["properties"]["author"]["oneOf"];
+    assert_eq!(author[0]["type"], "integer", "{post}");
+    assert_eq!(author[1]["$ref"], "#/components/schemas/authors_create", "{post}");
+    assert!(!post["required"].as_array().unwrap().contains(&json!("author_id")), "{post}");
+    let authors = body("/authors/");
+    assert_eq!(authors["properties"]["posts"]["items"]["$ref"], "#/components/schemas/posts_create", "{authors}");
+    let posts_create = &schemas["posts_create"];
+    assert!(posts_create["properties"]["title"].is_object(), "{posts_create}");
+    assert!(!posts_create["required"].as_array().unwrap().contains(&json!("author_id")), "{posts_create}");
+    assert_eq!(posts_create["additionalProperties"], false, "{posts_create}");
+    // The author created with a post may carry its own posts (two levels, `max_nested_depth`).
+    assert!(schemas["authors_create"]["properties"]["posts"].is_object(), "{}", schemas["authors_create"]);
+}

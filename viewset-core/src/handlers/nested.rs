@@ -38,6 +38,7 @@
 //! #       #[sea_orm(belongs_to = "super::author::Entity", from = "Column::AuthorId", to = "super::author::Column::Id")]
 //! #       Author,
 //! #   }
+//! #   impl Related<super::author::Entity> for Entity { fn to() -> RelationDef { Relation::Author.def() } }
 //! #   impl ActiveModelBehavior for ActiveModel {} }
 //! use viewset_core::prelude::*;
 //!
@@ -59,10 +60,12 @@
 //! )]
 //! pub struct Authors;
 //!
-//! assert_eq!(Authors::CONFIG.nested.writable, ["posts"]);
-//! assert_eq!((Authors::CONFIG.nested.max_depth, Authors::CONFIG.nested.max_rows), (1, 20));
-//! let mut api = Api::new();
-//! api.include::<Posts>().unwrap().include::<Authors>().unwrap(); // each reaches the other through the `Api`
+//! fn main() {
+//!     assert_eq!(Authors::CONFIG.nested.writable, ["posts"]);
+//!     assert_eq!((Authors::CONFIG.nested.max_depth, Authors::CONFIG.nested.max_rows), (1, 20));
+//!     let mut api = Api::new();
+//!     api.include::<Posts>().unwrap().include::<Authors>().unwrap(); // each reaches the other through the `Api`
+//! }
 //! ```
 
 use sea_orm::sea_query::{Query, SimpleExpr};

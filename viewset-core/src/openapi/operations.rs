@@ -67,7 +67,7 @@ fn sparse(schema: RefOr<Schema>) -> RefOr<Schema> {
 
 /// A body schema as the server parses it: an object schema that does not say whether other keys are allowed is
 /// closed (`additionalProperties: false`), as the derived bodies refuse unknown fields with a 422.
-fn closed(schema: RefOr<Schema>) -> RefOr<Schema> {
+pub(super) fn closed(schema: RefOr<Schema>) -> RefOr<Schema> {
     match schema {
         RefOr::T(Schema::Object(mut object)) if object.additional_properties.is_none() => {
             object.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
@@ -136,8 +136,9 @@ fn paths(doc: &Doc) -> Paths {
         .response("200", list_response(doc))
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let records = "Records to create, all or none (`bulk`).";
-    let create = operation(doc, crud_id(doc, "create"), "Create a record", Some(Operation::Create), true)
-        .request_body(body(bulk::one_or_many(doc, closed(doc.create.clone()), records)));
+    let create = operation(doc, crud_id(doc, "create"), "Create a record", Some(Operation::Create), true).request_body(
+        body(bulk::one_or_many(doc, super::nested::create_body(doc, closed(doc.create.clone())), records)),
+    );
     let created = bulk::one_or_many(doc, read(doc, doc.detail.clone()), "The created records, in request order.");
     let created = bulk::or_upserted(doc, created, read(doc, doc.detail.clone()));
     let created = with_etag(response(bulk::created_description(doc), created));
