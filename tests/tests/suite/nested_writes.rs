@@ -15,6 +15,7 @@ use viewset_tests::identities::tenants as people;
 use viewset_tests::on_every_database;
 
 use crate::many_to_many::{Labels, label, note};
+use crate::support::writes;
 use blog::entities::{author, post};
 use tenants::entities::task;
 
@@ -105,6 +106,7 @@ on_every_database!(blog_app =>
     an_author_with_three_posts,
     a_failing_row_writes_nothing,
     bounds_and_shapes,
+    minimal_and_idempotent,
 );
 on_every_database!(tenants_app => another_tenants_project_cannot_be_referenced);
 on_every_database!(guarded_app => each_row_through_its_own_permissions, labels_through_the_join_table);
@@ -274,6 +276,27 @@ async fn bounds_and_shapes(app: TestApp) {
     assert_eq!((status, created.get("author")), (StatusCode::CREATED, None), "{created}");
 }
 
+/// `Prefer: return=minimal` and `Idempotency-Key` cover the whole nested write.
+async fn minimal_and_idempotent(app: TestApp) {
+    let before = counts(&app, &["authors", "posts"]).await;
+    let body = json!({"name": "M", "posts": posts_of(2)}).to_string();
+    let send = |prefer: Option<&'static str>, key: Option<&'static str>| {
+        let body = body.clone();
+        let app = &app;
+        async move { writes::write(app, Method::POST, "/authors/", BOB, key.map(str::as_bytes), prefer, &body).await }
+    };
+    let minimal = send(Some("return=minimal"), None).await;
+    assert_eq!((minimal.status, minimal.body.len()), (StatusCode::CREATED, 0));
+    assert_eq!(minimal.headers["preference-applied"], "return=minimal");
+    assert_eq!(counts(&app, &["authors", "posts"]).await, [before[0] + 1, before[1] + 2]);
+    let first = send(None, Some("nested-key-1")).await;
+    let again = send(None, Some("nested-key-1")).await;
+    assert_eq!((first.status, again.status), (StatusCode::CREATED, StatusCode::CREATED));
+    assert_eq!(again.headers["idempotent-replayed"], "true");
+    assert_eq!(first.body, again.body);
+    assert_eq!(counts(&app, &["authors", "posts"]).await, [before[0] + 2, before[1] + 4], "written once");
+}
+
 async fn each_row_through_its_own_permissions(app: TestApp) {
     let before = counts(&app, &["authors", "posts"]).await;
     // Open posts admit anyone, their authors are read-only here: a new author is refused, a reference is fine.
@@ -374,4 +397,35 @@ fn the_document_types_the_nested_bodies() {
     assert_eq!(posts_create["additionalProperties"], false, "{posts_create}");
     // The author created with a post may carry its own posts (two levels, `max_nested_depth`).
     assert!(schemas["authors_create"]["properties"]["posts"].is_object(), "{}", schemas["authors_create"]);
+}
+
+/// The README's nested writes (under "Nested writes: `writable_relations`"), run as typed (through curl) against the
+/// blog on a fresh SQLite file, in order: each answers the status its comment says, and the body too when the comment
+/// shows it whole, else every `"key": value` it shows. Needs `curl`.
+#[tokio::test]
+async fn the_nested_writes_of_the_readme_work_as_typed() {
+    let readme = include_str!("../../../README.md");
+    let section = readme.split("### Nested writes").nth(1).expect("the README's section");
+    let block = section.split("```text").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
+    let lines: Vec<&str> = block.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), 6, "three commands, each with its answer: {block}");
+    let app = TestApp::blog(Backend::Sqlite).await;
+    for pair in lines.chunks(2) {
+        let (command, answer) = (pair[0], pair[1].strip_prefix("# ").expect("an answer"));
+        let (status, body) = viewset_tests::shell::curl(command, &["localhost:8000"], &app.base).await;
+        let (expected_status, expected_body) = answer.split_once(' ').unwrap();
+        assert_eq!(status, expected_status, "{command}: {body}");
+        let body: Value = serde_json::from_str(&body).unwrap();
+        match serde_json::from_str::<Value>(expected_body) {
+            Ok(expected) => assert_eq!(body, expected, "{command}"),
+            Err(_) => {
+                let compact = body.to_string();
+                let shown = expected_body.split(['{', '}', '[', ']']).flat_map(|part| part.split(", "));
+                for pair in shown.filter(|p| p.contains(": ") && !p.contains('…')) {
+                    let (key, value) = pair.split_once(": ").unwrap();
+                    assert!(compact.contains(&format!("{key}:{value}")), "{pair} in {compact}");
+                }
+            }
+        }
+    }
 }
