@@ -70,14 +70,14 @@ async fn tenants_app(backend: Backend) -> TestApp {
     TestApp::serve(router, db, database).await
 }
 
-async fn blog_app(backend: Backend) -> TestApp {
+pub(crate) async fn blog_app(backend: Backend) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;
     let router = blog::app_from(blog::api(), ServiceState::new(db.clone()));
     TestApp::serve(router, db, database).await
 }
 
 /// Open posts whose authors are read-only, and notes with labels (autoincrement keys on every backend).
-async fn guarded_app(backend: Backend) -> TestApp {
+pub(crate) async fn guarded_app(backend: Backend) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;
     let key = match db.get_database_backend() {
         DbBackend::Postgres => "SERIAL PRIMARY KEY",
@@ -111,14 +111,14 @@ on_every_database!(blog_app =>
 on_every_database!(tenants_app => another_tenants_project_cannot_be_referenced);
 on_every_database!(guarded_app => each_row_through_its_own_permissions, labels_through_the_join_table);
 
-async fn count(app: &TestApp, table: &str) -> i64 {
+pub(crate) async fn count(app: &TestApp, table: &str) -> i64 {
     let statement = Statement::from_string(app.db.get_database_backend(), format!("SELECT COUNT(*) FROM {table}"));
     let row = app.db.query_one_raw(statement).await.expect("count").expect("a row");
     row.try_get_by_index::<i64>(0).expect("an integer")
 }
 
 /// The rows of `tables`, in order.
-async fn counts(app: &TestApp, tables: &[&str]) -> Vec<i64> {
+pub(crate) async fn counts(app: &TestApp, tables: &[&str]) -> Vec<i64> {
     let mut out = Vec::new();
     for table in tables {
         out.push(count(app, table).await);
@@ -126,12 +126,12 @@ async fn counts(app: &TestApp, tables: &[&str]) -> Vec<i64> {
     out
 }
 
-async fn post(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
+pub(crate) async fn post(app: &TestApp, path: &str, token: Option<&str>, body: Value) -> (StatusCode, Value) {
     app.send(Method::POST, path, token, Some(&body.to_string())).await
 }
 
 /// The first error of a 422: its location and type.
-fn first_error(body: &Value) -> (Value, Value) {
+pub(crate) fn first_error(body: &Value) -> (Value, Value) {
     let error = &body["detail"][0];
     (error["loc"].clone(), error["type"].clone())
 }
@@ -225,7 +225,7 @@ async fn a_failing_row_writes_nothing(app: TestApp) {
             json!(["body", "author", "email"]),
             BOB,
         ),
-        // A post's unknown field, and a relation posts do not declare writable.
+        // An unknown field of a nested post.
         (
             json!({"name": "D", "posts": [{"title": "t", "body": "b", "colour": 1}]}),
             json!(["body", "posts", "0", "colour"]),
@@ -370,62 +370,4 @@ async fn another_tenants_project_cannot_be_referenced(app: TestApp) {
     let (status, _) = post(&app, "/nested/tasks/", people::DAVE, json!({"title": "t", "project": {"name": "P"}})).await;
     assert!(status.is_client_error(), "{status}");
     assert_eq!(counts(&app, &["projects", "tasks"]).await, before);
-}
-
-/// The single create's body in the document: each writable relation an optional property typed by the related
-/// ViewSet's create body (`<table>_create`) or key, the foreign key a to-one relation fills in no longer required,
-/// and the related create body without the foreign key a to-many relation fills in.
-#[test]
-fn the_document_types_the_nested_bodies() {
-    let doc = serde_json::to_value(blog::api().openapi("blog", "1")).expect("a document");
-    let schemas = &doc["components"]["schemas"];
-    let body = |path: &str| -> Value {
-        let content = &doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"];
-        // With `bulk`, the body is one record or an array of them.
-        content.get("oneOf").map_or_else(|| content.clone(), |one_of| one_of[0].clone())
-    };
-    let post = body("/api/posts/");
-    let author = &post["properties"]["author"]["oneOf"];
-    assert_eq!(author[0]["type"], "integer", "{post}");
-    assert_eq!(author[1]["$ref"], "#/components/schemas/authors_create", "{post}");
-    assert!(!post["required"].as_array().unwrap().contains(&json!("author_id")), "{post}");
-    let authors = body("/authors/");
-    assert_eq!(authors["properties"]["posts"]["items"]["$ref"], "#/components/schemas/posts_create", "{authors}");
-    let posts_create = &schemas["posts_create"];
-    assert!(posts_create["properties"]["title"].is_object(), "{posts_create}");
-    assert!(!posts_create["required"].as_array().unwrap().contains(&json!("author_id")), "{posts_create}");
-    assert_eq!(posts_create["additionalProperties"], false, "{posts_create}");
-    // The author created with a post may carry its own posts (two levels, `max_nested_depth`).
-    assert!(schemas["authors_create"]["properties"]["posts"].is_object(), "{}", schemas["authors_create"]);
-}
-
-/// The README's nested writes (under "Nested writes: `writable_relations`"), run as typed (through curl) against the
-/// blog on a fresh SQLite file, in order: each answers the status its comment says, and the body too when the comment
-/// shows it whole, else every `"key": value` it shows. Needs `curl`.
-#[tokio::test]
-async fn the_nested_writes_of_the_readme_work_as_typed() {
-    let readme = include_str!("../../../README.md");
-    let section = readme.split("### Nested writes").nth(1).expect("the README's section");
-    let block = section.split("```text").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
-    let lines: Vec<&str> = block.lines().filter(|l| !l.is_empty()).collect();
-    assert_eq!(lines.len(), 6, "three commands, each with its answer: {block}");
-    let app = TestApp::blog(Backend::Sqlite).await;
-    for pair in lines.chunks(2) {
-        let (command, answer) = (pair[0], pair[1].strip_prefix("# ").expect("an answer"));
-        let (status, body) = viewset_tests::shell::curl(command, &["localhost:8000"], &app.base).await;
-        let (expected_status, expected_body) = answer.split_once(' ').unwrap();
-        assert_eq!(status, expected_status, "{command}: {body}");
-        let body: Value = serde_json::from_str(&body).unwrap();
-        match serde_json::from_str::<Value>(expected_body) {
-            Ok(expected) => assert_eq!(body, expected, "{command}"),
-            Err(_) => {
-                let compact = body.to_string();
-                let shown = expected_body.split(['{', '}', '[', ']']).flat_map(|part| part.split(", "));
-                for pair in shown.filter(|p| p.contains(": ") && !p.contains('…')) {
-                    let (key, value) = pair.split_once(": ").unwrap();
-                    assert!(compact.contains(&format!("{key}:{value}")), "{pair} in {compact}");
-                }
-            }
-        }
-    }
 }

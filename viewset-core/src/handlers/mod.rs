@@ -7,6 +7,7 @@ pub mod bulk;
 pub mod crud;
 pub mod etag;
 pub mod nested;
-mod nested_links;
+pub(crate) mod nested_links;
+pub(crate) mod nested_update;
 pub mod prefer;
 pub mod upsert;

@@ -20,6 +20,11 @@
 //! with each written relation embedded as `?expand=` embeds it. A relation not declared writable stays a 422
 //! `extra_forbidden`, as any unknown field.
 //!
+//! `PATCH <prefix>/{pk}` changes relations explicitly, with the record's fields, in one transaction: a many-to-many
+//! relation `{"labels": {"add": [1, {"name": "new"}]}}`, `{"remove": [2]}` or `{"set": [1, 3]}` (links only; `set`
+//! keeps the links to records the caller may not see), a to-many relation `{"posts": {"add": [{...}]}}`. Children
+//! the client did not name are never deleted; a to-one relation changes through its foreign key.
+//!
 //! ```
 //! # mod author { use sea_orm::entity::prelude::*;
 //! #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]
@@ -183,7 +188,12 @@ pub(crate) fn write<'a, 'r: 'a>(
 
 /// The key a to-one or many-to-many `value` stands for: an object created through the related ViewSet, or a key
 /// the caller may see there (422 `does_not_exist` otherwise).
-async fn related_key(nest: &mut Nest<'_>, link: &Link, value: Json, here: Vec<String>) -> Result<Json, ApiError> {
+pub(super) async fn related_key(
+    nest: &mut Nest<'_>,
+    link: &Link,
+    value: Json,
+    here: Vec<String>,
+) -> Result<Json, ApiError> {
     let target = link.target;
     let field = (target.field)(&link.to).unwrap_or_default();
     if let Json::Object(object) = value {
@@ -201,12 +211,17 @@ async fn related_key(nest: &mut Nest<'_>, link: &Link, value: Json, here: Vec<St
 }
 
 /// The value of `column` in a row `writer` wrote.
-fn field_of(writer: &Writer, json: &Json, column: &str) -> Json {
+pub(super) fn field_of(writer: &Writer, json: &Json, column: &str) -> Json {
     (writer.field)(column).and_then(|field| json.get(field).cloned()).unwrap_or_default()
 }
 
 /// Inserts the join table row linking `parent` to `child`.
-async fn link_rows(txn: &DatabaseTransaction, link: &Link, parent: &Json, child: &Json) -> Result<(), ApiError> {
+pub(super) async fn link_rows(
+    txn: &DatabaseTransaction,
+    link: &Link,
+    parent: &Json,
+    child: &Json,
+) -> Result<(), ApiError> {
     let Some(junction) = &link.junction else { return Ok(()) };
     let mut insert = Query::insert();
     insert
@@ -219,7 +234,7 @@ async fn link_rows(txn: &DatabaseTransaction, link: &Link, parent: &Json, child:
 }
 
 /// A key as a bound value: an integer (as narrow as it fits, so a PostgreSQL `integer` column takes it) or text.
-fn key_value(key: &Json) -> SimpleExpr {
+pub(super) fn key_value(key: &Json) -> SimpleExpr {
     match key {
         Json::Number(n) => match n.as_i64() {
             Some(n) => match i32::try_from(n) {
@@ -234,7 +249,7 @@ fn key_value(key: &Json) -> SimpleExpr {
 }
 
 /// `error` of the row at `path`: its input errors under `["body", path...]`, a refusal naming the path.
-fn located(error: ApiError, path: &[String]) -> ApiError {
+pub(super) fn located(error: ApiError, path: &[String]) -> ApiError {
     if path.is_empty() {
         return error;
     }

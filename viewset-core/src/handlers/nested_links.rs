@@ -104,6 +104,69 @@ pub(crate) fn measure(
     Ok(walk.paths)
 }
 
+/// The operations a PATCH body may send for a relation: `{"add": [...]}`, `{"remove": [...]}`, `{"set": [...]}`.
+pub(crate) const OPERATIONS: [&str; 3] = ["set", "add", "remove"];
+
+/// [`measure`] for a PATCH body's `relations`: each a to-many or many-to-many relation whose value is an object of
+/// [`OPERATIONS`], each an array; a to-many relation only adds (new records: an implicit delete of the children
+/// the client did not name is never done, and `remove` would delete them); `set` not with `add` or `remove`.
+pub(crate) fn measure_update(
+    root: &'static Writer,
+    relations: &Map<String, Json>,
+    embedders: Option<&Embedders>,
+) -> Result<Vec<Vec<&'static str>>, ApiError> {
+    let mut walk = Walk {
+        max_depth: root.config.nested.max_depth,
+        max_rows: root.config.nested.max_rows,
+        rows: 0,
+        paths: Vec::new(),
+    };
+    for link in links(root, relations, embedders, &[])? {
+        let here = joined(&[], link.name);
+        let Json::Object(operations) = &relations[link.name] else {
+            let msg = "Expected the changes of the relation: {\"add\": [...]}, {\"remove\": [...]} or {\"set\": [...]}";
+            return Err(at(&here, msg, "nested_expected_operations"));
+        };
+        if link.kind == Kind::ToOne {
+            let msg = format!("`{}` is changed through its foreign key in an update", link.name);
+            return Err(at(&here, msg, "nested_unavailable"));
+        }
+        if operations.contains_key("set") && operations.len() > 1 {
+            return Err(at(&here, "`set` replaces the links: send it alone", "nested_expected_operations"));
+        }
+        for (operation, items) in operations {
+            let at_operation = joined(&here, operation);
+            if !OPERATIONS.contains(&operation.as_str()) {
+                let msg = "Expected `add`, `remove` or `set`";
+                return Err(at(&at_operation, msg, "nested_expected_operations"));
+            }
+            if link.kind == Kind::ToMany && operation != "add" {
+                let msg = format!(
+                    "`{operation}` would delete children of this record: delete them through their own route, or \
+                     `add` new ones"
+                );
+                return Err(at(&at_operation, msg, "nested_unavailable"));
+            }
+            let Json::Array(items) = items else {
+                return Err(at(&at_operation, "Expected an array", "nested_expected_array"));
+            };
+            for (index, item) in items.iter().enumerate() {
+                let here = joined(&at_operation, index);
+                match (link.kind, item) {
+                    (_, Json::Object(object)) if operation != "remove" => {
+                        walk.row(&link, object, embedders, &here, &[link.name])?
+                    }
+                    (Kind::ManyToMany, Json::Number(_) | Json::String(_)) => walk.count(1)?,
+                    (Kind::ManyToMany, _) => return Err(at(&here, "Expected a key", "invalid_key")),
+                    _ => return Err(at(&here, "Expected an object", "nested_expected_object")),
+                }
+            }
+        }
+        walk.paths.push(vec![link.name]);
+    }
+    Ok(walk.paths)
+}
+
 /// [`measure`]'s state.
 struct Walk {
     max_depth: usize,

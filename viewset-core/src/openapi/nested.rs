@@ -3,7 +3,8 @@
 //! a to-many relation an array of create bodies, a many-to-many relation an array of keys or create bodies — and
 //! the foreign key a to-one relation fills in is no longer required. The related create bodies are components,
 //! `<table>_create`, one per written table, from the ViewSet serving it (the one the write goes through), with its
-//! own writable relations and without the foreign keys the relations writing it fill in.
+//! own writable relations and without the foreign keys the relations writing it fill in. The PATCH body gains the
+//! changes a to-many (`add`) or many-to-many (`add`, `remove`, `set`) relation may send.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -101,6 +102,42 @@ pub(crate) fn create_body(doc: &Doc, closed: RefOr<Schema>) -> RefOr<Schema> {
             }
         };
         object.properties.insert(name.to_string(), RefOr::T(property));
+    }
+    RefOr::T(Schema::Object(object))
+}
+
+/// The PATCH body of `doc` (`closed`), with the changes its to-many relations (`{"add": [...]}`) and many-to-many
+/// relations (`{"add": [...]}`, `{"remove": [...]}` or `{"set": [...]}`) may send.
+pub(crate) fn update_body(doc: &Doc, closed: RefOr<Schema>) -> RefOr<Schema> {
+    let RefOr::T(Schema::Object(mut object)) = closed else { return closed };
+    for name in doc.config.nested.writable {
+        let Some((table, kind, _)) = relation(doc, name) else { continue };
+        let create = Ref::from_schema_name(create_component(&table));
+        let key = || -> RefOr<Schema> {
+            ObjectBuilder::new()
+                .schema_type(utoipa::openapi::schema::SchemaType::from_iter([Type::Integer, Type::String]))
+                .into()
+        };
+        let changes = match kind {
+            Kind::ToOne => continue,
+            Kind::ToMany => ObjectBuilder::new()
+                .property("add", ArrayBuilder::new().items(create))
+                .description(Some("New records, created with their key filled in (children are never removed here)."))
+                .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false))),
+            Kind::ManyToMany => {
+                let item = || OneOfBuilder::new().item(key()).item(create.clone());
+                ObjectBuilder::new()
+                    .property("add", ArrayBuilder::new().items(item()))
+                    .property("remove", ArrayBuilder::new().items(key()))
+                    .property("set", ArrayBuilder::new().items(item()))
+                    .description(Some(
+                        "Links added (existing records by key, or new ones), removed, or replaced (`set`, alone; links \
+                         to records the caller may not see are kept). Records are never deleted.",
+                    ))
+                    .additional_properties(Some(utoipa::openapi::schema::AdditionalProperties::FreeForm(false)))
+            }
+        };
+        object.properties.insert(name.to_string(), RefOr::T(changes.into()));
     }
     RefOr::T(Schema::Object(object))
 }

@@ -190,7 +190,7 @@ fn paths(doc: &Doc) -> Paths {
     let update =
         operation(doc, crud_id(doc, "update"), "Update the sent fields of a record", Some(Operation::Update), true)
             .parameter(pk_parameter(doc))
-            .request_body(body(closed(doc.update.clone())))
+            .request_body(body(super::nested::update_body(doc, closed(doc.update.clone()))))
             .response("404", not_found());
     let updated = with_etag(response("The updated record.", read(doc, doc.detail.clone())));
     let update = retries::update(update, updated);

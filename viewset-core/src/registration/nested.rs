@@ -13,21 +13,24 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Map, Value as Json};
 
 use super::ops::Answer;
-use super::routes::{create_shape, parse_body};
+use super::routes::{create_shape, parse_body, update_shape};
 use crate::access;
 use crate::boxed::{SendFuture, send};
 use crate::bus::event::{Action, ChangeEvent};
 use crate::contract::committed::Committed;
 use crate::contract::hooks::Hooks;
+use crate::contract::lookup::Lookup;
 use crate::contract::viewset::ModelOf;
 use crate::error::{ApiError, db_err};
 use crate::handlers::after::{after_commit, hooked};
-use crate::handlers::crud::creatable;
+use crate::handlers::crud::{creatable, write_update};
+use crate::handlers::nested::Nest;
 use crate::request::RequestContext;
 use crate::request::embedders::Expand;
 use crate::request::nested::{After, Created, Row, Writer};
 use crate::schema::{CreateSchema, ReadSchema};
 use crate::store::run::On;
+use crate::store::writing::Writing;
 use crate::types::columns::{column_named, field_name};
 use crate::types::operation::Operation;
 use crate::types::options::Nested;
@@ -44,6 +47,17 @@ pub(crate) const fn route<V: Hooks>() -> Option<NestedRoute> {
         return None;
     }
     Some(|request, bytes| send(create::<V>(request, bytes)))
+}
+
+/// The nested update after admission: the `{pk}`, the request and the object body.
+pub(crate) type NestedUpdateRoute = fn(Lookup, RequestContext, Bytes) -> Answer;
+
+/// The nested update of `V`, when it declares `writable_relations`; as [`route`].
+pub(crate) const fn update_route<V: Hooks>() -> Option<NestedUpdateRoute> {
+    if V::CONFIG.nested.writable.is_empty() {
+        return None;
+    }
+    Some(|pk, request, bytes| send(update::<V>(pk, request, bytes)))
 }
 
 /// Whether a create body is an object naming one of `nested`'s writable relations (its values skipped, not read).
@@ -64,15 +78,66 @@ async fn create<V: Hooks>(request: RequestContext, bytes: Bytes) -> Result<Respo
     let model = *model
         .downcast::<ModelOf<V>>()
         .map_err(|_| ApiError::Database(sea_orm::DbErr::Custom("nested create: not the route's model".into())))?;
+    answer::<V>(request, model, &paths, StatusCode::CREATED).await
+}
+
+/// `PATCH <prefix>/{pk}` with writable relations: in one transaction, the record read locked through the caller's
+/// scope (404, 403; `If-Match`: 412), its sent fields written as PATCH writes them, then the relations' changes
+/// (`handlers/nested_update.rs`); 200 with the record and the changed relations embedded.
+async fn update<V: Hooks>(pk: Lookup, request: RequestContext, bytes: Bytes) -> Result<Response, ApiError> {
+    crate::schema::require_json(&request.headers, &bytes)?;
+    let mut body: Map<String, Json> = serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::input(["body"], format!("Invalid JSON: {e}"), "json_invalid"))?;
+    let mut relations = Map::new();
+    for name in V::CONFIG.nested.writable {
+        if let Some(value) = body.remove(*name) {
+            relations.insert(name.to_string(), value);
+        }
+    }
+    let embedders = request.embedders.clone();
+    let paths = crate::handlers::nested_links::measure_update(writer::<V>(), &relations, embedders.as_deref())?;
+    let bytes = serde_json::to_vec(&Json::Object(body)).unwrap_or_default();
+    let data = parse_body::<V::Update>(&bytes, &request, update_shape::<V>)?;
+    let mut writing = Writing::within(access::begin_locking::<V>(&request).await?);
+    let model = access::fetch_visible_locked::<V>(&request, &pk, writing.txn()).await?;
+    crate::handlers::etag::check_if_match::<V>(&request, &model)?;
+    let previous = hooked::<V>().then(|| model.clone());
+    let (model, written) = write_update::<V>(On::Txn(writing.txn()), model, data).await?;
+    let parent = serde_json::to_value(&model).unwrap_or_default();
+    let mut nest =
+        Nest { request: &request, embedders: embedders.as_deref(), writing: &mut writing, after: Vec::new() };
+    let linked = crate::handlers::nested_update::relink(&mut nest, writer::<V>(), &parent, relations).await?;
+    let after = std::mem::take(&mut nest.after);
+    if written || linked {
+        writing.publish(ChangeEvent::of::<V>(Action::Updated, &model));
+    }
+    writing.commit::<V>(&request.events).await?;
+    for hook in after {
+        hook(&request);
+    }
+    if let (true, Some(previous)) = (written, previous) {
+        after_commit::<V>(&request, vec![Committed::Updated { previous, record: model.clone() }]);
+    }
+    answer::<V>(request, model, &paths, StatusCode::OK).await
+}
+
+/// The answer of a nested write: the record as its detail shows it, with the relations `paths` name embedded as
+/// `?expand=` embeds them.
+async fn answer<V: Hooks>(
+    request: RequestContext,
+    model: ModelOf<V>,
+    paths: &[Vec<&'static str>],
+    status: StatusCode,
+) -> Result<Response, ApiError> {
     let mut expand = Expand::default();
-    for names in &paths {
+    for names in paths {
         let names = &names[..names.len().min(crate::embed::MAX_EXPAND_DEPTH)];
         expand.insert(names, V::CONFIG.expandable, request.embedders.as_deref())?;
     }
     let mut embedded = crate::embed::embed_rows::<V>(std::slice::from_ref(&model), &expand, &request).await?;
     let mut value = access::visible(&<V::Detail as ReadSchema<_>>::from_model(model), &request.left_out());
     access::fields::attach(&mut value, embedded.pop().unwrap_or_default());
-    Ok(crate::handlers::etag::tagged_json(StatusCode::CREATED, &value))
+    Ok(crate::handlers::etag::tagged_json(status, &value))
 }
 
 /// `R` as the writer of nested rows: a constant, built at compile time.
