@@ -25,6 +25,11 @@
 //! keeps the links to records the caller may not see), a to-many relation `{"posts": {"add": [{...}]}}`. Children
 //! the client did not name are never deleted; a to-one relation changes through its foreign key.
 //!
+//! As a bulk write, a nested write calls no ViewSet's overridden `Hooks::create` or `Hooks::update` handler: every
+//! created row passes `before_create` and the checks above, and `after_commit` once committed. A body naming no
+//! writable relation is the plain create or PATCH, through those handlers, as before. The related ViewSets'
+//! throttles are not counted (the route's own are).
+//!
 //! ```
 //! # mod author { use sea_orm::entity::prelude::*;
 //! #   #[derive(Clone, Debug, PartialEq, DeriveEntityModel, serde::Serialize, serde::Deserialize, viewset_core::ModelSchema)]

@@ -1,5 +1,6 @@
-//! The nested form of the single create (`writable_relations`, [`crate::viewset::nested`]): an object body naming
-//! a writable relation is written by `handlers/nested.rs`, each row through the [`Writer`] of its ViewSet, built
+//! The nested form of the single create and of PATCH (`writable_relations`, [`crate::viewset::nested`]): an object
+//! body naming a writable relation is written by `handlers/nested.rs` (a PATCH's relation changes by
+//! `handlers/nested_update.rs`), each row through the [`Writer`] of its ViewSet, built
 //! here from the ViewSet's types: its create body read as `POST <prefix>/` reads it (`routes::parse_body`), then
 //! the single create's `creatable`; a referenced row read through its scope. What is generic per ViewSet is these
 //! small functions; the walk over the body is compiled once.
