@@ -270,6 +270,18 @@ async fn bounds_and_shapes(app: TestApp) {
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {refused}");
         assert_eq!(first_error(&refused), (loc, json!(kind)), "{body}: {refused}");
     }
+    // Hostile: 10,000 rows, 50 levels deep.
+    let (status, refused) = post(&app, "/authors/", BOB, json!({"name": "A", "posts": posts_of(10_000)})).await;
+    assert_eq!((status, first_error(&refused).1), (StatusCode::UNPROCESSABLE_ENTITY, json!("too_many_nested_rows")));
+    let mut deep = json!({"name": "last"});
+    for level in 0..50 {
+        deep = match level % 2 {
+            0 => json!({"title": "t", "body": "b", "author": deep}),
+            _ => json!({"name": "a", "posts": [deep]}),
+        };
+    }
+    let (status, refused) = post(&app, "/authors/", BOB, deep).await;
+    assert_eq!((status, first_error(&refused).1), (StatusCode::UNPROCESSABLE_ENTITY, json!("nested_too_deep")));
     assert_eq!(counts(&app, &["authors", "posts"]).await, before, "nothing written");
     // A body without a writable relation is the plain create, as before.
     let (status, created) = post(&app, "/api/posts/", BOB, json!({"title": "t", "body": "b", "author_id": 1})).await;
