@@ -136,9 +136,9 @@ fn paths(doc: &Doc) -> Paths {
         .response("200", list_response(doc))
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let records = "Records to create, all or none (`bulk`).";
-    let create = operation(doc, crud_id(doc, "create"), "Create a record", Some(Operation::Create), true).request_body(
-        body(bulk::one_or_many(doc, super::nested::create_body(doc, closed(doc.create.clone())), records)),
-    );
+    let one = super::nested::create_body(doc, closed(doc.create.clone()));
+    let create = operation(doc, crud_id(doc, "create"), "Create a record", Some(Operation::Create), true)
+        .request_body(body(bulk::one_or_many(doc, one, records)));
     let created = bulk::one_or_many(doc, read(doc, doc.detail.clone()), "The created records, in request order.");
     let created = bulk::or_upserted(doc, created, read(doc, doc.detail.clone()));
     let created = with_etag(response(bulk::created_description(doc), created));
