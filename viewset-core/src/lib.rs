@@ -170,7 +170,7 @@ pub mod __private {
     pub use crate::schema::names::{FieldAt, Gate, Resolved, known_field, name_hash, unique_field};
     pub use crate::schema::rows::{decode_in_order, nullable};
     pub use crate::schema::{CreateSchema, FieldInfo, ModelSchema, Patch, ReadSchema, UpdateSchema, free_form_schema};
-    pub use crate::viewset::{Bulk, Config, Direction, Hooks, OrderingFields, ViewSet};
+    pub use crate::viewset::{Bulk, Config, Direction, Hooks, Nested, OrderingFields, ViewSet};
     /// `throttle(...)` and `#[action(throttle = "...")]`.
     pub mod throttle {
         pub use crate::throttle::{Period, Rate, Throttles};

@@ -11,8 +11,8 @@ pub use crate::contract::config::Config;
 pub use crate::contract::hooks::Hooks;
 pub use crate::contract::viewset::{ModelOf, ViewSet};
 pub use crate::handlers::crud::base_queryset;
-pub use crate::handlers::{bulk, etag, prefer, upsert};
-pub use crate::types::options::Bulk;
+pub use crate::handlers::{bulk, etag, nested, prefer, upsert};
+pub use crate::types::options::{Bulk, Nested};
 pub use crate::types::options::{Direction, OrderingFields};
 
 /// The default handlers of the generated routes (list, retrieve, create, update, delete).

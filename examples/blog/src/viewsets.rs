@@ -7,7 +7,8 @@ use viewset_core::prelude::*;
 
 use crate::entities::{author, post};
 
-/// Posts at `/api/posts`: reads are open to anyone, writes need an identity. `GET /api/posts/aggregate` counts,
+/// Posts at `/api/posts`: reads are open to anyone, writes need an identity. A create may carry its author, new
+/// (`"author": {"name": "Ada"}`) or existing (`"author": 3`), written in the same transaction. `GET /api/posts/aggregate` counts,
 /// sums and averages them per author, flag or time bucket (`group_by=created_at__month`) over the same rows as the
 /// list.
 #[derive(ModelViewSet)]
@@ -23,6 +24,7 @@ use crate::entities::{author, post};
     relations(author = author::Entity),
     permission_classes = [IsAuthenticatedOrReadOnly],
     expandable = ["author"],
+    writable_relations = ["author"],
     bulk,
     upsert_keys = ["slug"],
     aggregates(
@@ -60,7 +62,8 @@ impl PostViewSet {
 /// Authors at `/authors` (empty prefix: the table name): every operation needs an identity; `email` is visible to
 /// and writable by staff only, and optional, so anyone signed in can create an author and staff add the email.
 /// The same policy holds where an author is embedded (`/api/posts/?expand=author`: `null` for anonymous callers,
-/// no `email` for non-staff); `?expand=posts` embeds an author's posts.
+/// no `email` for non-staff); `?expand=posts` embeds an author's posts, and a create may carry them
+/// (`"posts": [{"title": "One", "body": "..."}]`), each created through `PostViewSet`.
 #[derive(ModelViewSet)]
 #[viewset(
     model = author::Entity,
@@ -68,6 +71,7 @@ impl PostViewSet {
     permission_classes = [IsAuthenticated],
     staff_only_fields = ["email"],
     expandable = ["posts"],
+    writable_relations = ["posts"],
     aggregates(group_by = ["email", "name"], count_distinct = ["email"]),
 )]
 pub struct AuthorViewSet;

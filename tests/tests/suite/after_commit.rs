@@ -16,7 +16,7 @@ use viewset_tests::on_every_database;
 
 /// Posts whose after-commit hook records what it was told.
 #[derive(ModelViewSet)]
-#[viewset(model = post::Entity, prefix = "/hooked/posts", basename = "hooked", permission_classes = [AllowAny], bulk, upsert_keys = ["slug"], custom_hooks)]
+#[viewset(model = post::Entity, prefix = "/hooked/posts", basename = "hooked", permission_classes = [AllowAny], bulk, upsert_keys = ["slug"], custom_hooks, expandable = ["author"], writable_relations = ["author"])]
 pub struct HookedPosts;
 
 /// `(action, title before, title after)` of every committed row any test wrote.
@@ -43,7 +43,17 @@ async fn hooked_blog(backend: Backend) -> TestApp {
     TestApp::serve(blog::app_from(api, ServiceState::new(db.clone())), db, database).await
 }
 
-on_every_database!(hooked_blog => every_committed_row_is_told_once, rolled_back_writes_are_never_told);
+on_every_database!(hooked_blog => every_committed_row_is_told_once, rolled_back_writes_are_never_told, nested_writes_are_told);
+
+/// A nested create tells its record's hook once it committed (`writable_relations`).
+async fn nested_writes_are_told(app: TestApp) {
+    let tag = format!("{:?}-nested", app.db.get_database_backend());
+    let body = json!({"title": format!("{tag} one"), "body": "b", "author": {"name": "Nested"}});
+    let bob = viewset_tests::identities::blog::BOB;
+    let (status, created) = app.send(Method::POST, "/hooked/posts/", bob, Some(&body.to_string())).await;
+    assert_eq!((status, &created["author"]["name"]), (StatusCode::CREATED, &json!("Nested")), "{created}");
+    assert_eq!(seen(&tag, 1).await, vec![row("created", None, &format!("{tag} one"))]);
+}
 
 /// The rows seen whose titles start with `tag`, once `count` of them arrived (the hooks run after the answers).
 async fn seen(tag: &str, count: usize) -> Vec<(String, Option<String>, String)> {

@@ -52,6 +52,8 @@ mod logs;
 mod many_to_many;
 mod mariadb;
 mod metrics;
+mod nested_updates;
+mod nested_writes;
 mod openapi_document;
 mod openapi_relations;
 mod pagination;

@@ -2,7 +2,7 @@
 
 use crate::throttle::Throttles;
 use crate::types::options::{
-    Aggregates, Bulk, CountMode, Direction, Expandable, FullText, OrderingFields, RelatedField,
+    Aggregates, Bulk, CountMode, Direction, Expandable, FullText, Nested, OrderingFields, RelatedField,
 };
 
 /// A ViewSet's configuration; the derive fills it from the attributes, and names the `DEFAULT_*` constants below
@@ -15,7 +15,7 @@ use crate::types::options::{
 ///     require_if_match: Config::DEFAULT_REQUIRE_IF_MATCH, default_limit: Config::DEFAULT_LIMIT, max_limit: Config::DEFAULT_MAX_LIMIT, filterable_fields: &[],
 ///     search_fields: &[], ordering_fields: OrderingFields::Only(&[]), ordering: &[], tenant_field: None,
 ///     staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "", csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE,
-///     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None, module: "app::api" };
+///     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None, nested: viewset_core::viewset::Nested::OFF, module: "app::api" };
 /// assert_eq!(C.default_limit, 20);
 /// ```
 #[derive(Debug, Clone, Copy)]
@@ -85,6 +85,9 @@ pub struct Config {
     /// `aggregates(...)`: what `GET <prefix>/aggregate` may group by and compute ([`Aggregates`]); `None`: no
     /// such route.
     pub aggregates: Option<Aggregates>,
+    /// `writable_relations`, `max_nested_depth`, `max_nested_rows`: the relations a create body may write with
+    /// the record ([`Nested`], default [`Nested::OFF`]).
+    pub nested: Nested,
     /// The Rust module that defines the ViewSet (`module_path!()`), for discovery.
     pub module: &'static str,
 }
@@ -125,7 +128,8 @@ impl Config {
     /// #     tenant_field: None, staff_only_fields: &[], filter_backends: &[], count_mode: Config::DEFAULT_COUNT_MODE,
     /// #     expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false, basename: "",
     /// #     csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE,
-    /// #     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None, module: "m" };
+    /// #     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None, nested: viewset_core::viewset::Nested::OFF,
+    /// #     module: "m" };
     /// let config = Config { filter_backends: &["DjangoFilterBackend", "OrderingFilter"], ..C };
     /// assert!(config.filters_with_lookups());
     /// assert!(!Config { filter_backends: &["SearchFilter"], ..C }.filters_with_lookups());

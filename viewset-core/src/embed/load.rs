@@ -320,6 +320,7 @@ impl Embedder {
             expandable: V::CONFIG.expandable,
             load: load::<V>,
             scope: scope::<V>,
+            writer: None,
         }
     }
 }

@@ -55,7 +55,7 @@ impl Expand {
         Ok(expand)
     }
 
-    fn insert(
+    pub(crate) fn insert(
         &mut self,
         names: &[&str],
         declared: &'static [Expandable],

@@ -6,5 +6,8 @@ pub(crate) mod after;
 pub mod bulk;
 pub mod crud;
 pub mod etag;
+pub mod nested;
+pub(crate) mod nested_links;
+pub(crate) mod nested_update;
 pub mod prefer;
 pub mod upsert;

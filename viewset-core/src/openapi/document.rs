@@ -23,6 +23,7 @@ pub(crate) fn document(
     }
     paths.merge(manual);
     let mut components = components();
+    components.schemas.extend(super::nested::create_components(&records));
     components.schemas.extend(record_components(records));
     OpenApiBuilder::new()
         .info(InfoBuilder::new().title(title).version(version).build())
@@ -92,7 +93,8 @@ mod tests {
     }
 
     fn no_record() -> super::super::embedded::Record {
-        super::super::embedded::Record { table: "t", schema: Default::default(), embeds: Vec::new() }
+        let (schema, create) = (Default::default(), Default::default());
+        super::super::embedded::Record { table: "t", schema, embeds: Vec::new(), create, writes: Vec::new() }
     }
 
     #[tokio::test]

@@ -96,6 +96,10 @@ pub(crate) struct Record {
     pub schema: RefOr<Schema>,
     /// The tables its relations embed.
     pub embeds: Vec<String>,
+    /// Its single create's body, with its own writable relations ([`super::nested::create_body`]).
+    pub create: RefOr<Schema>,
+    /// The tables its writable relations write.
+    pub writes: Vec<super::nested::Writes>,
 }
 
 fn record_of<V: Hooks>() -> Record {
@@ -104,7 +108,8 @@ fn record_of<V: Hooks>() -> Record {
     let table = sea_orm::EntityName::table_name(&<V::Entity as Default>::default());
     // As the related ViewSet lists it: a staff-only field is absent for other callers, so not required.
     let schema = super::operations::read(&doc, with_embedded(&doc, doc.list_item.clone()));
-    Record { table, schema, embeds }
+    let create = super::nested::create_body(&doc, super::operations::closed(doc.create.clone()));
+    Record { table, schema, embeds, create, writes: super::nested::writes(&doc) }
 }
 
 /// The record components of `records`: one per table some relation embeds, from the first ViewSet registered for it

@@ -10,6 +10,7 @@ pub(crate) mod doc;
 pub(crate) mod document;
 pub(crate) mod embedded;
 pub(crate) mod filters;
+pub(crate) mod nested;
 pub(crate) mod operations;
 pub(crate) mod responses;
 pub(crate) mod retries;

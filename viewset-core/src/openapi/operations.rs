@@ -164,7 +164,7 @@ fn paths(doc: &Doc) -> Paths {
         .response("200", list_response(doc))
         .response("422", response("Invalid query parameter.", component("InputValidationError")));
     let create = operation(doc, crud_id(doc, "create"), "Create a record", Some(Operation::Create), true)
-        .request_body(body(closed(doc.create.clone())));
+        .request_body(body(super::nested::create_body(doc, closed(doc.create.clone()))));
     let created = "Created: the record (no body with `Prefer: return=minimal`).";
     let create = retries::create(create, with_etag(response(created, read(doc, doc.detail.clone()))));
     paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Get], list);
@@ -188,7 +188,7 @@ fn paths(doc: &Doc) -> Paths {
     let update =
         operation(doc, crud_id(doc, "update"), "Update the sent fields of a record", Some(Operation::Update), true)
             .parameter(pk_parameter(doc))
-            .request_body(body(closed(doc.update.clone())))
+            .request_body(body(super::nested::update_body(doc, closed(doc.update.clone()))))
             .response("404", not_found());
     let updated = with_etag(response("The updated record.", read(doc, doc.detail.clone())));
     let update = retries::update(update, updated);

@@ -25,7 +25,7 @@ use crate::types::params::QueryParams;
 /// #     staff_only_fields: &[], filter_backends: &[], module: "", require_if_match: false,
 /// #     count_mode: viewset_core::Config::DEFAULT_COUNT_MODE, expandable: &[], related_fields: &[], fulltext: None, custom_hooks: false, save_hooks: false,
 /// #     basename: "", csv_keep_formulas: false, throttle: viewset_core::throttle::Throttles::NONE,
-/// #     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None };
+/// #     bulk: viewset_core::viewset::Bulk::OFF, aggregates: None, nested: viewset_core::viewset::Nested::OFF };
 /// let w = LimitOffsetPagination::window(&QueryParams::parse(Some("offset=40")), &config).unwrap();
 /// assert_eq!((w.limit, w.offset), (20, 40));
 /// ```

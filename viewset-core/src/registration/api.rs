@@ -194,7 +194,7 @@ impl Api {
         self.check_operation_ids(&routes)?;
         self.routes.extend(routes);
         self.tools.extend(tools_of::<V>());
-        self.embedders.register(Embedder::of::<V>());
+        self.embedders.register(Embedder { writer: Some(super::nested::writer::<V>()), ..Embedder::of::<V>() });
         let described = crate::openapi::embedded::Described::of::<V>();
         self.registrations.push(Registration { type_id: TypeId::of::<V>(), name, origin, described });
         let (router, actions) = (std::mem::take(&mut self.router), std::mem::take(&mut self.actions));

@@ -24,6 +24,7 @@ mod bulk;
 pub(crate) mod discovery;
 mod entry;
 mod fallback;
+mod nested;
 mod ops;
 pub(crate) mod routes;
 mod settings;

@@ -126,16 +126,27 @@ impl Ops {
     }
 }
 
-/// The create body of `V`, then `V::create`.
+/// The create body of `V`, then `V::create`; a body naming a writable relation is the nested create
+/// (`nested.rs`).
 fn create<V: Hooks>(request: RequestContext, bytes: BodyBytes) -> Answer {
+    if let (Some(nested), Ok(raw)) = (const { super::nested::route::<V>() }, &bytes)
+        && super::nested::wanted(&V::CONFIG.nested, raw)
+    {
+        return nested(request, raw.clone());
+    }
     match body::<V::Create>(bytes, &request, create_shape::<V>) {
         Ok(data) => send(V::create(data, request)),
         Err(refused) => send(std::future::ready(Err(refused))),
     }
 }
 
-/// The PATCH body of `V`, then `V::update`.
+/// The PATCH body of `V`, then `V::update`; a body naming a writable relation is the nested update (`nested.rs`).
 fn update<V: Hooks>(pk: Lookup, request: RequestContext, bytes: BodyBytes) -> Answer {
+    if let (Some(nested), Ok(raw)) = (const { super::nested::update_route::<V>() }, &bytes)
+        && super::nested::wanted(&V::CONFIG.nested, raw)
+    {
+        return nested(pk, request, raw.clone());
+    }
     match body::<V::Update>(bytes, &request, update_shape::<V>) {
         Ok(data) => send(V::update(pk, data, request)),
         Err(refused) => send(std::future::ready(Err(refused))),

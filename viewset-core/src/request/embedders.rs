@@ -32,6 +32,8 @@ pub struct Embedder {
     pub(crate) load: LoadFn,
     /// Its scoped query for a related-field filter or ordering term ([`crate::query::RelatedField`]).
     pub(crate) scope: ScopeFn,
+    /// The ViewSet as the writer of rows a nested create names (set by [`crate::Api`]; `None`: not writable).
+    pub(crate) writer: Option<&'static crate::request::nested::Writer>,
 }
 
 impl std::fmt::Debug for Embedder {

@@ -3,6 +3,7 @@
 //! [`crate::embed`].
 
 pub(crate) mod embedders;
+pub(crate) mod nested;
 pub(crate) mod registry;
 pub(crate) mod replica;
 mod state;

@@ -68,7 +68,7 @@ impl Writing {
     }
 
     /// [`Writing::commit`], its errors read for `table`: one function for every ViewSet.
-    async fn commit_on(self, bus: &EventBus, table: &'static str) -> Result<(), ApiError> {
+    pub(crate) async fn commit_on(self, bus: &EventBus, table: &'static str) -> Result<(), ApiError> {
         let durable = bus.is_durable();
         let mut recorded = Vec::new();
         if let Some(txn) = self.txn {

@@ -160,6 +160,50 @@ impl Bulk {
         Bulk { create: false, update: false, delete: false, max: Bulk::DEFAULT_MAX, upsert_keys: &[] };
 }
 
+/// `#[viewset(writable_relations = ["author", "posts"], max_nested_depth = 2, max_nested_rows = 100)]`: the
+/// `expandable` relations a single create (`POST <prefix>/` with an object body) may write along with the record,
+/// in one transaction ([`crate::viewset::nested`]). Off (no relation writable) unless written.
+///
+/// ```
+/// use viewset_core::viewset::Nested;
+/// assert!(Nested::OFF.writable.is_empty());
+/// let nested = Nested::new(&["author", "posts"], Nested::DEFAULT_MAX_DEPTH, 10);
+/// assert_eq!((nested.max_depth, nested.max_rows), (2, 10));
+/// assert!(nested.allows("posts") && !nested.allows("tags"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Nested {
+    /// `writable_relations`: names of `expandable` relations a create body may carry.
+    pub writable: &'static [&'static str],
+    /// `max_nested_depth`: how many relations deep a body may nest (default [`Nested::DEFAULT_MAX_DEPTH`]): the
+    /// record's own relations are level 1, theirs level 2.
+    pub max_depth: usize,
+    /// `max_nested_rows`: the most related rows (created or referenced) one request may name (default
+    /// [`Nested::DEFAULT_MAX_ROWS`]).
+    pub max_rows: usize,
+}
+
+impl Nested {
+    /// `max_nested_depth` when the attribute leaves it out.
+    pub const DEFAULT_MAX_DEPTH: usize = 2;
+    /// `max_nested_rows` when the attribute leaves it out.
+    pub const DEFAULT_MAX_ROWS: usize = 100;
+    /// No writable relation: what a ViewSet without `writable_relations` has.
+    pub const OFF: Nested =
+        Nested { writable: &[], max_depth: Nested::DEFAULT_MAX_DEPTH, max_rows: Nested::DEFAULT_MAX_ROWS };
+
+    /// The declaration as the derive spells it.
+    pub const fn new(writable: &'static [&'static str], max_depth: usize, max_rows: usize) -> Nested {
+        Nested { writable, max_depth, max_rows }
+    }
+
+    /// Whether a create body may write the relation `name`.
+    pub fn allows(&self, name: &str) -> bool {
+        self.writable.contains(&name)
+    }
+}
+
 /// Which fields clients may order by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OrderingFields {

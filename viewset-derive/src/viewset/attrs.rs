@@ -73,6 +73,12 @@ pub struct ViewSetAttrs {
     pub upsert_keys: StrList,
     /// `aggregates(group_by = [...], sum = [...], ...)`: what `GET <prefix>/aggregate` may group and compute.
     pub aggregates: Option<super::aggregates::AggregatesAttr>,
+    /// `writable_relations = ["author"]`: `expandable` relations a create body may write with the record.
+    pub writable_relations: StrList,
+    /// The most relations deep a nested create may go.
+    pub max_nested_depth: Option<SpannedValue<u64>>,
+    /// The most related rows one nested create may name.
+    pub max_nested_rows: Option<SpannedValue<u64>>,
 }
 
 /// Parses `#[viewset(...)]`, recording every mistake in `errors`. A mistaken item (unknown key, no-effect key,

@@ -73,6 +73,12 @@ pub fn check(
     let (ordering, ordering_not_allowed) = check_ordering(&attrs, ordering_fields.as_deref(), &mut errors);
     let count_mode = check_count_mode(&attrs, &mut errors);
     let expandable = super::related::check_expandable(&attrs, &mut errors);
+    let nested = super::nested::NestedAttr {
+        writable: &attrs.writable_relations.0,
+        max_depth: attrs.max_nested_depth,
+        max_rows: attrs.max_nested_rows,
+    };
+    let nested = super::nested::entry(nested, &expandable, &mut errors);
     let allowlists = filterable_fields.iter().chain(ordering_fields.iter().flatten());
     let related = super::related::resolve(allowlists, &attrs.relations, &mut errors);
     let fulltext = super::fulltext::check(&attrs.fulltext, check_field_name, &mut errors);
@@ -159,6 +165,7 @@ pub fn check(
         throttle,
         bulk,
         aggregates: super::aggregates::entry(&aggregates),
+        nested,
         fields,
         ident: attrs.ident,
     })

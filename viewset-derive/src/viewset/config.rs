@@ -81,6 +81,8 @@ pub struct Config {
     pub bulk: proc_macro2::TokenStream,
     /// `aggregates(...)`, checked: core's `Option<Aggregates>` as tokens.
     pub aggregates: proc_macro2::TokenStream,
+    /// `writable_relations`, `max_nested_depth`, `max_nested_rows`, checked: core's `Nested` as tokens.
+    pub nested: proc_macro2::TokenStream,
     /// The field names rustc checks.
     pub fields: FieldChecks,
 }

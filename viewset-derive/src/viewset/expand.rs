@@ -184,6 +184,7 @@ fn config_const(config: &Config) -> TokenStream {
     let throttle = &config.throttle;
     let bulk = &config.bulk;
     let aggregates = &config.aggregates;
+    let nested = &config.nested;
     let basename = config.basename.as_deref().unwrap_or_default();
     let ordering = config.ordering.iter().map(|(field, desc)| {
         let direction = if *desc { quote!(Desc) } else { quote!(Asc) };
@@ -219,6 +220,7 @@ fn config_const(config: &Config) -> TokenStream {
             throttle: #throttle,
             bulk: #bulk,
             aggregates: #aggregates,
+            nested: #nested,
             module: ::core::module_path!(),
         }
     }

@@ -7,6 +7,7 @@ mod check;
 mod config;
 mod expand;
 mod fulltext;
+mod nested;
 mod related;
 mod routes;
 
