@@ -2,9 +2,9 @@
 # The README's TypeScript client, kept true as written: starts the blog example (fresh SQLite file), then in an
 # empty folder runs the README's "TypeScript clients" commands verbatim (the blog's address replaced by this run's)
 # with its program saved where the commands say: the client's types generated from /openapi.json, the program
-# compiled under `tsc --strict` and run (a single create, a bulk create and delete, list, update, expand, a 404,
-# delete as bob, with no narrowing of a write's answer). The generated operations must carry the tool names
-# (`posts_list`). Exits non-zero on any failure.
+# compiled under `tsc --strict` and run (a single create, a nested create, a bulk create and delete, list, update,
+# expand, a 404, delete as bob, with no narrowing of a write's answer). The generated operations must carry the
+# tool names (`posts_list`). Exits non-zero on any failure.
 #
 # Usage: bash .ci/typescript.sh   (from anywhere; builds the blog if needed; the README pins the npm packages)
 set -euo pipefail

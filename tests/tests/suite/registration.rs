@@ -175,6 +175,10 @@ fn every_route_is_in_the_openapi_document() {
         "object"
     );
     assert_eq!(json["paths"]["/api/posts/upsert"]["post"]["operationId"], "posts_upsert");
+    // The create answers what a nested write wrote (`writable_relations`): `author`, typed and optional.
+    let answer = &json["paths"]["/api/posts/"]["post"]["responses"]["201"]["content"]["application/json"]["schema"];
+    assert!(answer["properties"]["author"]["oneOf"].is_array(), "{answer}");
+    assert!(!answer["required"].as_array().unwrap().contains(&serde_json::json!("author")), "{answer}");
     // `author_id` or, as the posts' `writable_relations` allow, `author` (`nested_writes.rs`).
     assert_eq!(create["required"], serde_json::json!(["title", "body"]));
     assert!(create["properties"]["author_id"].is_object() && create["properties"]["author"].is_object());

@@ -43,12 +43,38 @@ pub(crate) fn expand_parameter(doc: &Doc) -> Option<Parameter> {
 /// ([`record_component`]) or `null` for a to-one relation, an array of them for a has-many one, so a generated
 /// client reads `post.author?.name` without a cast.
 pub(crate) fn with_embedded(doc: &Doc, schema: RefOr<Schema>) -> RefOr<Schema> {
+    embedding(
+        doc,
+        schema,
+        |_| true,
+        |name| format!("With `expand={name}`: the related record(s) as their own ViewSet lists them."),
+    )
+}
+
+/// The answer of a create or PATCH with `V`'s writable relations as optional, typed properties: a nested write
+/// answers the record with what it wrote embedded, as `?expand=` would ([`crate::viewset::nested`]).
+pub(crate) fn with_written(doc: &Doc, schema: RefOr<Schema>) -> RefOr<Schema> {
+    let writable = doc.config.nested.writable;
+    embedding(
+        doc,
+        schema,
+        |name| writable.contains(&name),
+        |name| format!("When the request wrote `{name}`: what it wrote, as its own ViewSet lists it to the caller."),
+    )
+}
+
+/// `schema` with the expandable relations `included` keeps as optional properties described by `description`.
+fn embedding(
+    doc: &Doc,
+    schema: RefOr<Schema>,
+    included: impl Fn(&str) -> bool,
+    description: impl Fn(&str) -> String,
+) -> RefOr<Schema> {
     let RefOr::T(Schema::Object(mut object)) = schema else { return schema };
-    for entry in doc.config.expandable {
+    for entry in doc.config.expandable.iter().filter(|entry| included(entry.name)) {
         let def = (entry.relation)();
         let record = Ref::from_schema_name(record_component(&table_of(&def.to_tbl)));
-        let description =
-            format!("With `expand={}`: the related record(s) as their own ViewSet lists them.", entry.name);
+        let description = description(entry.name);
         let property: Schema = if def.rel_type == RelationType::HasMany || (entry.via)().is_some() {
             ArrayBuilder::new().items(record).description(Some(description)).into()
         } else {

@@ -8,7 +8,7 @@ use utoipa::openapi::{Content, PathItem, Paths, RefOr, Required, ResponseBuilder
 use super::bulk;
 use super::conditional::{self, with_etag};
 use super::doc::Doc;
-use super::embedded::{expand_parameter, with_embedded};
+use super::embedded::{expand_parameter, with_embedded, with_written};
 use super::filters::{fields_parameter, list_parameters};
 use super::responses::{with_common_errors, with_security};
 use super::retries;
@@ -166,7 +166,8 @@ fn paths(doc: &Doc) -> Paths {
     let create = operation(doc, crud_id(doc, "create"), "Create a record", Some(Operation::Create), true)
         .request_body(body(super::nested::create_body(doc, closed(doc.create.clone()))));
     let created = "Created: the record (no body with `Prefer: return=minimal`).";
-    let create = retries::create(create, with_etag(response(created, read(doc, doc.detail.clone()))));
+    let record = read(doc, with_written(doc, doc.detail.clone()));
+    let create = retries::create(create, with_etag(response(created, record)));
     paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Get], list);
     paths.add_path_operation(crate::contract::paths::collection(base), vec![HttpMethod::Post], create);
     bulk::add_paths(doc, &mut paths);
@@ -190,7 +191,7 @@ fn paths(doc: &Doc) -> Paths {
             .parameter(pk_parameter(doc))
             .request_body(body(super::nested::update_body(doc, closed(doc.update.clone()))))
             .response("404", not_found());
-    let updated = with_etag(response("The updated record.", read(doc, doc.detail.clone())));
+    let updated = with_etag(response("The updated record.", read(doc, with_written(doc, doc.detail.clone()))));
     let update = retries::update(update, updated);
     let deleted = ObjectBuilder::new()
         .property("deleted", ObjectBuilder::new().schema_type(Type::Boolean))
