@@ -79,9 +79,18 @@ pub(super) fn unique_field(msg: &str, table: &str) -> Option<String> {
 /// 422 `validation_error` naming the column: 1406 data too long, 1264 out of range, 1292 and 1366 not a valid value
 /// of the column's type (a date outside `TIMESTAMP`'s range, text that is not valid in the column's charset), 1048 a
 /// `NULL` for a `NOT NULL` column, 1690 an arithmetic result out of range, 3819 / 4025 a `CHECK` constraint; 1191
-/// (no `FULLTEXT` index for a `MATCH`) a 422 `fulltext_unavailable` at `["query", "q"]`.
-/// `None` for every other error (and on other databases).
+/// (no `FULLTEXT` index for a `MATCH`) a 422 `fulltext_unavailable` at `["query", "q"]`. PostgreSQL's 22003 (out of
+/// range) is the same 422. `None` for every other error.
 pub(super) fn refused_value(err: &DbErr) -> Option<ApiError> {
+    // PostgreSQL's 22003: a value, or a result computed from the stored ones (`avg` of huge doubles overflows its
+    // sum of squares), out of its type's range.
+    if let DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e)) = err
+        && let sea_orm::SqlxError::Database(db) = &**e
+        && db.code().as_deref() == Some("22003")
+    {
+        let what = "A value, or a result computed from the stored values, is out of range for its type.";
+        return Some(ApiError::Validation { detail: what.to_string(), errors: BTreeMap::new() });
+    }
     #[cfg(feature = "mysql")]
     if let DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e)) = err
         && let sea_orm::SqlxError::Database(db) = &**e

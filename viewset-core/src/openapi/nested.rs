@@ -143,7 +143,8 @@ pub(crate) fn update_body(doc: &Doc, closed: RefOr<Schema>) -> RefOr<Schema> {
 }
 
 /// The create components of `records`: one per table some writable relation writes, from the first ViewSet
-/// registered for it (the one the write goes through), without the foreign keys filled in by to-many relations.
+/// registered for it (the one the write goes through), without the foreign keys filled in by to-many relations
+/// (neither required nor allowed).
 pub(crate) fn create_components(records: &[Record]) -> Vec<(String, RefOr<Schema>)> {
     let mut fills: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for write in records.iter().flat_map(|r| &r.writes) {
@@ -157,7 +158,9 @@ pub(crate) fn create_components(records: &[Record]) -> Vec<(String, RefOr<Schema
         let schema = match records.iter().find(|r| r.table == table) {
             Some(record) => match record.create.clone() {
                 RefOr::T(Schema::Object(mut object)) => {
+                    // A nested record never names the key its parent fills in (a 422 `nested_conflict` if it does).
                     object.required.retain(|field| !filled.contains(field.as_str()));
+                    object.properties.retain(|field, _| !filled.contains(field.as_str()));
                     RefOr::T(Schema::Object(object))
                 }
                 other => other,

@@ -74,8 +74,12 @@ fn writes(op: OperationBuilder, answer: (&str, Response)) -> OperationBuilder {
 /// Create: the 201 (bodiless with `return=minimal`), and the answers of `Idempotency-Key`.
 pub(super) fn create(op: OperationBuilder, created: Response) -> OperationBuilder {
     let created = with_write_headers(created, "The new record's URL (with `Prefer: return=minimal`).");
-    writes(op, ("201", created))
-        .response(
+    creates(writes(op, ("201", created)))
+}
+
+/// The 400 and 409 of a write that creates records.
+fn creates(op: OperationBuilder) -> OperationBuilder {
+    op.response(
             "400",
             error(
                 "Foreign-key violation; or an invalid Idempotency-Key (`invalid_idempotency_key`), or one sent \
@@ -138,18 +142,7 @@ pub(super) fn update_many(op: OperationBuilder, updated: Response) -> OperationB
 pub(super) fn create_many(op: OperationBuilder, created: Response) -> OperationBuilder {
     let mut created = with_write_headers(created, "");
     created.headers.remove("Location");
-    writes(op, ("201", created))
-        .response(
-            "400",
-            error(
-                "Foreign-key violation; or an invalid Idempotency-Key (`invalid_idempotency_key`), or one sent \
-                 without credentials (`idempotency_requires_identity`).",
-            ),
-        )
-        .response(
-            "409",
-            error("Uniqueness violation; or a request with this Idempotency-Key is still running (`idempotency_in_progress`)."),
-        )
+    creates(writes(op, ("201", created)))
 }
 
 /// An upsert: its answer with 201 (a row was created) or 200 (every key existed), and the answers of

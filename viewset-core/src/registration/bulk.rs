@@ -24,7 +24,7 @@ use crate::handlers::etag::unconditional_many;
 use crate::handlers::prefer::{self, Written};
 use crate::idempotency::key::IDEMPOTENCY_KEY;
 use crate::idempotency::once::{once, write};
-use crate::registration::routes::{create_shape, parse_body, respond, update_shape};
+use crate::registration::routes::{collection_write, create_shape, parse_body, respond, update_shape};
 use crate::request::RequestContext;
 use crate::types::operation::Operation;
 
@@ -35,20 +35,8 @@ pub(crate) fn is_array(bytes: &[u8]) -> bool {
 
 /// `POST <prefix>/bulk`: admitted as a single create, the `Idempotency-Key` claimed as a single create claims it,
 /// then the ViewSet's bulk create.
-pub(crate) fn create_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
-    send(async move {
-        let bytes = entry::bytes(parts, body).await;
-        let pass = match ops.enter(&mut request, Operation::Create).await {
-            Ok(pass) => pass,
-            Err(refused) => return refused.into_response(),
-        };
-        let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            create_many(ops, request, bytes).await
-        } else {
-            boxed(|| once(request, bytes, write(move |request, bytes| create_many(ops, request, bytes)))).await
-        };
-        respond(pass.answer(answer))
-    })
+pub(crate) fn create_run(ops: &'static Ops, request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+    collection_write(ops, request, (parts, body), create_many)
 }
 
 /// A bulk create after admission, before the ViewSet's types: the body and `Prefer`.

@@ -256,7 +256,22 @@ fn retrieve_run(ops: &'static Ops, mut request: RequestContext, mut parts: Parts
 }
 
 /// `POST <prefix>/`.
-fn create_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+fn create_run(ops: &'static Ops, request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+    collection_write(ops, request, (parts, body), create)
+}
+
+/// A `POST` of the collection's paths (the create, the bulk create, the upsert): the body, admission as a create,
+/// then `work`, once per `Idempotency-Key` when the request names one. Compiled once per `work`, not per ViewSet.
+pub(super) fn collection_write<W, F>(
+    ops: &'static Ops,
+    mut request: RequestContext,
+    (parts, body): (Parts, Body),
+    work: W,
+) -> RouteFuture
+where
+    W: Fn(&'static Ops, RequestContext, BodyBytes) -> F + Copy + Send + 'static,
+    F: Future<Output = Result<Response, ApiError>> + Send + 'static,
+{
     send(async move {
         let bytes = entry::bytes(parts, body).await;
         let pass = match ops.enter(&mut request, Operation::Create).await {
@@ -265,9 +280,9 @@ fn create_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body
         };
         // Without a key the write runs in the route's own future; with one, the claim's work is allocated apart.
         let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            create(ops, request, bytes).await
+            work(ops, request, bytes).await
         } else {
-            boxed(|| once(request, bytes, write(move |request, bytes| create(ops, request, bytes)))).await
+            boxed(|| once(request, bytes, write(move |request, bytes| work(ops, request, bytes)))).await
         };
         respond(pass.answer(answer))
     })

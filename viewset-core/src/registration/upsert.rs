@@ -10,41 +10,25 @@
 
 use axum::body::{Body, Bytes};
 use axum::http::request::Parts;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde_json::value::RawValue;
 
 use super::bulk::{is_array, items};
-use super::entry::{self, BodyBytes, RouteFuture};
+use super::entry::{BodyBytes, RouteFuture};
 use super::ops::Ops;
-use crate::boxed::{boxed, send};
 use crate::contract::config::Config;
 use crate::contract::hooks::Hooks;
 use crate::error::ApiError;
 use crate::handlers::bulk::at_row;
 use crate::handlers::etag::unconditional_many;
 use crate::handlers::upsert::{Resolution, UpsertRow, upsert};
-use crate::idempotency::key::IDEMPOTENCY_KEY;
-use crate::idempotency::once::{once, write};
-use crate::registration::routes::{create_shape, parse_body, respond};
+use crate::registration::routes::{collection_write, create_shape, parse_body};
 use crate::request::RequestContext;
-use crate::types::operation::Operation;
 
 /// `POST <prefix>/upsert`: admitted as a create, the `Idempotency-Key` claimed as a create claims it, then the key,
 /// the resolution and the ViewSet's upsert.
-pub(crate) fn upsert_run(ops: &'static Ops, mut request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
-    send(async move {
-        let bytes = entry::bytes(parts, body).await;
-        let pass = match ops.enter(&mut request, Operation::Create).await {
-            Ok(pass) => pass,
-            Err(refused) => return refused.into_response(),
-        };
-        let answer = if !request.headers.contains_key(IDEMPOTENCY_KEY) {
-            run(ops, request, bytes).await
-        } else {
-            boxed(|| once(request, bytes, write(move |request, bytes| run(ops, request, bytes)))).await
-        };
-        respond(pass.answer(answer))
-    })
+pub(crate) fn upsert_run(ops: &'static Ops, request: RequestContext, parts: Parts, body: Body) -> RouteFuture {
+    collection_write(ops, request, (parts, body), run)
 }
 
 /// An upsert after admission.
