@@ -62,6 +62,16 @@ def filter_failure(ctx, failure, case, response):
             for d in details
         ):
             return False
+    # The posts' `writable_relations = ["author"]`: a create names its author by `author_id` or as `author`, one of
+    # the two (the document lists both as optional; it does not relate them). A 422 `missing` at `author_id` for a
+    # body with neither is let through, nothing else.
+    if response.status_code == 422 and case.path == "/api/posts/" and case.method == "POST" and isinstance(body, dict):
+        details = body.get("detail")
+        sent = case.body if isinstance(case.body, dict) else {}
+        if isinstance(details, list) and details and "author" not in sent and "author_id" not in sent and all(
+            d.get("loc") == ["body", "author_id"] and d.get("type") == "missing" for d in details
+        ):
+            return False
     # Aggregates (issue 71): each parameter's pattern names exactly what the ViewSet declares, but JSON Schema cannot
     # relate two parameters or count names: `order_by` and `having` name group keys and aggregates of the same request
     # (else a 422 `unknown_field` there), a name is given once (`duplicate_name`) and at most 4 group keys

@@ -152,7 +152,11 @@ async fn run(
     let zoned = plan.tz.is_some();
     let rows = rows.map_err(|err| match bucket::unknown_zone(&err, zoned) {
         Some(refused) => refused,
-        None => ApiError::from_db(err, table),
+        // A computed value out of its type's range (PostgreSQL's `avg` of huge doubles): a 422 at the query.
+        None => match ApiError::from_db(err, table) {
+            ApiError::Validation { detail, .. } => ApiError::input(["query"], detail, "out_of_range"),
+            other => other,
+        },
     })?;
     Ok(Json(answer::answer(&plan, &rows)).into_response())
 }
