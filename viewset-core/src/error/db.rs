@@ -84,6 +84,7 @@ pub(super) fn unique_field(msg: &str, table: &str) -> Option<String> {
 pub(super) fn refused_value(err: &DbErr) -> Option<ApiError> {
     // PostgreSQL's 22003: a value, or a result computed from the stored ones (`avg` of huge doubles overflows its
     // sum of squares), out of its type's range.
+    #[cfg(feature = "postgres")]
     if let DbErr::Query(sea_orm::RuntimeErr::SqlxError(e)) | DbErr::Exec(sea_orm::RuntimeErr::SqlxError(e)) = err
         && let sea_orm::SqlxError::Database(db) = &**e
         && db.code().as_deref() == Some("22003")
