@@ -72,6 +72,15 @@ def filter_failure(ctx, failure, case, response):
             d.get("loc") == ["body", "author_id"] and d.get("type") == "missing" for d in details
         ):
             return False
+    # An aggregate PostgreSQL cannot compute over the rows earlier cases stored: `avg` of doubles near the type's
+    # limit overflows its sum of squares (SQLSTATE 22003), answered as a 422 `out_of_range` at the query rather than
+    # a 500. The request is valid; the stored data is what it refuses. Only that answer is let through.
+    if response.status_code == 422 and case.path.endswith("/aggregate") and isinstance(body, dict):
+        details = body.get("detail")
+        if isinstance(details, list) and details and all(
+            d.get("loc") == ["query"] and d.get("type") == "out_of_range" for d in details
+        ):
+            return False
     # Aggregates (issue 71): each parameter's pattern names exactly what the ViewSet declares, but JSON Schema cannot
     # relate two parameters or count names: `order_by` and `having` name group keys and aggregates of the same request
     # (else a 422 `unknown_field` there), a name is given once (`duplicate_name`) and at most 4 group keys
