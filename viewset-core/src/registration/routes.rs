@@ -288,15 +288,17 @@ where
     })
 }
 
-/// The create's work after admission: one object (an array or an upsert's `on_conflict` is a 422 naming the route
-/// that takes it), `V::create`, and the minimal answer when `Prefer` asks for it.
+/// The create's work after admission: a JSON body of one object (an array or an upsert's `on_conflict` is a 422
+/// naming the route that takes it), `V::create`, and the minimal answer when `Prefer` asks for it.
 async fn create(ops: &'static Ops, request: RequestContext, bytes: BodyBytes) -> Result<Response, ApiError> {
-    super::upsert::not_here(ops.config, &request)?;
-    if let Ok(bytes) = &bytes
-        && super::bulk::is_array(bytes)
-    {
-        return Err(super::bulk::not_here(ops.config, &request));
+    if let Ok(bytes) = &bytes {
+        // A body that is not JSON is a 415 before its shape is read.
+        crate::schema::require_json(&request.headers, bytes)?;
+        if super::bulk::is_array(bytes) {
+            return Err(super::bulk::not_here(ops.config, &request));
+        }
     }
+    super::upsert::not_here(ops.config, &request)?;
     let minimal = wants_minimal(&request.headers).then(|| request.uri.path().to_string());
     let response = (ops.create)(request, bytes).await?;
     Ok(match minimal {
