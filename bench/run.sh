@@ -4,10 +4,10 @@
 # Installs what it needs if missing (Debian's wrk; a virtualenv at bench/.venv with aksara-framework 0.7.2 and
 # uvicorn), starts PostgreSQL at 127.0.0.1:5432 if it is down, builds the bench in release mode into
 # target-bench/ (never target/), then runs every server against its own fresh database and writes
-# bench/results/latest.json and the results section of BENCHMARKS.md. Useful options:
+# bench/results/latest.json, every table in bench/results/latest.md and the summary in BENCHMARKS.md. Options:
 #   --database mariadb   viewset against the hand-written axum + sqlx (MySQL driver) server on MariaDB at
 #                     mysql://root@127.0.0.1:3306 (--mysql URL; started if down), written to
-#                     bench/results/mariadb.json and the MariaDB section of BENCHMARKS.md
+#                     bench/results/mariadb.json, mariadb.md and the MariaDB summary of BENCHMARKS.md
 #   --database sqlite    the blog on SQLite against PocketBase (bench/sqlite.sh, which takes the options)
 #   --no-python       skip the Python original        --no-compile   skip the compile-cost measurement
 #   --duration SECS   seconds per level (default 2)   --levels 1,16,64

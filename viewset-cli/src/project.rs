@@ -158,7 +158,7 @@ mod tests {
                 if path == "Cargo.toml" {
                     let feature = format!(r#"features = ["{backend}", "docs"]"#);
                     assert!(text.contains(&feature) && text.contains(&format!("sqlx-{backend}")), "{text}");
-                    // The trimmed dev profile (BENCHMARKS.md, build time per ViewSet).
+                    // The trimmed dev profile (bench/notes/build-time-rounds.md).
                     let dev =
                         "[profile.dev]\ndebug = \"line-tables-only\"\n\n[profile.dev.package.\"*\"]\ndebug = false\n";
                     assert!(text.contains(dev), "{text}");

@@ -4,7 +4,7 @@
 //! Coercing a concrete future to `Pin<Box<dyn Future + Send>>` makes rustc prove, as it compiles the coercion for
 //! that type, that the future and every future it awaits (the store's, sea-orm's, sqlx's, each with its own
 //! states) are `Send`: 7–9 ms of one core per boxed ViewSet future on the 2-core bench host, some 100 ms per
-//! ViewSet (BENCHMARKS.md, "Build time per ViewSet", `codegen_select_candidate`). [`send`] asks `F: Send` of its
+//! ViewSet (bench/notes/build-time-rounds.md, `codegen_select_candidate`). [`send`] asks `F: Send` of its
 //! argument instead, a bound that is checked once, where a generic function calls it, and boxes the future as a
 //! `dyn Future` without the auto trait, whose coercion costs nothing to prove. [`boxed`] writes a future straight
 //! into its allocation.
@@ -37,7 +37,7 @@ pub(crate) fn send<'a, F: Future + Send + 'a>(future: F) -> SendFuture<'a, F::Ou
 
 /// `make()`'s future in a heap allocation, written there rather than built on the stack and copied in whole as
 /// `Box::pin(make())` does: a sea-orm driver query's future is about 9 KB, and that copy was 9k instructions of
-/// every query (BENCHMARKS.md, "Smaller request futures"). Every boxed database call in the crate goes through it.
+/// every query (bench/notes/build-time-rounds.md). Every boxed database call in the crate goes through it.
 pub(crate) fn boxed<F: Future>(make: impl FnOnce() -> F) -> Pin<Box<F>> {
     let mut slot = Box::<F>::new_uninit();
     slot.write(make());

@@ -109,8 +109,9 @@ pub fn rerender(args: &[String]) -> Result<(), String> {
     }
     let text = std::fs::read_to_string(&from).map_err(|e| format!("{}: {e}", from.display()))?;
     let results: report::Results = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", from.display()))?;
-    report::write_markdown(&md, &results)?;
-    eprintln!("wrote {}", md.display());
+    let full = from.with_extension("md");
+    report::write_markdown(&md, &full, &results)?;
+    eprintln!("wrote {} and {}", md.display(), full.display());
     Ok(())
 }
 
@@ -274,8 +275,9 @@ async fn run_async(o: Options) -> Result<(), String> {
         ));
     }
     if let Some(md) = &o.markdown {
-        report::write_markdown(md, &results)?;
-        eprintln!("wrote {}", md.display());
+        let full = o.out.with_extension("md");
+        report::write_markdown(md, &full, &results)?;
+        eprintln!("wrote {} and {}", md.display(), full.display());
     }
     Ok(())
 }

@@ -1,5 +1,5 @@
-//! Results: `latest.json` (`mariadb.json`) and the generated section of `BENCHMARKS.md` (between two marker
-//! comments, a pair per database; the prose around them is kept as it is).
+//! Results: `latest.json` (`mariadb.json`), every table of the run beside it (`latest.md`, `mariadb.md`), and the
+//! summary in `BENCHMARKS.md` (between two marker comments, a pair per database; the prose around them is kept).
 
 mod markdown;
 
@@ -161,14 +161,26 @@ impl Results {
     }
 }
 
-/// Rewrites the section between the markers of `path` for the run's database (appending it to a file without
-/// them, creating the file from a skeleton if needed).
-pub fn write_markdown(path: &Path, r: &Results) -> Result<(), String> {
+/// Writes the run's whole report to `full` and rewrites the section between the markers of `path` (BENCHMARKS.md)
+/// for the run's database with its summary: the run's head and the ratio tables, linking to `full` (appending the
+/// section to a file without markers, creating the file from a skeleton if needed).
+pub fn write_markdown(path: &Path, full: &Path, r: &Results) -> Result<(), String> {
+    std::fs::write(full, markdown(r)).map_err(|e| format!("{}: {e}", full.display()))?;
     let (begin, end) = match r.backend() {
         Backend::Postgres => (BEGIN, END),
         Backend::Mariadb => (BEGIN_MARIADB, END_MARIADB),
     };
-    let generated = format!("{begin}\n\n{}{end}", markdown(r));
+    let link = match (path.parent(), full.strip_prefix(path.parent().unwrap_or(Path::new("")))) {
+        (Some(_), Ok(relative)) => relative.display().to_string(),
+        _ => full.display().to_string(),
+    };
+    let summary = format!(
+        "{}{}Every table of this run (requests/s, latency, errors, memory, CPU time per request, the same answers, \
+         compile cost): [{link}]({link}).\n\n",
+        markdown::head(r),
+        markdown::ratio_tables(r, false)
+    );
+    let generated = format!("{begin}\n\n{summary}{end}");
     let existing = std::fs::read_to_string(path).unwrap_or_default();
     let text = match (existing.find(begin), existing.find(end)) {
         (Some(b), Some(e)) if b < e => format!("{}{generated}{}", &existing[..b], &existing[e + end.len()..]),

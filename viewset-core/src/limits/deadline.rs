@@ -1,6 +1,6 @@
 //! Keeps each request's timeout from waking the runtime: one task per runtime holds a timer due at half the shortest
 //! request timeout, so a request's deadline is never the timer driver's earliest and registering it wakes nothing.
-//! Why, and what it saves: BENCHMARKS.md, "Design notes behind the fast paths".
+//! Why, and what it saves: bench/notes/design-notes.md.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //!
 //! A closure handler per route and ViewSet made axum compile its handler machinery (the extractors' future, the
 //! handler service, the boxed route, the future's `map`) once per route of every ViewSet, some 7,000 lines of LLVM
-//! IR per ViewSet (BENCHMARKS.md, "Build time per ViewSet"). With one handler type that machinery is compiled once
+//! IR per ViewSet (bench/notes/build-time-rounds.md). With one handler type that machinery is compiled once
 //! per application state; what is left per ViewSet is the route's own `async` block. A request costs what it cost
 //! with a closure handler: axum boxed the handler's future, and [`Entry`] boxes the route's.
 //!

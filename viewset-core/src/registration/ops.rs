@@ -2,7 +2,7 @@
 //! themselves (`routes.rs`: admission, the `{pk}`, the body, `Prefer`, `If-None-Match`, CSV) are compiled once for
 //! every ViewSet rather than once per ViewSet. What is left per ViewSet is this table's entries: each reads what
 //! depends on the ViewSet's types (its body type, its lookup type, its hooks) and returns a boxed future of one
-//! type (build time: BENCHMARKS.md, "Build time per ViewSet").
+//! type (build time: bench/notes/build-time-rounds.md).
 
 use std::future::Future;
 

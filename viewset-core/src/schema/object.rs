@@ -1,8 +1,8 @@
 //! A JSON body read as an object only ([`from_object`]): serde_json's own deserializer, except that a struct is read
 //! as a map. serde_json reads a struct from an array too (fields by position), so every body type's derived
 //! `visit_seq` was compiled with its `visit_map`, though bodies that are arrays are refused before they are read
-//! (`body.rs` `refuse_non_objects`): some 1,000 lines of LLVM IR per ViewSet (BENCHMARKS.md, "Build time per
-//! ViewSet"). What a body reads, and every error it answers, is serde_json's.
+//! (`body.rs` `refuse_non_objects`): some 1,000 lines of LLVM IR per ViewSet (bench/notes/build-time-rounds.md).
+//! What a body reads, and every error it answers, is serde_json's.
 
 use serde::de::{DeserializeOwned, Visitor};
 use serde_json::de::SliceRead;

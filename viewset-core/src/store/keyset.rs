@@ -3,7 +3,8 @@
 //! [`prototype`](super::prototype)), the statement depends only on the ViewSet, the backend, the ordering and the
 //! cursor's shape (its direction, which of its values are null), so its text is kept per shape once sea-query's own
 //! rendering of it proved that the values the paginator lists are the ones sea-query binds, in their order. A page
-//! written here is always the statement sea-query writes. Measurements: BENCHMARKS.md, "Eighth round".
+//! written here is always the statement sea-query writes. Measurements: bench/notes/build-time-rounds.md, "Eighth
+//! round".
 
 use std::any::TypeId;
 use std::mem::Discriminant;

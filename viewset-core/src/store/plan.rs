@@ -55,7 +55,7 @@ pub struct Plan {
     pub streams_csv: bool,
     /// A counted list with a search term (`search`, `q`) reads its page and the size of the filtered set in one
     /// statement on PostgreSQL and SQLite (`COUNT(*) OVER ()`): the search reads every matching row for the page
-    /// anyway, so one scan replaces two (BENCHMARKS.md, "The count in the page's statement": 1.7–1.9× the lists
+    /// anyway, so one scan replaces two (bench/notes/count-in-page.md: 1.7–1.9× the lists
     /// per second on PostgreSQL, 1.24× on SQLite, 0.57–0.66× on MariaDB, which keeps two statements). The default
     /// scope with the built-in filter backends only, whose selects have no `DISTINCT` for the window to count
     /// before. Without a search term (where an index can end the page early) the count is its own statement.

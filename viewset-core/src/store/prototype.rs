@@ -2,7 +2,7 @@
 //! backend as one expression, checked once to render exactly what `Entity::find()` renders (otherwise the entity
 //! keeps `Entity::find()`). Only for the default scope ([`super::Plan::default_scope`]): sea-orm's `select_also`
 //! refuses a custom expression, so the public [`crate::viewset::base_queryset`] stays on `Entity::find()`. Why:
-//! BENCHMARKS.md, "Design notes behind the fast paths".
+//! bench/notes/design-notes.md.
 
 use std::any::{Any, TypeId};
 use std::mem::Discriminant;

@@ -1,8 +1,7 @@
 //! Statements built once per ViewSet, backend and shape, used when the caller's scope adds nothing: the detail
 //! lookup, a PATCH of a set of columns (`UPDATE … WHERE <lookup> RETURNING *`) and an insert of a set of columns. The
 //! first statement of each shape is built through sea-query and cached only when its values are exactly those this
-//! module would bind, so a cached statement is always the one sea-query builds. Why: BENCHMARKS.md, "Design notes
-//! behind the fast paths".
+//! module would bind, so a cached statement is always the one sea-query builds. Why: bench/notes/design-notes.md.
 
 use std::any::TypeId;
 use std::mem::Discriminant;

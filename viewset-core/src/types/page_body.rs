@@ -41,7 +41,7 @@ impl PageBody {
 /// A page's JSON object written field by field, in the order they are given: the built-in paginators' envelopes.
 /// A typed envelope generic over its results (`Page<Items<Model>>`) is serialized again for every model, and with
 /// each serializer serde_json's struct fields reach; here the fields other than the results are written by code
-/// compiled once, and the results by one serializer (build time: BENCHMARKS.md, "Build time per ViewSet").
+/// compiled once, and the results by one serializer (build time: bench/notes/build-time-rounds.md).
 pub(crate) struct Fields(Vec<u8>);
 
 impl Fields {

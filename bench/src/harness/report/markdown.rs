@@ -75,8 +75,8 @@ fn table(out: &mut String, header: &[String], rows: &[Vec<String>]) {
     out.push('\n');
 }
 
-/// The generated Markdown section.
-pub fn markdown(r: &Results) -> String {
+/// The run's date, machine, versions, settings and noise, and the servers that did not run.
+pub fn head(r: &Results) -> String {
     let mut out = String::new();
     let m = &r.machine;
     let v = &r.versions;
@@ -84,12 +84,6 @@ pub fn markdown(r: &Results) -> String {
     let s = |x: &Value| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string());
     let backend = r.backend();
     let database = backend.title();
-    let _ = match backend {
-        Backend::Postgres => writeln!(out, "## Results of the last run\n"),
-        Backend::Mariadb => {
-            writeln!(out, "## MariaDB: the seven workloads against hand-written axum + sqlx (MySQL driver)\n")
-        }
-    };
     let _ = writeln!(
         out,
         "- **Date**: {} (whole run {:.1} min, `{}`)",
@@ -167,22 +161,25 @@ pub fn markdown(r: &Results) -> String {
         let _ = writeln!(out, "> **{}** — {}\n", server.label, server.error.as_deref().unwrap_or(""));
     }
 
+    out
+}
+
+/// The ratio tables: of the best rounds (with `best`) and of the medians of the rounds (when there were rounds).
+pub fn ratio_tables(r: &Results, best: bool) -> String {
+    let mut out = String::new();
     let main = r.present(&MAIN);
     let levels = r.levels();
-    let mut header = vec!["workload".to_string(), "c".to_string()];
-    header.extend(main.iter().map(|n| r.label(n)));
-
-    let _ = writeln!(out, "### Requests per second\n");
-    let rows = level_rows(&levels, |w, c| main.iter().map(|n| cell(r.find(n, w, c), |x| rps(x.rps))).collect());
-    table(&mut out, &header, &rows);
-
-    let _ = writeln!(out, "### Ratios: viewset ÷ other (requests/s; above 1 = viewset faster, **bold** below 0.97)\n");
     let ratio_cols: Vec<_> = RATIOS.iter().filter(|(n, _)| main.contains(n)).collect();
     let mut rheader = vec!["workload".to_string(), "c".to_string()];
     rheader.extend(ratio_cols.iter().map(|(_, t)| t.to_string()));
-    let rows = level_rows(&levels, |w, c| ratio_cols.iter().map(|(n, _)| cell(r.ratio(n, w, c), ratio)).collect());
-    table(&mut out, &rheader, &rows);
-    if r.runs.iter().any(|x| x.round > 0) {
+    let rounds = r.runs.iter().any(|x| x.round > 0);
+    if best || !rounds {
+        let _ =
+            writeln!(out, "### Ratios: viewset ÷ other (requests/s; above 1 = viewset faster, **bold** below 0.97)\n");
+        let rows = level_rows(&levels, |w, c| ratio_cols.iter().map(|(n, _)| cell(r.ratio(n, w, c), ratio)).collect());
+        table(&mut out, &rheader, &rows);
+    }
+    if rounds {
         let _ = writeln!(
             out,
             "### Ratios of the medians of the rounds (the same runs, no round picked; **bold** below 0.97)\n"
@@ -191,6 +188,28 @@ pub fn markdown(r: &Results) -> String {
             level_rows(&levels, |w, c| ratio_cols.iter().map(|(n, _)| cell(r.median_ratio(n, w, c), ratio)).collect());
         table(&mut out, &rheader, &rows);
     }
+    out
+}
+
+/// The whole report of a run (`bench/results/latest.md`, `mariadb.md`): [`head`], then every table.
+pub fn markdown(r: &Results) -> String {
+    let mut out = format!(
+        "# {}: the seven workloads, every table\n\nWritten by `bench/run.sh`; BENCHMARKS.md has the method and the \
+         ratios.\n\n",
+        r.backend().title()
+    );
+    out.push_str(&head(r));
+    let backend = r.backend();
+    let database = backend.title();
+    let main = r.present(&MAIN);
+    let levels = r.levels();
+    let mut header = vec!["workload".to_string(), "c".to_string()];
+    header.extend(main.iter().map(|n| r.label(n)));
+
+    let _ = writeln!(out, "### Requests per second\n");
+    let rows = level_rows(&levels, |w, c| main.iter().map(|n| cell(r.find(n, w, c), |x| rps(x.rps))).collect());
+    table(&mut out, &header, &rows);
+    out.push_str(&ratio_tables(r, true));
 
     let _ = writeln!(out, "### Latency p50 / p99 (ms)\n");
     let rows = level_rows(&levels, |w, c| {
