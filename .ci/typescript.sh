@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The README's TypeScript client, kept true as written: starts the blog example (fresh SQLite file), then in an
-# empty folder runs the README's "TypeScript clients" commands verbatim (the blog's address replaced by this run's)
+# The guide's TypeScript client (viewset-core/docs/guide/clients.md), kept true as written: starts the blog example (fresh SQLite file), then in an
+# empty folder runs the page's "TypeScript clients" commands verbatim (the blog's address replaced by this run's)
 # with its program saved where the commands say: the client's types generated from /openapi.json, the program
 # compiled under `tsc --strict` and run (a single create, a nested create, a bulk create and delete, list, update,
 # expand, a 404, delete as bob, with no narrowing of a write's answer). The generated operations must carry the
 # tool names (`posts_list`). Exits non-zero on any failure.
 #
-# Usage: bash .ci/typescript.sh   (from anywhere; builds the blog if needed; the README pins the npm packages)
+# Usage: bash .ci/typescript.sh   (from anywhere; builds the blog if needed; the page pins the npm packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/server.sh # build_examples, free_port, server, stop_server (on exit)
@@ -17,11 +17,11 @@ client=$workdir/client
 mkdir "$client"
 
 # The section's ```sh block (split at the line telling where the program goes) and its ```ts block.
-python3 - README.md "$workdir" <<'PY'
+python3 - viewset-core/docs/guide/clients.md "$workdir" <<'PY'
 import re, sys
 readme, out = sys.argv[1], sys.argv[2]
 text = open(readme).read()
-section = text.split("### TypeScript clients", 1)[1].split("\n## ", 1)[0]
+section = text.split("## TypeScript clients", 1)[1].split("\n## ", 1)[0]
 commands = re.search(r"```sh\n(.*?)```", section, re.S).group(1)
 program = re.search(r"```ts\n(.*?)```", section, re.S).group(1)
 before, after = commands.split("# save the program below as src/crud.ts, then:\n")
@@ -30,7 +30,7 @@ open(f"{out}/after.sh", "w").write(after)
 open(f"{out}/crud.ts", "w").write(program)
 for narrowing in ("Array.isArray", '" in '):
     if narrowing in program:
-        sys.exit(f"the README's program narrows a write's answer ({narrowing!r})")
+        sys.exit(f"the guide's program narrows a write's answer ({narrowing!r})")
 PY
 
 build_examples
@@ -51,4 +51,4 @@ grep -q 'get: operations\["posts_list"\]' src/blog.d.ts || { echo "operation ids
 grep -q 'post: operations\["posts_create_many"\]' src/blog.d.ts || { echo "no bulk create operation" >&2; exit 1; }
 BLOG_URL="http://127.0.0.1:$port" bash -euo pipefail "$workdir/after.sh"
 rm -rf "$workdir"
-echo "TypeScript client: the README's commands and program, compiled (strict) and run against the blog"
+echo "TypeScript client: the guide's commands and program, compiled (strict) and run against the blog"

@@ -4,6 +4,7 @@
 pub mod ai_client;
 pub mod cluster;
 pub mod datagen;
+pub mod docs;
 pub mod every_database;
 pub mod fixtures;
 pub mod harness;

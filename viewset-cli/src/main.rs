@@ -71,7 +71,7 @@ enum Generate {
         name: String,
         /// `<name>:<type>` each, `?` for nullable, `=<value>` for a default; types: string, text, i32, i64, f64,
         /// decimal (DECIMAL(19, 4): 15 digits before the point, 4 after; a JSON string), bool, date, datetime,
-        /// uuid, json, references:<resource>.
+        /// uuid, json, `references:<resource>`.
         #[arg(required = true)]
         fields: Vec<String>,
     },

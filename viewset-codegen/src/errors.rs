@@ -153,7 +153,7 @@ pub(crate) fn identifier(name: &str, column: bool, loc: &[Value], errors: &mut E
     }
 }
 
-/// What is wrong with `name` as a table (`column: false`) or column name, as [`identifier`] checks it.
+/// What is wrong with `name` as a table (`column: false`) or column name, as `identifier` checks it.
 pub fn identifier_problem(name: &str, column: bool) -> Option<String> {
     let words_ok = !name.is_empty()
         && name.split('_').all(|word| {

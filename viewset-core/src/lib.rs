@@ -79,6 +79,7 @@ pub mod auth;
 pub mod embed;
 pub mod error;
 pub mod events;
+pub mod guide;
 pub mod idempotency;
 pub mod limits;
 #[cfg(feature = "metrics")]
@@ -119,7 +120,7 @@ mod contract;
 mod handlers;
 mod types;
 
-/// The README's Rust snippets, compiled as doc tests.
+/// The README's Rust snippets, compiled as doc tests (the guide's compile as the docs of [`guide`]).
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;

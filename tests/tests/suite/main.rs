@@ -13,6 +13,7 @@ mod ai_codegen_provider;
 mod ai_mcp_auth;
 mod ai_registry;
 mod ai_schema_health;
+mod attributes_reference;
 mod auth_helpers;
 mod blog_crud;
 mod blog_query;

@@ -1,7 +1,7 @@
 //! Nested writes in a PATCH (issue #70, goal 1; `#[viewset(writable_relations = [...])]`) over HTTP, on SQLite,
 //! PostgreSQL and MariaDB: `{"posts": {"add": [...]}}` creates children, `{"labels": {"add" | "remove" | "set":
 //! [...]}}` changes links through the join table, each label through its own ViewSet's policy, all or nothing; and
-//! the document's bodies of the create and the PATCH, and the README's examples. The create: `nested_writes.rs`,
+//! the document's bodies of the create and the PATCH, and the guide's examples. The create: `nested_writes.rs`,
 //! whose fixtures these are.
 
 use reqwest::{Method, StatusCode};
@@ -134,13 +134,13 @@ fn the_document_types_the_nested_bodies() {
     assert!(schemas["authors_create"]["properties"]["posts"].is_object(), "{}", schemas["authors_create"]);
 }
 
-/// The README's nested writes (under "Nested writes: `writable_relations`"), run as typed (through curl) against the
+/// The guide's nested writes (relations.md, "Nested writes: `writable_relations`"), run as typed (through curl) against the
 /// blog on a fresh SQLite file, in order: each answers the status its comment says, and the body too when the comment
 /// shows it whole, else every `"key": value` it shows. Needs `curl`.
 #[tokio::test]
-async fn the_nested_writes_of_the_readme_work_as_typed() {
-    let readme = include_str!("../../../README.md");
-    let section = readme.split("### Nested writes").nth(1).expect("the README's section");
+async fn the_nested_writes_of_the_guide_work_as_typed() {
+    let relations = viewset_tests::docs::page("relations.md");
+    let section = viewset_tests::docs::section(relations, "## Nested writes: `writable_relations`");
     let block = section.split("```text").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
     let lines: Vec<&str> = block.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), 6, "three commands, each with its answer: {block}");

@@ -1,4 +1,4 @@
-//! The README's bulk writes (under "Bulk writes: `bulk`") and upserts (under "Upsert: `upsert_keys`"), run as typed (through curl) against the blog on a
+//! The guide's bulk writes (models.md) (under "Bulk writes: `bulk`") and upserts (under "Upsert: `upsert_keys`"), run as typed (through curl) against the blog on a
 //! fresh SQLite file, in order: each answers the status its comment says, and the body too when the comment shows
 //! it whole. Needs `curl`.
 
@@ -6,19 +6,18 @@ use viewset_tests::harness::{Backend, TestApp};
 use viewset_tests::shell::curl;
 
 #[tokio::test]
-async fn the_bulk_writes_of_the_readme_work_as_typed() {
-    run_section("### Bulk writes", 4).await;
+async fn the_bulk_writes_of_the_guide_work_as_typed() {
+    run_section("## Bulk writes: `bulk`", 4).await;
 }
 
 #[tokio::test]
-async fn the_upserts_of_the_readme_work_as_typed() {
-    run_section("### Upsert", 3).await;
+async fn the_upserts_of_the_guide_work_as_typed() {
+    run_section("## Upsert: `upsert_keys`", 3).await;
 }
 
-/// Runs the `commands` commands of the README's section `heading` against a fresh blog, checking each answer.
+/// Runs the `commands` commands of the guide's section `heading` (models.md) against a fresh blog, checking each answer.
 async fn run_section(heading: &str, commands: usize) {
-    let readme = include_str!("../../../README.md");
-    let section = readme.split(heading).nth(1).expect("the README's section");
+    let section = viewset_tests::docs::section(viewset_tests::docs::page("models.md"), heading);
     let block = section.split("```text").nth(1).and_then(|b| b.split("```").next()).expect("its examples");
     let lines: Vec<&str> = block.lines().filter(|l| !l.is_empty()).collect();
     assert_eq!(lines.len(), 2 * commands, "{commands} commands, each with its answer: {block}");

@@ -1,6 +1,6 @@
-//! Every `curl` the README's shell blocks send to the blog (`localhost:8000`, `127.0.0.1:8000`), run as typed
+//! Every `curl` the shell blocks of the README and of the guide's pages send to the blog (`localhost:8000`, `127.0.0.1:8000`), run as typed
 //! (through curl) against the blog on a fresh SQLite file, with Studio mounted as the `SERVICE_*` settings of the
-//! nearest block before it say: each answers 2xx, and what its comment promises is in the answer. The other
+//! nearest block before it in the same document say: each answers 2xx, and what its comment promises is in the answer. The other
 //! commands of those blocks run elsewhere: the quick start's calls in `examples/quickstart/tests/readme.rs`, the
 //! opening write in `readme_first_write.rs`, `viewset new`/`generate` in `viewset-cli/tests/new.rs`, the blog's
 //! start, the TypeScript client and `cargo test` in `.ci/run`. Needs `curl`.
@@ -54,6 +54,13 @@ fn calls(readme: &str) -> Vec<Call> {
     calls
 }
 
+/// The blog-bound `curl` commands of the README, then of each page of the guide (the settings of one document do
+/// not carry over to the next).
+fn every_call() -> Vec<Call> {
+    let documents = std::iter::once(viewset_tests::docs::README).chain(viewset_tests::docs::GUIDE.iter().map(|p| p.1));
+    documents.flat_map(calls).collect()
+}
+
 /// The command before a `#` that starts a comment (outside single quotes).
 fn without_comment(line: &str) -> &str {
     let mut quoted = false;
@@ -69,10 +76,13 @@ fn without_comment(line: &str) -> &str {
 
 #[test]
 fn the_readme_has_the_blocks_this_test_runs() {
-    let calls = calls(include_str!("../../../README.md"));
+    let calls = every_call();
     assert!(calls.len() >= 9, "{} blog-bound curl commands", calls.len());
     for (part, _) in PROMISED {
-        assert!(calls.iter().any(|call| call.command.contains(part)), "no README command contains {part}");
+        assert!(
+            calls.iter().any(|call| call.command.contains(part)),
+            "no command of the README or the guide contains {part}"
+        );
     }
     let studio = calls.iter().find(|call| call.command.contains("/studio/handshake")).expect("the handshake");
     assert!(studio.settings.iter().any(|(name, value)| name == "SERVICE_STUDIO_AUTH_TOKEN" && value == "s3cret"));
@@ -81,9 +91,8 @@ fn the_readme_has_the_blocks_this_test_runs() {
 
 #[tokio::test]
 async fn every_blog_curl_in_the_readme_answers_as_its_comment_says() {
-    let readme = include_str!("../../../README.md");
     let mut served: Option<(Vec<(String, String)>, viewset_tests::harness::TestApp)> = None;
-    for call in calls(readme) {
+    for call in every_call() {
         if served.as_ref().is_none_or(|(settings, _)| *settings != call.settings) {
             let settings = if call.settings.is_empty() {
                 StudioSettings::default()

@@ -2,7 +2,7 @@
 //! cookie signed with `viewset_core::session::SessionSigner` under the Studio secret, payload `staff:<user>`, admits
 //! with no hook; a non-staff, expired, tampered or foreign-key cookie is refused with the usual JSON 401; without a
 //! secret the cookie is nothing; the application's own hook keeps working beside it; and the cookie opens Studio's
-//! door without becoming an identity. The README shows the cookie being made exactly as here.
+//! door without becoming an identity. The guide (studio_ai.md) shows the cookie being made exactly as here.
 
 use std::time::{Duration, SystemTime};
 
@@ -22,7 +22,7 @@ async fn without_a_secret(backend: Backend) -> TestApp {
     blog_with_studio(backend, with_auth()).await
 }
 
-/// The cookie header of a staff session for `user`, made as the README shows.
+/// The cookie header of a staff session for `user`, made as the guide shows.
 fn staff_cookie(signer: &SessionSigner, payload: &str) -> String {
     let set_cookie = format!("studio_staff={}; Path=/; HttpOnly; SameSite=Strict", signer.sign(payload));
     set_cookie.split(';').next().unwrap().to_string()
@@ -48,8 +48,8 @@ async fn send(
 }
 
 #[test]
-fn the_readme_makes_the_cookie_studio_reads() {
-    let readme = include_str!("../../../README.md");
+fn the_guide_makes_the_cookie_studio_reads() {
+    let readme = viewset_tests::docs::page("studio_ai.md");
     assert_eq!((STAFF_COOKIE, staff_payload("alice").as_str()), ("studio_staff", "staff:alice"));
     assert!(
         readme.contains(r#"format!("studio_staff={}; Path=/; HttpOnly; SameSite=Strict", signer.sign("staff:alice"))"#)

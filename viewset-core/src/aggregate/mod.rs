@@ -53,7 +53,7 @@
 //! the caller could not list. A field hidden from the caller (`staff_only_fields`, `Hooks::hidden_fields`) is
 //! refused as a field that does not exist, and left out of the choices an error lists.
 //!
-//! An override of [`Hooks::list`](crate::Hooks::list) is not run: what narrows a list for every caller belongs in
+//! An override of [`crate::Hooks::list`] is not run: what narrows a list for every caller belongs in
 //! `get_queryset` or a row policy, which the aggregate applies. The statement is bounded as every request is, by
 //! the request timeout of [`crate::limits::Limits`].
 //!

@@ -19,26 +19,7 @@ pub type ModelOf<V> = <<V as ViewSet>::Entity as EntityTrait>::Model;
 
 /// A ViewSet: a model plus its configuration. Implemented by `#[derive(ModelViewSet)]`, whose attributes are:
 ///
-/// | attribute | meaning / default |
-/// |---|---|
-/// | `model` | required: the sea-orm entity (`post::Entity`) |
-/// | `prefix` | public path prefix; empty → `/` + table name |
-/// | `tags` | documentation tags; default the model's name |
-/// | `lookup_field` | detail lookup field; default `id` |
-/// | `permission_classes` | `[IsAuthenticated, ...]`; default none (allow) |
-/// | `ai_exposed`, `stream_enabled` | default `true` |
-/// | `default_limit`, `max_limit` | [`Config::DEFAULT_LIMIT`], [`Config::DEFAULT_MAX_LIMIT`] |
-/// | `pagination_class` | default `LimitOffsetPagination` |
-/// | `filter_backends` | `[ServiceFilterBackend, SearchFilter, OrderingFilter]`; default none |
-/// | `filterable_fields`, `search_fields`, `ordering_fields` | allowlists (`ordering_fields = "__all__"` allowed, discouraged) |
-/// | `ordering` | default ordering: `"-id"` or `["-views", "id"]` |
-/// | `list_serializer_class`, `retrieve_serializer_class` | read types (`From<Model> + Serialize`) |
-/// | `create_serializer_class`, `update_serializer_class` | body types (`CreateSchema`, `UpdateSchema`) |
-/// | `create_schema_class`, `update_schema_class`, `read_schema_class` | the same, as schema overrides |
-/// | `tenant_field` | tenant column: rows scoped to and stamped with the principal's tenant |
-/// | `policy` | `[MyRowPolicy]`: required row conditions ([`RowPolicy`]) |
-/// | `staff_only_fields` | fields only staff see (hidden fields cannot be written, filtered, searched or ordered) |
-/// | `custom_hooks` | you write `impl Hooks for YourViewSet` to override handlers or `get_queryset` |
+#[doc = include_str!("../../docs/attributes.md")]
 pub trait ViewSet: Send + Sync + Sized + 'static {
     /// The sea-orm entity.
     type Entity: EntityTrait<
