@@ -11,6 +11,7 @@ mod ai;
 mod ai_codegen;
 mod ai_codegen_provider;
 mod ai_mcp_auth;
+mod ai_query_aggregate;
 mod ai_registry;
 mod ai_schema_health;
 mod auth_helpers;
