@@ -84,6 +84,7 @@ mod studio_staff_sessions;
 mod studio_ui;
 mod studio_ui_browser;
 mod studio_ui_bulk_browser;
+mod studio_ui_chart_browser;
 mod studio_ui_feed;
 mod studio_ui_sessions;
 mod tenants_bulk;
