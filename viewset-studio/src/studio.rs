@@ -2,6 +2,7 @@
 //! health checks of one ViewSet), the state the Studio handlers share once it is mounted (`state`), and the
 //! `/studio/` endpoints (`handlers`). Mounting it with the UI, the `/ai` surface and the gate is `crate::mount`.
 
+mod aggregates;
 mod facts;
 pub(crate) mod handlers;
 mod model;
@@ -176,6 +177,7 @@ impl Studio {
             "staff_only_fields": c.staff_only_fields, "actions": actions,
             "bulk": {"create": c.bulk.create, "update": c.bulk.update, "delete": c.bulk.delete, "max": c.bulk.max,
                      "upsert_keys": c.bulk.upsert_keys},
+            "aggregates": aggregates::describe::<V>(),
         }));
         self.model_entry(ModelEntry::of::<V::Entity>(c.model_name))
     }

@@ -31,7 +31,7 @@ on_every_database!(TestApp::tenants => another_tenants_rows_are_never_counted, o
 /// The seeded posts' creation times, fixed so the buckets are known: Ada's post late on Saturday 28 March 2026
 /// (UTC), Alan's published post just after midnight, before Europe/Berlin's clocks go forward (01:00 UTC), his
 /// draft on Thursday 2 April.
-async fn fixed_times(app: &TestApp) -> (i64, i64) {
+pub(crate) async fn fixed_times(app: &TestApp) -> (i64, i64) {
     let times = ["2026-03-28T23:30:00Z", "2026-03-29T00:30:00Z", "2026-04-02T12:00:00Z"];
     let rows = post::Entity::find().all(&app.db).await.expect("posts");
     assert_eq!(rows.len(), 3, "the blog's seed");

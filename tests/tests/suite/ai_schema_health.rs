@@ -1,6 +1,7 @@
-//! `GET /ai/schema/health` over HTTP, on SQLite and PostgreSQL: findings come from the database catalog (a fix
-//! applied to the database clears its finding), open writes, missing tables and pending migrations are reported,
-//! and the endpoint passes the Studio gate (`tests/ai.rs` checks every `/ai` path for that).
+//! `GET /ai/schema/health` over HTTP, on SQLite, PostgreSQL and MariaDB: findings come from the database catalog (a
+//! fix applied to the database clears its finding), open writes, missing tables and pending migrations are reported,
+//! an aggregate's group key without an index is noted, a warning once the database's statistics say the table is
+//! large, and the endpoint passes the Studio gate (`tests/ai.rs` checks every `/ai` path for that).
 
 use reqwest::StatusCode;
 use sea_orm::ConnectionTrait;
@@ -11,7 +12,7 @@ use viewset_tests::harness::{Backend, TestApp, TestDb};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{TOKEN, blog_with_authed_studio, connect_quickly, with_auth};
 
-on_every_database!(blog_with_authed_studio => catalog_findings_clear_when_fixed);
+on_every_database!(blog_with_authed_studio => catalog_findings_clear_when_fixed, group_keys_by_table_size);
 on_every_database!(open_posts_on_an_empty_database => open_writes_missing_tables_and_pending_migrations);
 
 async fn health(app: &TestApp) -> Value {
@@ -109,4 +110,77 @@ async fn open_writes_missing_tables_and_pending_migrations(app: TestApp) {
     assert!(!report["findings"].as_array().unwrap().iter().any(|f| f["code"] == "unindexed_query_field"));
     // The findings come first by severity.
     assert_eq!(report["findings"][0]["severity"], "error");
+}
+
+/// `count` more posts in one statement, then the database's statistics gathered.
+async fn grow_posts_and_analyze(app: &TestApp, count: u32) {
+    let author = "(SELECT MIN(id) FROM authors)";
+    let statements = match app.db.get_database_backend() {
+        sea_orm::DbBackend::Postgres => vec![
+            format!(
+                "INSERT INTO posts (title, body, published, views, author_id, created_at) SELECT 'bulk ' || i, 'b', \
+                 i % 2 = 0, i, {author}, now() FROM generate_series(1, {count}) AS i"
+            ),
+            "ANALYZE posts".to_string(),
+        ],
+        sea_orm::DbBackend::MySql => vec![
+            format!(
+                "INSERT INTO posts (title, body, published, views, author_id, created_at) SELECT CONCAT('bulk ', seq), \
+                 'b', seq % 2 = 0, seq, {author}, NOW() FROM seq_1_to_{count}"
+            ),
+            "ANALYZE TABLE posts".to_string(),
+        ],
+        _ => vec![
+            format!(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {count}) \
+                 INSERT INTO posts (title, body, published, views, author_id, created_at) \
+                 SELECT 'bulk ' || i, 'b', i % 2 = 0, i, {author}, '2026-01-01 00:00:00+00:00' FROM n"
+            ),
+            "ANALYZE".to_string(),
+        ],
+    };
+    for sql in statements {
+        app.db.execute_unprepared(&sql).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+}
+
+async fn group_keys_by_table_size(app: TestApp) {
+    let mysql = app.db.get_database_backend() == sea_orm::DbBackend::MySql;
+    let report = health(&app).await;
+    // Small (or not yet measured): noted, not warned about; the fix is the index.
+    let published = finding(&report, "unindexed_group_by", "posts.published").expect("a group key without index");
+    assert_eq!(published["severity"], "info", "{published}");
+    let message = published["message"].as_str().unwrap();
+    assert!(message.contains("group key of PostViewSet's aggregates"), "{message}");
+    assert!(message.contains("statistics"), "the size, or that there is none: {message}");
+    assert!(published["fix"].as_str().unwrap().starts_with("CREATE INDEX"), "{published}");
+    let created = finding(&report, "unindexed_group_by", "posts.created_at").expect("a time bucket key");
+    assert!(created["message"].as_str().unwrap().contains("created_at__month"), "{created}");
+    // InnoDB indexes the foreign key; a unique email has its index; the name has none.
+    assert_eq!(finding(&report, "unindexed_group_by", "posts.author_id").is_some(), !mysql, "{report:#}");
+    assert!(finding(&report, "unindexed_group_by", "authors.email").is_none(), "{report:#}");
+    assert!(finding(&report, "unindexed_group_by", "authors.name").is_some(), "{report:#}");
+    assert!(
+        !report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "unindexed_group_by" && f["severity"] != "info")
+    );
+
+    // Large by the database's own statistics: a warning, with the estimate.
+    grow_posts_and_analyze(&app, 20_000).await;
+    let large = health(&app).await;
+    let published = finding(&large, "unindexed_group_by", "posts.published").expect("still no index");
+    assert_eq!(published["severity"], "warning", "{published}");
+    assert!(published["message"].as_str().unwrap().contains("rows by the database's statistics"), "{published}");
+    assert_eq!(
+        finding(&large, "unindexed_group_by", "authors.name").unwrap()["severity"],
+        "info",
+        "authors stay small"
+    );
+    app.db.execute_unprepared(published["fix"].as_str().unwrap()).await.expect("the fix is valid SQL");
+    let fixed = health(&app).await;
+    assert!(finding(&fixed, "unindexed_group_by", "posts.published").is_none(), "{fixed:#}");
+    assert!(finding(&fixed, "unindexed_group_by", "posts.created_at").is_some(), "{fixed:#}");
 }

@@ -66,6 +66,18 @@ impl Bucket {
         }
     }
 
+    /// Whether a column of `column_type` has time buckets: a date, or a date and time (with or without a zone).
+    ///
+    /// ```
+    /// use sea_orm::sea_query::ColumnType;
+    /// use viewset_core::aggregate::Bucket;
+    /// assert!(Bucket::applies_to(&ColumnType::TimestampWithTimeZone) && Bucket::applies_to(&ColumnType::Date));
+    /// assert!(!Bucket::applies_to(&ColumnType::Integer));
+    /// ```
+    pub fn applies_to(column_type: &ColumnType) -> bool {
+        time_kind(column_type).is_some()
+    }
+
     /// The bucket `name` of `column`: a 422 at `param` when the name is none of [`Bucket::ALL`] or the column holds
     /// no date or time.
     pub(crate) fn for_column(name: &str, column: &Column, param: &str) -> Result<Bucket, ApiError> {

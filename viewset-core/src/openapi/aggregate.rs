@@ -23,14 +23,6 @@ fn buckets() -> String {
     Bucket::ALL.map(Bucket::name).join("|")
 }
 
-/// Whether a column has time buckets.
-fn has_buckets(column_type: &ColumnType) -> bool {
-    matches!(
-        column_type,
-        ColumnType::TimestampWithTimeZone | ColumnType::DateTime | ColumnType::Timestamp | ColumnType::Date
-    )
-}
-
 /// A comma-separated list of `names` (regular expressions), each term optionally `-` first: `^(a|b)(,(a|b))*$`.
 fn list_of(names: &[String], signed: bool) -> ObjectBuilder {
     let term = format!("{}({})", if signed { "-?" } else { "" }, names.join("|"));
@@ -46,7 +38,7 @@ pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>)
     for field in declared.group_by {
         keys.push(field.to_string());
         key_patterns.push(field.to_string());
-        if doc.column_type(field).is_some_and(has_buckets) {
+        if doc.column_type(field).is_some_and(Bucket::applies_to) {
             keys.push(format!("{field}__{}", buckets()));
             key_patterns.push(format!("{field}__({})", buckets()));
         }
@@ -135,7 +127,7 @@ fn answer(doc: &Doc, declared: &Aggregates) -> RefOr<Schema> {
     let mut group = ObjectBuilder::new().additional_properties(Some(AdditionalProperties::FreeForm(false)));
     for field in declared.group_by {
         group = group.property(*field, typed(doc.column_type(field), None));
-        if doc.column_type(field).is_some_and(has_buckets) {
+        if doc.column_type(field).is_some_and(Bucket::applies_to) {
             for bucket in Bucket::ALL {
                 let text = string().description(Some("The bucket's start, e.g. `2026-03-29` (day)."));
                 group = group.property(format!("{field}__{}", bucket.name()), text);

@@ -67,8 +67,8 @@ pub(super) async fn full(State(state): State<Arc<AiState>>) -> axum::Json<Value>
 }
 
 /// The admin configuration: the Model Browser's models (one per ViewSet, with the allowlists its filter builder,
-/// search and sortable columns offer, its paging bounds, the operations it may call and its `bulk` routes: import and
-/// delete a selection) and whether it writes; the
+/// search and sortable columns offer, its paging bounds, the operations it may call, its `bulk` routes: import and
+/// delete a selection, and its `aggregates`: what its chart may group and compute) and whether it writes; the
 /// Query Explorer's EXPLAIN (a debug panel); the Migration Manager's apply. The Model Browser reads and writes only
 /// through the application's routes, as the identity the UI sends, so its `writes` is what the routes offer, not a
 /// grant.
@@ -92,7 +92,8 @@ fn admin(state: &AiState) -> Value {
                    "lookup_field": v["lookup_field"], "filterable_fields": v["filterable_fields"],
                    "search_fields": v["search_fields"], "ordering_fields": v["ordering_fields"], "ordering": v["ordering"],
                    "default_limit": v["default_limit"], "max_limit": v["max_limit"],
-                   "hidden_from_non_staff": v["staff_only_fields"], "writes": writes(name), "bulk": v["bulk"]})
+                   "hidden_from_non_staff": v["staff_only_fields"], "writes": writes(name), "bulk": v["bulk"],
+                   "aggregates": v["aggregates"]})
         })
         .collect();
     let any_write = models.iter().any(|m| m["writes"].as_array().is_some_and(|w| !w.is_empty()));

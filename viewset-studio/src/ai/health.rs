@@ -3,6 +3,11 @@
 //! - a column in `filterable_fields`, `ordering_fields`, the default `ordering` or `tenant_field` that no index
 //!   starts with (`warning`: every such query reads the whole table); a `search_fields` column without one
 //!   (`info`: a contains-match needs a trigram or full-text index, not a b-tree);
+//! - a field of `aggregates(group_by = [...])` that no index starts with (`unindexed_group_by`): each aggregate
+//!   grouped by it sorts or hashes every row it reads, and a time range over a bucketed field (`created_at__month`
+//!   with `created_at__gte`) reads the whole table to find its rows. `warning` on a large table (at least
+//!   [`LARGE_TABLE_ROWS`] rows by the database's statistics: PostgreSQL's and MariaDB's planner estimates, SQLite's
+//!   `sqlite_stat1` after `ANALYZE`), `info` otherwise; the message says the estimate or that there is none;
 //! - a foreign key no index starts with (`warning`: joins and deletes of the parent scan the child table);
 //! - a ViewSet's table missing from the database (`error`);
 //! - a ViewSet whose `permission_classes` admit anonymous callers to create, update or delete (`warning`);
@@ -82,6 +87,42 @@ fn search_fix(backend: DbBackend, table: &str, column: &str) -> String {
             "a contains-match cannot use a b-tree index: keep `{column}` in search_fields for small tables, or \
              serve large ones from an FTS5 table"
         ),
+    }
+}
+
+/// From this many rows (the database's estimate) a table is large: an unindexed group key there is a `warning`.
+pub(crate) const LARGE_TABLE_ROWS: u64 = 10_000;
+
+/// The findings about the `group_by` fields of `facts` without an index.
+fn group_by_findings(facts: &ViewSetFacts, catalog: &TableCatalog, backend: DbBackend, out: &mut Vec<Finding>) {
+    let (table, name) = (&facts.table, facts.viewset);
+    let size = match catalog.estimated_rows {
+        Some(rows) => format!("`{table}` holds about {rows} rows by the database's statistics"),
+        None => format!("the database has no statistics of `{table}`'s size yet (ANALYZE makes them)"),
+    };
+    let large = catalog.estimated_rows.is_some_and(|rows| rows >= LARGE_TABLE_ROWS);
+    for (column, timed) in &facts.grouped {
+        if catalog.leading.contains(column) || facts.primary_key.first() == Some(column) {
+            continue;
+        }
+        let read = if *timed {
+            format!(
+                "each aggregate grouped by it sorts or hashes every row it reads, and a time range over its buckets \
+                 (`{column}__month` with `{column}__gte`) reads the whole table to find its rows"
+            )
+        } else {
+            "each aggregate grouped by it sorts or hashes every row it reads".to_string()
+        };
+        out.push(Finding {
+            code: "unindexed_group_by",
+            severity: if large { Severity::Warning } else { Severity::Info },
+            subject: format!("{table}.{column}"),
+            message: format!(
+                "`{column}` is a group key of {name}'s aggregates but no index on `{table}` starts with it: {read}; \
+                 {size}"
+            ),
+            fix: create_index(backend, table, column),
+        });
     }
 }
 
@@ -200,7 +241,10 @@ pub(super) async fn handler(State(state): State<Arc<AiState>>) -> axum::Json<Val
                 message: format!("{} serves `{}`, which is not in the database", facts.viewset, facts.table),
                 fix: "apply the migration that creates it".into(),
             }),
-            Some(catalog) => index_findings(facts, catalog, backend, &mut findings),
+            Some(catalog) => {
+                index_findings(facts, catalog, backend, &mut findings);
+                group_by_findings(facts, catalog, backend, &mut findings);
+            }
             None => {}
         }
     }

@@ -3,6 +3,10 @@
 //! SQLite's `pragma_*` table functions, PostgreSQL's `pg_index` / `pg_constraint` and MariaDB/MySQL's
 //! `information_schema` (in the connection's database); no row of the table is read. InnoDB indexes every foreign
 //! key itself, so on MariaDB/MySQL a foreign key always leads an index.
+//!
+//! The table's size is the database's own estimate, from the statistics it keeps for its planner: PostgreSQL's
+//! `pg_class.reltuples` (none before the first `ANALYZE` or autovacuum), MariaDB/MySQL's
+//! `information_schema.TABLES.TABLE_ROWS`, SQLite's `sqlite_stat1` (written by `ANALYZE` only).
 
 use std::collections::BTreeSet;
 
@@ -17,6 +21,8 @@ pub(crate) struct TableCatalog {
     pub(crate) leading: BTreeSet<String>,
     /// The first column of each foreign key, with the table it refers to.
     pub(crate) foreign_keys: Vec<(String, String)>,
+    /// The rows the database's statistics estimate the table holds; `None` without statistics.
+    pub(crate) estimated_rows: Option<u64>,
 }
 
 /// Reads `table`'s catalog (in the connection's default schema on PostgreSQL).
@@ -49,6 +55,19 @@ pub(crate) async fn read(db: &DatabaseConnection, table: &str) -> Result<TableCa
     }
     catalog.foreign_keys.sort();
     catalog.foreign_keys.dedup();
+    let estimate = match backend {
+        // `sqlite_stat1` exists once `ANALYZE` ran.
+        DbBackend::Sqlite if rows(SQLITE_HAS_STATISTICS).await?.is_empty() => None,
+        DbBackend::Sqlite => Some(SQLITE_ROWS),
+        DbBackend::Postgres => Some(PG_ROWS),
+        _ => Some(MY_ROWS),
+    };
+    if let Some(sql) = estimate {
+        let found = rows(sql).await?.into_iter().next();
+        let n = found.map(|row| row.try_get::<Option<i64>>("", "n")).transpose()?.flatten();
+        // PostgreSQL says -1 for a table never analyzed.
+        catalog.estimated_rows = n.and_then(|n| u64::try_from(n).ok());
+    }
     Ok(catalog)
 }
 
@@ -68,6 +87,12 @@ const SQLITE_LEADING: &str = "SELECT ii.name AS col FROM pragma_index_list($tabl
 const SQLITE_FOREIGN_KEYS: &str =
     "SELECT \"from\" AS col, \"table\" AS target FROM pragma_foreign_key_list($table) WHERE seq = 0";
 
+/// `$table` is bound but unused: every statement here takes the table name.
+const SQLITE_HAS_STATISTICS: &str =
+    "SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'sqlite_stat1' AND $table IS NOT NULL";
+/// The first number of a `stat` is the table's rows.
+const SQLITE_ROWS: &str = "SELECT MAX(CAST(stat AS INTEGER)) AS n FROM sqlite_stat1 WHERE tbl = $table";
+
 const PG_EXISTS: &str = "SELECT 1 AS found WHERE to_regclass(quote_ident($table)) IS NOT NULL";
 const PG_LEADING: &str = "SELECT a.attname::text AS col FROM pg_index i \
      JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0] \
@@ -75,6 +100,8 @@ const PG_LEADING: &str = "SELECT a.attname::text AS col FROM pg_index i \
 const PG_FOREIGN_KEYS: &str = "SELECT a.attname::text AS col, c.confrelid::regclass::text AS target \
      FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1] \
      WHERE c.contype = 'f' AND c.conrelid = to_regclass(quote_ident($table))";
+
+const PG_ROWS: &str = "SELECT reltuples::bigint AS n FROM pg_class WHERE oid = to_regclass(quote_ident($table))";
 
 const MY_EXISTS: &str =
     "SELECT 1 AS found FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table";
@@ -84,6 +111,9 @@ const MY_LEADING: &str = "SELECT CAST(COLUMN_NAME AS CHAR) AS col FROM informati
 const MY_FOREIGN_KEYS: &str = "SELECT CAST(COLUMN_NAME AS CHAR) AS col, CAST(REFERENCED_TABLE_NAME AS CHAR) AS target \
      FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table \
      AND REFERENCED_TABLE_NAME IS NOT NULL AND ORDINAL_POSITION = 1";
+
+const MY_ROWS: &str = "SELECT CAST(TABLE_ROWS AS SIGNED) AS n FROM information_schema.TABLES \
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = $table";
 
 #[cfg(test)]
 mod tests {
@@ -109,5 +139,9 @@ mod tests {
         let authors = read(&db, "authors").await.unwrap();
         assert_eq!(authors.leading.iter().map(String::as_str).collect::<Vec<_>>(), ["id", "name"]);
         assert_eq!(read(&db, "nowhere").await.unwrap(), TableCatalog::default());
+        assert_eq!(posts.estimated_rows, None, "no statistics before ANALYZE");
+        db.execute_unprepared("INSERT INTO posts (views) VALUES (1), (2), (3)").await.unwrap();
+        db.execute_unprepared("ANALYZE").await.unwrap();
+        assert_eq!(read(&db, "posts").await.unwrap().estimated_rows, Some(3));
     }
 }

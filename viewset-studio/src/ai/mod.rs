@@ -11,6 +11,7 @@
 //! ([`dispatch`]), answered by the generated handler as the caller's own principal, through
 //! `viewset_core::access` like any REST request. A Studio credential admits to `/ai`; it is never an identity.
 
+mod aggregate;
 mod catalog;
 #[cfg(feature = "codegen")]
 pub mod codegen;

@@ -20,6 +20,9 @@ pub(crate) struct ViewSetFacts {
     pub(crate) queried: Vec<(&'static str, String)>,
     /// Every column, when `ordering_fields = "__all__"` (each may be ordered by).
     pub(crate) orderable: Vec<String>,
+    /// `(column, whether it has time buckets)` for every `aggregates(group_by = [...])` field: a `GROUP BY` on it
+    /// (or a time range narrowing its buckets) wants an index that starts with it.
+    pub(crate) grouped: Vec<(String, bool)>,
     /// The write operations an anonymous caller is admitted to.
     pub(crate) anonymous_writes: Vec<&'static str>,
 }
@@ -58,6 +61,7 @@ impl ViewSetFacts {
                 .collect(),
             queried,
             orderable,
+            grouped: super::aggregates::group_keys::<V>().into_iter().map(|(f, timed)| (column(f), timed)).collect(),
             anonymous_writes: writes
                 .into_iter()
                 .filter(|(_, op)| viewset_core::access::admits_anonymous::<V>(*op))

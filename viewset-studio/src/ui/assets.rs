@@ -15,6 +15,8 @@ pub(crate) const FILES: &[(&str, &str, &str)] = &[
     ("dom.js", JS, include_str!("assets/dom.js")),
     ("models.js", JS, include_str!("assets/models.js")),
     ("bulk.js", JS, include_str!("assets/bulk.js")),
+    ("aggregates.js", JS, include_str!("assets/aggregates.js")),
+    ("chart.js", JS, include_str!("assets/chart.js")),
     ("records.js", JS, include_str!("assets/records.js")),
     ("query.js", JS, include_str!("assets/query.js")),
     ("migrations.js", JS, include_str!("assets/migrations.js")),

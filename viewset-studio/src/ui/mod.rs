@@ -4,6 +4,13 @@
 //! script would (the Studio ones with the session cookie and its CSRF header; the application's own routes with the
 //! identity the developer chooses), so it reads no data around the API.
 //!
+//! The Model Browser's chart (`aggregates.js`, its geometry in `chart.js`): for a ViewSet that declares
+//! `aggregates(...)`, pick a group key, a time bucket (for a date or time field) and a value (`count`, or a declared
+//! `sum` / `avg` / `min` / `max` / `count_distinct`), and the page asks `GET <prefix>/aggregate` as the chosen
+//! identity, with the filters and search the Model Browser applied, and draws the groups as SVG itself: bars for a
+//! grouping, a line for time buckets. Its choices are the ViewSet's `aggregates` in `/ai/context/full`
+//! (`crate::studio` builds it from the derive's declaration), never a list in the page.
+//!
 //! Signing in ([`crate::gate::session`]): when Studio requires authentication, `GET /studio/ui` without a credential is a 401
 //! with a sign-in form (one password field for the Studio token) that posts to `/studio/session`; the answer sets
 //! the signed session cookie and sends the browser back to the page. `DELETE /studio/session` signs out.

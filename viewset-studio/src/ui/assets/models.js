@@ -1,12 +1,14 @@
 // Model Browser: every model with its fields, keys and relations; its records read through the application's own
 // routes as the chosen identity (so permissions, row policies and hidden fields apply); filters from the
 // allowlists, search, sorting, paging, record detail with relations both ways, create/edit/delete, export; with
-// `bulk`, import a file and delete a selection (bulk.js).
+// `bulk`, import a file and delete a selection (bulk.js); with `aggregates(...)`, a chart of an aggregate over the
+// rows the filters select (aggregates.js).
 
 import { app, query } from './api.js';
 import { h, mount, table, show, errorView, download, toCsv, labelled, kv } from './dom.js';
 import { filterParams, FilterBuilder } from './query.js';
 import { bulkControls, showSelection } from './bulk.js';
+import { chartPanel } from './aggregates.js';
 
 let view = null;
 let openapi = null;
@@ -47,8 +49,10 @@ export async function render(root, ctx, state) {
     type: 'button', 'aria-pressed': String(m === model),
     on: { click: () => { view = newView(ctx, m, null); render(root, ctx, null); } },
   }, `${m.name} `, h('span.muted', {}, m.table_name)))));
+  const chart = view.viewset?.aggregates ? chartPanel(view.viewset, () => ({ filters: view.filters, search: view.search })) : null;
+  view.chart = chart;
   mount(root, h('div.cols', {}, h('div', {}, h('section.card', {}, h('h3', {}, 'Models'), list), schemaBox),
-    h('div', {}, records, detail)));
+    h('div', {}, records, chart?.element, detail)));
   renderSchema(schemaBox, ctx, model);
   view.records = records;
   view.detail = detail;
@@ -146,6 +150,7 @@ async function load(ctx, notice = null) {
       h('span.grow'),
       h('button.plain', { type: 'button', on: { click: () => download(`${viewset.name}.csv`, 'text/csv', toCsv(keys, rows)) } }, 'Export CSV'),
       h('button.plain', { type: 'button', on: { click: () => download(`${viewset.name}.json`, 'application/json', JSON.stringify(rows, null, 2)) } }, 'Export JSON')));
+  await view.chart?.refresh();
 }
 
 function page(ctx, link, direction) {
