@@ -92,7 +92,9 @@ cargo build --quiet
 echo "==> cargo install viewset-cli $version from the registry; viewset new + generate resource"
 cd "$work/user"
 # `cargo install` reads no project configuration, only $CARGO_HOME's and these flags.
-cargo install --quiet --locked --root "$work/cli" viewset-cli --version "$version" \
+# `--debug`: the dependencies it shares with the projects above are built already (the same target); a release
+# build would build them all again, for no more proof that the package installs.
+cargo install --quiet --debug --locked --root "$work/cli" viewset-cli --version "$version" \
   --config 'source.crates-io.replace-with="local-registry"' --config "source.local-registry.directory=\"$registry\""
 "$work/cli/bin/viewset" --version
 cd "$work/user/projects"

@@ -1,5 +1,5 @@
-//! `viewset new` and `viewset generate` end to end, as the README's "Growing a project" says: a project is written,
-//! built and served (its database created with the first migration), then grown with the README's `viewset
+//! `viewset new` and `viewset generate` end to end, as the guide's "Growing a project" says: a project is written,
+//! built and served (its database created with the first migration), then grown with the guide's `viewset
 //! generate` lines (a resource with every field type, a nullable one and a reference; a field on the first
 //! resource; a hand-written migration; a dry run), built again, tested with its own `cargo test`, and served on the
 //! same database, whose new migrations apply; on SQLite, PostgreSQL and MariaDB (which create their missing databases).
@@ -31,7 +31,7 @@ fn sources(project: &Path) -> BTreeMap<String, String> {
     files
 }
 
-/// Runs the README's `viewset generate` lines in `project`: a `--dry-run` line must print a diff and write nothing.
+/// Runs the guide's `viewset generate` lines in `project`: a `--dry-run` line must print a diff and write nothing.
 fn grow_as_the_readme_says(project: &Path) {
     let lines = readme_generate_lines();
     assert!(lines.len() >= 4, "{lines:?}");
@@ -169,7 +169,7 @@ fn a_postgres_project_creates_its_databases_grows_and_serves() {
 }
 
 /// `viewset new <name> --<backend>` on the server at `server_url`: the manifest names the backend's features; the
-/// first start creates the development database; the project grows as the README says, its tests run on the test
+/// first start creates the development database; the project grows as the guide says, its tests run on the test
 /// database (created when missing), and the grown project serves.
 fn grows_and_serves(name: &str, backend: &str, server_url: &str, dir: &Scratch, (development, test): (&str, &str)) {
     let project = new_project(name, &[&format!("--{backend}")], &dir.0);

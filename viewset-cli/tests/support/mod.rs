@@ -142,10 +142,11 @@ impl Drop for Server {
     }
 }
 
-/// The `viewset generate ...` lines of the README's `## Growing a project` block, as arguments.
+/// The `viewset generate ...` lines of the guide's `## Growing a project` block (viewset-core/docs/guide/start.md),
+/// as arguments.
 pub fn readme_generate_lines() -> Vec<Vec<String>> {
-    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
-    let section = &readme[readme.find("## Growing a project").expect("the README's section")..];
+    let page = std::fs::read_to_string(repo().join("viewset-core/docs/guide/start.md")).unwrap();
+    let section = &page[page.find("## Growing a project").expect("the guide's section")..];
     let block = &section[section.find("```sh\n").unwrap() + 6..];
     let block = &block[..block.find("```").unwrap()];
     block
