@@ -28,7 +28,7 @@ async fn handshake_readable_and_json() {
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stderr}");
     assert!(stdout.contains("Studio handshake with"), "{stdout}");
-    assert!(stdout.contains("Project:      blog 0.1.0"), "{stdout}");
+    assert!(stdout.contains("Project:      blog 0.2.0"), "{stdout}");
     assert!(stdout.contains("sqlite connected"), "{stdout}");
     assert!(stdout.contains("read_schema, read_data, write_data, read_migrations"), "{stdout}");
 

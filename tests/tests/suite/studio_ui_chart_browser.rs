@@ -3,13 +3,13 @@
 //! per day as a line, each mark checked against the seeded rows; the authors' chart as anonymous (refused), as bob
 //! (a staff-only key: 422) and as alice (staff: drawn). Screenshots in `target/studio-ui-screenshots/`.
 
-use fantoccini::{Client, Locator};
+use fantoccini::Client;
 use serde_json::json;
 use viewset_tests::harness::TestApp;
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::blog_with_ui;
 
-use crate::support::browser::{self, act_as, click, fill, find, js, screenshot, text};
+use crate::support::browser::{self, act_as, click, find, js, screenshot, text};
 
 on_every_database!(blog_with_ui => chromium_draws_aggregate_charts);
 
@@ -78,12 +78,7 @@ async fn chromium_draws_aggregate_charts(app: TestApp) {
 
     // The filter builder's filter, applied, narrows the chart as it narrows the table.
     let records = "section[aria-label=Records]";
-    click(&client, &format!("{records} button"), "+ Filter").await;
-    find(&client, &format!("{records} .filter select")).await.select_by_value("published").await.unwrap();
-    let lookup = client.find_all(Locator::Css(&format!("{records} .filter select"))).await.unwrap().remove(1);
-    lookup.select_by_value("published").await.unwrap();
-    fill(&client, &format!("{records} .filter input"), "true").await;
-    click(&client, &format!("{records} button"), "Apply").await;
+    browser::filter_records(&client, records, "published", "true").await;
     text(&client, &format!("{records} [data-count]"), "1–2 of 2").await;
     let bars = marks(&client, "sum=views&published=true", 2).await;
     assert_eq!((bars[0].1, bars[1].1), (120.0, 300.0), "Alan's draft is not counted: {bars:?}");

@@ -196,6 +196,17 @@ pub async fn fill(client: &Client, css: &str, value: &str) {
     el.send_keys(value).await.unwrap();
 }
 
+/// Adds a filter in the Model Browser's records section `records`: `field` (its exact lookup) equal to `value`,
+/// and applies it.
+pub async fn filter_records(client: &Client, records: &str, field: &str, value: &str) {
+    click(client, &format!("{records} button"), "+ Filter").await;
+    find(client, &format!("{records} .filter select")).await.select_by_value(field).await.unwrap();
+    let lookup = client.find_all(Locator::Css(&format!("{records} .filter select"))).await.unwrap().remove(1);
+    lookup.select_by_value(field).await.unwrap();
+    fill(client, &format!("{records} .filter input"), value).await;
+    click(client, &format!("{records} button"), "Apply").await;
+}
+
 /// Opens `url` (a page of `/studio/ui`), signs in with the Studio token and waits until the Model Browser is ready.
 pub async fn sign_in(client: &Client, url: &str) {
     client.goto(url).await.unwrap();
