@@ -107,6 +107,8 @@ struct Ctx {
 struct Outcome {
     answers: Vec<Value>,
     requests: usize,
+    /// The bytes of JSON the client received.
+    bytes: usize,
 }
 
 /// Runs the measurement.
@@ -235,12 +237,15 @@ async fn compare(ctx: &Ctx, o: &Options) -> Result<(), String> {
         mib(paging_peak.saturating_sub(before_paging)),
     );
     let times = timed(ctx, o).await?;
-    println!("\n| case | HTTP requests | SQL statements (store) | median ms | p95 ms | runs | median ÷ aggregate |");
-    println!("|---|---|---|---|---|---|---|");
-    let mut rows: Vec<(Case, usize, String)> =
-        Case::TIMED.iter().zip(&counted).map(|(c, (out, n))| (*c, out.requests, n.to_string())).collect();
-    rows.insert(2, (Case::Paging, paged.requests, paging_statements.to_string()));
-    for (case, requests, statements) in rows {
+    println!(
+        "\n| case | HTTP requests | JSON received | SQL statements (store) | median ms | p95 ms | runs | ÷ aggregate |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    let mut rows: Vec<(Case, &Outcome, String)> =
+        Case::TIMED.iter().zip(&counted).map(|(c, (out, n))| (*c, out, n.to_string())).collect();
+    rows.insert(2, (Case::Paging, &paged, paging_statements.to_string()));
+    for (case, outcome, statements) in rows {
+        let (requests, kib) = (outcome.requests, outcome.bytes as f64 / 1024.0);
         let statements = if matches!(case, Case::Sqlx(_)) { "1 (hand-written)".into() } else { statements };
         let samples = &times[index(case)];
         let base = match case {
@@ -249,7 +254,11 @@ async fn compare(ctx: &Ctx, o: &Options) -> Result<(), String> {
         };
         let ((median, p95), (base_median, _)) = (stats(samples), stats(&times[index(base)]));
         let r = ratio(median / base_median);
-        println!("| {} | {requests} | {statements} | {median:.1} | {p95:.1} | {} | {r} |", case.label(), samples.len());
+        let runs = samples.len();
+        println!(
+            "| {} | {requests} | {kib:.1} KiB | {statements} | {median:.1} | {p95:.1} | {runs} | {r} |",
+            case.label()
+        );
     }
     let median = |i: usize| stats(&times[i]).0;
     println!(
@@ -311,11 +320,12 @@ async fn once(ctx: &Ctx, case: Case) -> Result<Outcome, String> {
     };
     let response = ctx.client.get(&url).send().await.map_err(|e| format!("{url}: {e}"))?;
     let status = response.status();
-    let answer: Value = response.json().await.map_err(|e| format!("{url}: {e}"))?;
+    let body = response.bytes().await.map_err(|e| format!("{url}: {e}"))?;
+    let answer: Value = serde_json::from_slice(&body).map_err(|e| format!("{url}: {e}"))?;
     if !status.is_success() {
         return Err(format!("{url}: {status} {answer}"));
     }
-    Ok(Outcome { answers: vec![answer], requests: 1 })
+    Ok(Outcome { answers: vec![answer], requests: 1, bytes: body.len() })
 }
 
 /// A page of the cursor list, as the paging client reads it.
@@ -340,15 +350,16 @@ async fn paging(ctx: &Ctx) -> Result<Outcome, String> {
     let mut authors = std::collections::BTreeMap::<i64, (i64, i64, f64, i64)>::new();
     let mut months = std::collections::BTreeMap::<String, i64>::new();
     let mut next = Some("/cursor/posts/?limit=100".to_string());
-    let mut requests = 0;
+    let (mut requests, mut bytes) = (0, 0);
     while let Some(path) = next {
         let url = format!("{}{path}", ctx.base);
         let response = ctx.client.get(&url).send().await.map_err(|e| format!("{url}: {e}"))?;
         if !response.status().is_success() {
             return Err(format!("{url}: {}", response.status()));
         }
-        let page: Page = response.json().await.map_err(|e| format!("{url}: {e}"))?;
-        requests += 1;
+        let body = response.bytes().await.map_err(|e| format!("{url}: {e}"))?;
+        let page: Page = serde_json::from_slice(&body).map_err(|e| format!("{url}: {e}"))?;
+        (requests, bytes) = (requests + 1, bytes + body.len());
         for row in page.results {
             let group = authors.entry(row.author_id).or_default();
             group.0 += 1;
@@ -370,7 +381,7 @@ async fn paging(ctx: &Ctx) -> Result<Outcome, String> {
         json!({"groups": by_author.collect::<Vec<_>>(), "truncated": false}),
         json!({"groups": by_month.collect::<Vec<_>>(), "truncated": false}),
     ];
-    Ok(Outcome { answers, requests })
+    Ok(Outcome { answers, requests, bytes })
 }
 
 /// The same groups in the same order, numbers equal (averages to 1e-9 relative: the client adds in another order).
