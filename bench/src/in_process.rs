@@ -1,5 +1,6 @@
-//! What the in-process measurements (`reads`, `writes`) share: a fresh PostgreSQL database for the run, the router
-//! served on a loopback port in this process, and a keep-alive client that sends one identity.
+//! What the in-process measurements (`reads`, `writes`, `aggregate`, `nested`) share: a fresh PostgreSQL database
+//! for the run, the router served on a loopback port in this process, a keep-alive client that sends one identity,
+//! and this process's resident set (server and client alike).
 
 use std::future::Future;
 use std::time::Duration;
