@@ -1,5 +1,6 @@
-//! What the in-process measurements (`reads`, `writes`) share: a fresh PostgreSQL database for the run, the router
-//! served on a loopback port in this process, and a keep-alive client that sends one identity.
+//! What the in-process measurements (`reads`, `writes`, `aggregate`, `nested`) share: a fresh PostgreSQL database
+//! for the run, the router served on a loopback port in this process, a keep-alive client that sends one identity,
+//! and this process's resident set (server and client alike).
 
 use std::future::Future;
 use std::time::Duration;
@@ -7,6 +8,7 @@ use std::time::Duration;
 use tokio::task::JoinHandle;
 
 use crate::harness::db;
+use crate::harness::procs::status_field;
 
 /// Runs `measure` on a fresh database `<prefix>_<pid>` of the server at `pg` (its URL as the argument), dropped
 /// afterwards whatever `measure` returned.
@@ -75,4 +77,19 @@ pub async fn create_posts(
         created += writer.await.map_err(|e| e.to_string())?;
     }
     Ok(created)
+}
+
+/// This process's resident set now (server and client: the server is in process), KiB.
+pub fn rss_kib() -> u64 {
+    status_field(std::process::id(), "VmRSS:").unwrap_or(0)
+}
+
+/// This process's peak resident set since the last [`reset_peak`], KiB.
+pub fn peak_kib() -> u64 {
+    status_field(std::process::id(), "VmHWM:").unwrap_or(0)
+}
+
+/// Resets this process's `VmHWM` to its current resident set.
+pub fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }

@@ -10,6 +10,10 @@
 //! - `pages`: page 1 against a page 10,000 rows deep, offset and cursor, as ratios;
 //! - `reads`: `?expand=author` against a client's N+1 requests, and `?count=none|estimated` against `exact` on
 //!   1,000,000 rows, as ratios;
+//! - `aggregate`: `GET /api/posts/aggregate` over 1,000,000 posts against the same statement written with sqlx and a
+//!   client paging through the list, as ratios, and the process's peak memory around them;
+//! - `nested`: an author with 20 posts in one nested create against 21 single requests and a hand-written sqlx
+//!   transaction, as ratios;
 //! - `writes`: 1,000 posts in one bulk request against 1,000 single POSTs and a hand-written axum + sqlx `INSERT …
 //!   SELECT unnest(…)`, and what an `Idempotency-Key` adds to a create, as ratios;
 //! - `fanout`: N stream subscribers, one write, time until each receives it (`fanout-client`: the subscribers'
@@ -23,6 +27,8 @@
 //!
 //! Nothing here is a test and nothing asserts a timing: the output is numbers and ratios measured in one run.
 
+mod aggregate;
+mod aggregate_sqlx;
 mod compile;
 mod events;
 mod fanout;
@@ -30,6 +36,7 @@ mod futures;
 mod handwritten;
 mod harness;
 mod in_process;
+mod nested;
 mod pages;
 mod reads;
 mod repo;
@@ -58,6 +65,8 @@ usage:
   viewset-bench pages [--pg URL] [--rows N] [--requests N]
   viewset-bench reads [--pg URL] [--rows N] [--deep-offset N] [--posts N] [--authors N] [--iterations N]
   viewset-bench writes [--pg URL] [--rows N] [--creates N]
+  viewset-bench aggregate [--pg URL] [--rows N] [--authors N] [--iterations N] [--paging-runs N]
+  viewset-bench nested [--pg URL] [--lines N] [--iterations N]
   viewset-bench fanout [--subscribers 10,100,1000,5000,10000] [--views 1000] [--filters 1000]
   viewset-bench events [--pg URL] [--nats URL] [--seconds S] [--subscribers N] [--writers W]
   viewset-bench webhooks [--pg URL] [--nats URL] [--seconds S] [--writers W]
@@ -79,6 +88,8 @@ fn main() -> ExitCode {
         Some("pages") => pages::Options::parse(&args[1..]).and_then(pages::run),
         Some("reads") => reads::Options::parse(&args[1..]).and_then(reads::run),
         Some("writes") => writes::Options::parse(&args[1..]).and_then(writes::run),
+        Some("aggregate") => aggregate::Options::parse(&args[1..]).and_then(aggregate::run),
+        Some("nested") => nested::Options::parse(&args[1..]).and_then(nested::run),
         Some("futures") => futures::run(),
         Some("soak") => soak::Options::parse(&args[1..]).and_then(soak::run),
         Some("traffic") => traffic::Options::parse(&args[1..]).and_then(traffic::run),

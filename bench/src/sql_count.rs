@@ -1,7 +1,7 @@
 //! Counting the SQL statements the server runs, from the store's statement hook (its `viewset::sql` spans).
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The statements the server ran while `counting` is on, counted from the store's statement hook. Off, the hook's
 /// span is disabled, so timed runs pay for no subscriber.
@@ -9,6 +9,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 pub(crate) struct Statements {
     pub(crate) counting: AtomicBool,
     pub(crate) seen: AtomicUsize,
+    /// The text of the statements seen (their `sql` field, values written in), kept only while `keep_text` is on.
+    pub(crate) keep_text: AtomicBool,
+    pub(crate) texts: Mutex<Vec<String>>,
 }
 
 impl Statements {
@@ -39,10 +42,28 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Counter {
 
     fn on_new_span(
         &self,
-        _: &tracing::span::Attributes<'_>,
+        attributes: &tracing::span::Attributes<'_>,
         _: &tracing::span::Id,
         _: tracing_subscriber::layer::Context<'_, S>,
     ) {
         self.0.seen.fetch_add(1, Ordering::SeqCst);
+        if self.0.keep_text.load(Ordering::SeqCst) {
+            let mut text = SqlText(None);
+            attributes.record(&mut text);
+            if let (Some(sql), Ok(mut texts)) = (text.0, self.0.texts.lock()) {
+                texts.push(sql);
+            }
+        }
+    }
+}
+
+/// The `sql` field of a statement's span.
+struct SqlText(Option<String>);
+
+impl tracing::field::Visit for SqlText {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "sql" {
+            self.0 = Some(format!("{value:?}"));
+        }
     }
 }

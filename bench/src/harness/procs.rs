@@ -164,7 +164,7 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-fn status_field(pid: u32, field: &str) -> Option<u64> {
+pub(crate) fn status_field(pid: u32, field: &str) -> Option<u64> {
     let status = fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line[field.len()..].split_whitespace().next()?.parse().ok()
