@@ -33,6 +33,7 @@ mod csv_formulas;
 mod csv_stream;
 mod cursor_uri_limit;
 mod decode_in_order;
+mod derives_compile;
 mod docs_browser;
 mod expand;
 mod filter_groups;

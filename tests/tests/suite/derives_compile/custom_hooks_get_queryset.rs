@@ -1,6 +1,6 @@
 use sea_orm::{ColumnTrait, QueryFilter, Select};
-use viewset_core::query::Filters;
 use viewset_core::prelude::*;
+use viewset_core::query::Filters;
 use viewset_tests::fixtures::article;
 
 #[derive(ModelViewSet)]
@@ -14,6 +14,6 @@ impl Hooks for PublishedArticles {
     }
 }
 
-fn main() {
+pub fn run() {
     let _mount = include_viewset::<PublishedArticles, ServiceState>;
 }

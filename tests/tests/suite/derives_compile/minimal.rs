@@ -5,6 +5,6 @@ use viewset_tests::fixtures::article;
 #[viewset(model = article::Entity, prefix = "")]
 pub struct ArticleViewSet;
 
-fn main() {
+pub fn run() {
     let _mount = include_viewset::<ArticleViewSet, ServiceState>;
 }

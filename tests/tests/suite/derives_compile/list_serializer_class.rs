@@ -20,6 +20,6 @@ impl From<article::Model> for ArticleSummary {
 #[viewset(model = article::Entity, prefix = "/api/articles", list_serializer_class = ArticleSummary)]
 pub struct ArticleViewSet;
 
-fn main() {
+pub fn run() {
     let _mount = include_viewset::<ArticleViewSet, ServiceState>;
 }

@@ -20,7 +20,7 @@ impl ArticleViewSet {
     }
 }
 
-fn main() {
+pub fn run() {
     let throttles = <ArticleViewSet as ViewSet>::CONFIG.throttle;
     assert_eq!(throttles.anon, Some(Rate::new(1, Period::Second)));
     assert_eq!(throttles.user, Some(Rate::new(Rate::MAX_COUNT, Period::Second)));

@@ -27,7 +27,7 @@ use viewset_tests::fixtures::article;
 )]
 pub struct ArticleViewSet;
 
-fn main() {
+pub fn run() {
     let config = <ArticleViewSet as ViewSet>::CONFIG;
     assert_eq!(config.prefix, "/api/articles");
     assert_eq!(config.lookup_field, "slug");
@@ -37,6 +37,9 @@ fn main() {
     assert_eq!(config.count_mode, viewset_core::pagination::CountMode::Estimated);
     assert_eq!((config.basename, <ArticleViewSet as ViewSet>::basename().as_str()), ("articles_v2", "articles_v2"));
     assert!(config.csv_keep_formulas);
-    assert_eq!(config.bulk, viewset_core::viewset::Bulk { create: true, update: false, delete: false, max: 250, upsert_keys: &[] });
+    assert_eq!(
+        config.bulk,
+        viewset_core::viewset::Bulk { create: true, update: false, delete: false, max: 250, upsert_keys: &[] }
+    );
     let _mount = include_viewset::<ArticleViewSet, ServiceState>;
 }

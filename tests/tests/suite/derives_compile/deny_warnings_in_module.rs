@@ -62,7 +62,7 @@ mod api {
 use viewset_core::ServiceState;
 use viewset_core::include_viewset;
 
-fn main() {
+pub fn run() {
     let _: axum::Router = include_viewset::<api::ArticleViewSet, _>(axum::Router::new())
         .with_state(ServiceState::new(sea_orm::DatabaseConnection::default()));
 }

@@ -1,7 +1,7 @@
 use axum::Json;
 use axum::extract::Query;
-use viewset_core::prelude::*;
 use viewset_core::actions::JsonBody;
+use viewset_core::prelude::*;
 use viewset_tests::fixtures::article;
 
 #[derive(ModelViewSet)]
@@ -22,7 +22,11 @@ pub struct Window {
 impl ArticleViewSet {
     /// Detail action with a typed body and its own permissions.
     #[action(detail, methods = ["POST", "PUT"], path = "rename", permission_classes = [IsAuthenticated.and(IsAdminUser)])]
-    async fn rename(request: RequestContext, article: article::Model, JsonBody(body): JsonBody<Rename>) -> Result<Json<String>, ApiError> {
+    async fn rename(
+        request: RequestContext,
+        article: article::Model,
+        JsonBody(body): JsonBody<Rename>,
+    ) -> Result<Json<String>, ApiError> {
         let _ = (request, article);
         Ok(Json(body.title))
     }
@@ -40,9 +44,8 @@ impl ArticleViewSet {
     }
 }
 
-fn main() {
+pub fn run() {
     let _ = ArticleViewSet::helper();
-    let _: axum::Router = include_viewset::<ArticleViewSet, _>(axum::Router::new()).with_state(ServiceState::new(
-        sea_orm::DatabaseConnection::default(),
-    ));
+    let _: axum::Router = include_viewset::<ArticleViewSet, _>(axum::Router::new())
+        .with_state(ServiceState::new(sea_orm::DatabaseConnection::default()));
 }
