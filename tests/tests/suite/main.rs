@@ -8,6 +8,7 @@ mod after_commit;
 mod aggregate;
 mod aggregate_surfaces;
 mod ai;
+mod ai_catalog;
 mod ai_codegen;
 mod ai_codegen_provider;
 mod ai_mcp_auth;
