@@ -113,13 +113,12 @@ struct Outcome {
 
 /// Runs the measurement.
 pub fn run(options: Options) -> Result<(), String> {
-    tokio::runtime::Runtime::new().map_err(|e| e.to_string())?.block_on(measure(options))
-}
-
-async fn measure(o: Options) -> Result<(), String> {
-    let o = &o;
-    in_process::on_fresh_database(&o.pg, "viewset_bench_aggregate", |url| async move { measure_on(&url, o).await })
-        .await
+    let o = &options;
+    in_process::block_on_fresh_database(
+        &o.pg,
+        "viewset_bench_aggregate",
+        |url| async move { measure_on(&url, o).await },
+    )
 }
 
 async fn measure_on(url: &str, o: &Options) -> Result<(), String> {

@@ -10,6 +10,15 @@ use tokio::task::JoinHandle;
 use crate::harness::db;
 use crate::harness::procs::status_field;
 
+/// [`on_fresh_database`] in a runtime of its own: the whole of a subcommand's `run`.
+pub fn block_on_fresh_database<F, Fut>(pg: &str, prefix: &str, measure: F) -> Result<(), String>
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
+    tokio::runtime::Runtime::new().map_err(|e| e.to_string())?.block_on(on_fresh_database(pg, prefix, measure))
+}
+
 /// Runs `measure` on a fresh database `<prefix>_<pid>` of the server at `pg` (its URL as the argument), dropped
 /// afterwards whatever `measure` returned.
 pub async fn on_fresh_database<F, Fut>(pg: &str, prefix: &str, measure: F) -> Result<(), String>
