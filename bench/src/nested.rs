@@ -329,14 +329,16 @@ fn failed(e: sqlx::Error) -> (axum::http::StatusCode, String) {
 /// The columns the hand-written routes return for a line.
 const RETURNING: &str = "RETURNING id, title, body, published, views, rating, author_id, created_at, slug";
 
+/// The order's author, in the baselines' transaction: its id.
+async fn insert_author(tx: &mut sqlx::PgConnection, name: &str) -> Result<i32, (axum::http::StatusCode, String)> {
+    let query = sqlx::query_scalar("INSERT INTO authors (name) VALUES ($1) RETURNING id").bind(name);
+    query.fetch_one(tx).await.map_err(failed)
+}
+
 /// A hand-written baseline: the author, then an `INSERT … RETURNING` per line, in one transaction.
 async fn per_row(State(pool): State<PgPool>, Json(order): Json<NewOrder>) -> Created {
     let mut tx = pool.begin().await.map_err(failed)?;
-    let id: i32 = sqlx::query_scalar("INSERT INTO authors (name) VALUES ($1) RETURNING id")
-        .bind(&order.name)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(failed)?;
+    let id = insert_author(&mut tx, &order.name).await?;
     let sql = format!(
         "INSERT INTO posts (title, body, published, views, author_id, created_at) \
          VALUES ($1, $2, $3, $4, $5, now()) {RETURNING}"
@@ -363,11 +365,7 @@ async fn unnest(State(pool): State<PgPool>, Json(order): Json<NewOrder>) -> Crea
         views.push(line.views);
     }
     let mut tx = pool.begin().await.map_err(failed)?;
-    let id: i32 = sqlx::query_scalar("INSERT INTO authors (name) VALUES ($1) RETURNING id")
-        .bind(&order.name)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(failed)?;
+    let id = insert_author(&mut tx, &order.name).await?;
     let sql = format!(
         "INSERT INTO posts (title, body, published, views, author_id, created_at) \
          SELECT t, b, p, v, $5, now() FROM unnest($1::text[], $2::text[], $3::bool[], $4::int[]) \
