@@ -166,16 +166,7 @@ async fn chromium_signs_in_and_uses_every_panel() {
     }
 
     // No console errors: the only messages at error level are the deliberate 403/422 answers (network lines).
-    let log = browser::log(&client).await;
-    let unexpected: Vec<&(String, String)> = log
-        .iter()
-        .filter(|(level, message)| {
-            level == "SEVERE"
-                && !(message.contains("Failed to load resource")
-                    && ["status of 401", "status of 403", "status of 422"].iter().any(|s| message.contains(s)))
-        })
-        .collect();
-    assert!(unexpected.is_empty(), "console errors: {unexpected:?}");
+    browser::assert_no_console_errors(&client, &["401", "403", "422"]).await;
 
     // Sign out: back to the sign-in form.
     find(&client, "#sign-out").await.click().await.unwrap();

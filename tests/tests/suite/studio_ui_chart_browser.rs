@@ -117,15 +117,6 @@ async fn chromium_draws_aggregate_charts(app: TestApp) {
     shot(&client, "7c-model-browser-chart-staff").await;
 
     // No console errors but the deliberate refusals.
-    let log = browser::log(&client).await;
-    let unexpected: Vec<&(String, String)> = log
-        .iter()
-        .filter(|(level, message)| {
-            level == "SEVERE"
-                && !(message.contains("Failed to load resource")
-                    && ["status of 401", "status of 422"].iter().any(|s| message.contains(s)))
-        })
-        .collect();
-    assert!(unexpected.is_empty(), "console errors: {unexpected:?}");
+    browser::assert_no_console_errors(&client, &["401", "422"]).await;
     client.close().await.unwrap();
 }

@@ -109,6 +109,21 @@ pub async fn log(client: &Client) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Asserts the browser's console has no error but the network lines of the deliberate refusals, answered with one
+/// of `statuses` (`"401"`, …).
+pub async fn assert_no_console_errors(client: &Client, statuses: &[&str]) {
+    let unexpected: Vec<(String, String)> = log(client)
+        .await
+        .into_iter()
+        .filter(|(level, message)| {
+            level == "SEVERE"
+                && !(message.contains("Failed to load resource")
+                    && statuses.iter().any(|s| message.contains(&format!("status of {s}"))))
+        })
+        .collect();
+    assert!(unexpected.is_empty(), "console errors: {unexpected:?}");
+}
+
 const WAIT: Duration = Duration::from_secs(15);
 
 /// The first element for `css` once it exists.
