@@ -98,7 +98,7 @@ def filter_failure(ctx, failure, case, response):
             if kind in ("duplicate_name", "too_many_group_keys"):
                 return True
             if (loc[1], kind) in (("order_by", "unknown_field"), ("having", "unknown_field"),
-                                  ("tz", "unsupported_time_zone"), ("tz", "unknown_time_zone")):
+                                  ("tz", "unknown_time_zone")):
                 return True
             return kind == "unknown_field" and "email" in str(query.get(loc[1], "")).split(",")
 

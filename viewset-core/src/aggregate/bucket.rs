@@ -5,26 +5,24 @@
 //! text itself (`to_char` on PostgreSQL, `strftime` / `date` on SQLite, `DATE_FORMAT` on MariaDB / MySQL), so the
 //! grouping, the ordering and the answer are the same text on all three.
 //!
-//! Buckets are cut in UTC. A named zone (`tz=Europe/Berlin`) needs the database's own zone rules, including its
-//! daylight-saving changes: PostgreSQL has them (`AT TIME ZONE`), so a named zone is accepted there; SQLite has no
-//! zone database, and MariaDB / MySQL have one only when its time-zone tables are loaded
-//! (`mysql_tzinfo_to_sql`), so on those a zone other than `UTC` is a 422 `unsupported_time_zone` rather than an
-//! answer in another zone than asked. A name PostgreSQL does not know is a 422 at `tz` too.
+//! Buckets are cut in UTC, or in a named zone (`tz=Europe/Berlin`) with its daylight-saving changes, the same
+//! buckets on every database: PostgreSQL applies the zone itself (`AT TIME ZONE`); on SQLite and MariaDB / MySQL
+//! the zone's offsets are written into the statement ([`super::zone`]). A name the time zone database does not
+//! know is a 422 at `tz`.
 
 use sea_orm::DbBackend;
 use sea_orm::sea_query::ColumnType;
 
 use super::params::Column;
+use super::zone::{self, Zone};
 use crate::error::ApiError;
 
 /// A time bucket of `group_by` (`created_at__month`), answered as the text of its start, as precise as the bucket
 /// (`2026-03-29T14:00`, `2026-03-29`, the Monday `2026-03-23`, `2026-03`, `2026`), written by the database itself so
 /// that grouping, order and answer are the same text on SQLite, PostgreSQL and MariaDB.
 ///
-/// Buckets are cut in UTC. A named zone (`tz=Europe/Berlin`) needs the database's own zone rules with their
-/// daylight-saving changes: PostgreSQL has them (`AT TIME ZONE`), so a named zone is accepted there (a name it does
-/// not know is a 422 at `tz`); SQLite has none, and MariaDB / MySQL have them only with the time-zone tables
-/// loaded, so there any zone but `UTC` is a 422 `unsupported_time_zone` rather than an answer in another zone.
+/// Buckets are cut in UTC, or in a named zone (`tz=Europe/Berlin`) with its daylight-saving changes, the same on
+/// SQLite, PostgreSQL and MariaDB / MySQL (a name the IANA time zone database does not know is a 422 at `tz`).
 ///
 /// ```
 /// use viewset_core::aggregate::Bucket;
@@ -113,13 +111,14 @@ fn time_kind(column_type: &ColumnType) -> Option<TimeKind> {
     }
 }
 
-/// The zone of `tz=` on `backend`: `None` for UTC (absent, `UTC` or `Etc/UTC`), a named zone on PostgreSQL; a 422
-/// for a value that is no zone name, or a named zone where the database has no zone rules.
-pub(crate) fn time_zone(raw: Option<&str>, backend: DbBackend) -> Result<Option<String>, ApiError> {
+/// The zone of `tz=`: `None` for UTC (absent, `UTC` or `Etc/UTC`); a 422 for a value that is no zone name or a
+/// name the time zone database does not know.
+pub(crate) fn time_zone(raw: Option<&str>) -> Result<Option<Zone>, ApiError> {
     let Some(raw) = raw.map(str::trim) else { return Ok(None) };
     if matches!(raw, "UTC" | "Etc/UTC") {
         return Ok(None);
     }
+    // The shape first: the name is written into the statement as a literal.
     let name_like = !raw.is_empty()
         && raw.len() <= 64
         && raw.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
@@ -128,24 +127,13 @@ pub(crate) fn time_zone(raw: Option<&str>, backend: DbBackend) -> Result<Option<
         let msg = "Give an IANA time zone name, e.g. `Europe/Berlin`, or `UTC`";
         return Err(ApiError::input(["query", "tz"], msg, "unknown_time_zone"));
     }
-    if backend != DbBackend::Postgres {
-        let msg = format!(
-            "Time buckets in `{raw}` need the database's time-zone rules, which this database does not have (SQLite \
-             has none; MariaDB / MySQL only with its time-zone tables loaded): group in UTC, or on PostgreSQL"
-        );
-        return Err(ApiError::input(["query", "tz"], msg, "unsupported_time_zone"));
-    }
-    Ok(Some(raw.to_string()))
+    Zone::named(raw).map(Some).ok_or_else(zone::unknown)
 }
 
 /// The 422 at `tz` when `err` is PostgreSQL refusing the zone a request named (`zoned`): `time zone "…" not
-/// recognized`, or a zone it cannot apply. The zone was checked for its shape only; PostgreSQL knows the names.
+/// recognized` (its zone database is older than the one the name was checked against), or a zone it cannot apply.
 pub(crate) fn unknown_zone(err: &sea_orm::DbErr, zoned: bool) -> Option<ApiError> {
-    let text = err.to_string();
-    (zoned && text.contains("time zone")).then(|| {
-        let msg = "The database knows no time zone of this name; give an IANA name, e.g. `Europe/Berlin`";
-        ApiError::input(["query", "tz"], msg, "unknown_time_zone")
-    })
+    (zoned && err.to_string().contains("time zone")).then(zone::unknown)
 }
 
 /// `name` quoted as an identifier of `backend`.
@@ -156,19 +144,21 @@ pub(crate) fn quoted(backend: DbBackend, name: &str) -> String {
     }
 }
 
-/// The SQL text of `column`'s `bucket` (the column written `qualified`), in `tz` (checked by [`time_zone`]: letters,
-/// digits and `/_-+` only, so it is written as a literal; the same text in the select, `GROUP BY` and `ORDER BY`).
+/// The SQL text of `column`'s `bucket` (the column written `qualified`), in `tz` (checked by [`time_zone`]: its name
+/// is letters, digits and `/_-+` only, so it is written as a literal).
 pub(crate) fn expression(
     backend: DbBackend,
     qualified: &str,
     column: &Column,
     bucket: Bucket,
-    tz: Option<&str>,
+    tz: Option<&Zone>,
 ) -> String {
     let kind = time_kind(&column.column_type).unwrap_or(TimeKind::Naive);
+    // A calendar date has no zone.
+    let tz = tz.filter(|_| kind != TimeKind::Date);
     match backend {
         DbBackend::Postgres => {
-            let zone = tz.unwrap_or("UTC");
+            let zone = tz.map_or("UTC", |z| z.name.as_str());
             // A wall-clock value: the zone's time of the instant (a naive column is read as UTC).
             let local = match kind {
                 TimeKind::Instant => format!("({qualified} AT TIME ZONE '{zone}')"),
@@ -184,23 +174,40 @@ pub(crate) fn expression(
                 Bucket::Year => format!("to_char({local}, 'YYYY')"),
             }
         }
-        DbBackend::MySql => match bucket {
-            Bucket::Hour => format!("DATE_FORMAT({qualified}, '%Y-%m-%dT%H:00')"),
-            Bucket::Day => format!("DATE_FORMAT({qualified}, '%Y-%m-%d')"),
-            Bucket::Week => {
-                format!("DATE_FORMAT(DATE_SUB({qualified}, INTERVAL WEEKDAY({qualified}) DAY), '%Y-%m-%d')")
+        DbBackend::MySql => {
+            // The column holds UTC (the session's zone, `store/mysql.rs`); the zone's offset is added to it.
+            let local = match tz {
+                Some(zone) => format!("DATE_ADD({qualified}, INTERVAL ({}) SECOND)", zone.offset_sql(qualified, true)),
+                None => qualified.to_string(),
+            };
+            match bucket {
+                Bucket::Hour => format!("DATE_FORMAT({local}, '%Y-%m-%dT%H:00')"),
+                Bucket::Day => format!("DATE_FORMAT({local}, '%Y-%m-%d')"),
+                Bucket::Week => format!("DATE_FORMAT(DATE_SUB({local}, INTERVAL WEEKDAY({local}) DAY), '%Y-%m-%d')"),
+                Bucket::Month => format!("DATE_FORMAT({local}, '%Y-%m')"),
+                Bucket::Year => format!("DATE_FORMAT({local}, '%Y')"),
             }
-            Bucket::Month => format!("DATE_FORMAT({qualified}, '%Y-%m')"),
-            Bucket::Year => format!("DATE_FORMAT({qualified}, '%Y')"),
-        },
+        }
         // SQLite's date functions read the stored text (with its `+00:00`) as UTC.
-        _ => match bucket {
-            Bucket::Hour => format!("strftime('%Y-%m-%dT%H:00', {qualified})"),
-            Bucket::Day => format!("strftime('%Y-%m-%d', {qualified})"),
-            Bucket::Week => format!("date({qualified}, '-6 days', 'weekday 1')"),
-            Bucket::Month => format!("strftime('%Y-%m', {qualified})"),
-            Bucket::Year => format!("strftime('%Y', {qualified})"),
-        },
+        _ => {
+            let format = |local: &str, modifier: &str| match bucket {
+                Bucket::Hour => format!("strftime('%Y-%m-%dT%H:00', {local}{modifier})"),
+                Bucket::Day => format!("strftime('%Y-%m-%d', {local}{modifier})"),
+                Bucket::Week => format!("date({local}{modifier}, '-6 days', 'weekday 1')"),
+                Bucket::Month => format!("strftime('%Y-%m', {local}{modifier})"),
+                Bucket::Year => format!("strftime('%Y', {local}{modifier})"),
+            };
+            match tz {
+                // The instant in epoch seconds, computed once per row by a subquery of one column (`viewset_t`)
+                // rather than once per comparison of the offset's `CASE`; then the local time is that plus the offset.
+                Some(zone) => {
+                    let local = format!("viewset_t + ({})", zone.offset_sql("viewset_t", false));
+                    let instant = format!("CAST(strftime('%s', {qualified}) AS INTEGER)");
+                    format!("(SELECT {} FROM (SELECT {instant} AS viewset_t))", format(&local, ", 'unixepoch'"))
+                }
+                None => format(qualified, ""),
+            }
+        }
     }
 }
 
@@ -209,14 +216,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn zones_are_checked_for_their_shape_and_the_database() {
-        assert_eq!(time_zone(None, DbBackend::Sqlite).unwrap(), None);
-        assert_eq!(time_zone(Some("UTC"), DbBackend::MySql).unwrap(), None);
-        assert_eq!(time_zone(Some("Europe/Berlin"), DbBackend::Postgres).unwrap().as_deref(), Some("Europe/Berlin"));
-        for bad in ["", "Europe/Berlin'; --", "../etc", "x y"] {
-            assert!(time_zone(Some(bad), DbBackend::Postgres).is_err(), "{bad:?}");
+    fn zones_are_checked_for_their_shape_and_their_name() {
+        assert!(time_zone(None).unwrap().is_none());
+        assert!(time_zone(Some("UTC")).unwrap().is_none());
+        assert_eq!(time_zone(Some("Europe/Berlin")).unwrap().unwrap().name, "Europe/Berlin");
+        for bad in ["", "Europe/Berlin'; --", "../etc", "x y", "Mars/Olympus_Mons"] {
+            assert!(time_zone(Some(bad)).is_err(), "{bad:?}");
         }
-        assert!(time_zone(Some("Europe/Berlin"), DbBackend::Sqlite).is_err());
-        assert!(time_zone(Some("Europe/Berlin"), DbBackend::MySql).is_err());
     }
 }

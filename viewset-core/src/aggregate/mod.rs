@@ -43,7 +43,7 @@
 //! | `order_by=-sum_views,author_id` | group keys and aliases of this request, `-` for descending; then every key ascending. NULLs first ascending, last descending |
 //! | `having=count__gte:5,sum_views__lt:100` | conditions on aggregates of this request: `gt`, `gte`, `lt`, `lte`, `exact` |
 //! | `limit=10` | at most this many groups (default and maximum: `max_groups`); `"truncated": true` says more existed |
-//! | `tz=Europe/Berlin` | the zone time buckets are cut in (UTC by default; see [`Bucket`] for where a named zone is available) |
+//! | `tz=Europe/Berlin` | the zone time buckets are cut in (UTC by default), daylight-saving changes included, on every database |
 //! | anything else | the list's own parameters (filters, `or=`, related filters, `search`, full-text search), narrowing the rows as they narrow the list |
 //!
 //! **The same rows as the list.** The route admits the caller for [`Operation::Aggregate`](crate::Operation)
@@ -65,6 +65,7 @@ mod answer;
 mod bucket;
 mod params;
 mod statement;
+mod zone;
 
 use axum::Json;
 use axum::response::{IntoResponse, Response};
@@ -119,12 +120,8 @@ fn prepare<V: Hooks>(
 ) -> Result<(params::Plan, sea_orm::Statement), ApiError> {
     let declared = V::CONFIG.aggregates.ok_or(ApiError::NotFound)?;
     let backend = request.db.get_database_backend();
-    let allowed = params::Allowed {
-        declared: &declared,
-        may: &|field| request.may_query(field),
-        column: &column::<V::Entity>,
-        backend,
-    };
+    let allowed =
+        params::Allowed { declared: &declared, may: &|field| request.may_query(field), column: &column::<V::Entity> };
     let plan = params::read(own, &allowed)?;
     let query = access::scoped_list::<V>(request, filters)?;
     let table = V::Entity::default().table_name();

@@ -3,7 +3,6 @@
 //! declaration and the resolved columns: compiled once, not per ViewSet. Every refusal is a 422 at its parameter;
 //! a field the caller may not see is refused exactly as a field that does not exist.
 
-use sea_orm::DbBackend;
 use sea_orm::sea_query::ColumnType;
 
 use super::bucket::Bucket;
@@ -144,7 +143,7 @@ pub(crate) struct Plan {
     pub(crate) having: Vec<Having>,
     pub(crate) limit: u64,
     /// A named time zone for the buckets (`None`: UTC).
-    pub(crate) tz: Option<String>,
+    pub(crate) tz: Option<super::zone::Zone>,
 }
 
 /// What a request may name: the declaration, the caller's view of fields, and the columns.
@@ -154,7 +153,6 @@ pub(crate) struct Allowed<'a> {
     pub(crate) may: &'a dyn Fn(&str) -> bool,
     /// The column of a declared field.
     pub(crate) column: &'a dyn Fn(&'static str) -> Option<Column>,
-    pub(crate) backend: DbBackend,
 }
 
 impl Allowed<'_> {
@@ -202,7 +200,7 @@ pub(crate) fn read(query: &QueryParams, allowed: &Allowed<'_>) -> Result<Plan, A
     let having = having(query, &values)?;
     let max = allowed.declared.max_groups;
     let limit = query.bounded_int("limit", max, 1, Some(max))?;
-    let tz = super::bucket::time_zone(query.one("tz")?, allowed.backend)?;
+    let tz = super::bucket::time_zone(query.one("tz")?)?;
     Ok(Plan { keys, values, order, having, limit, tz })
 }
 

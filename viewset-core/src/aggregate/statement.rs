@@ -27,9 +27,20 @@ pub(crate) fn build(mut select: SelectStatement, table: &str, plan: &Plan, backe
         .iter()
         .map(|key| match key.bucket {
             Some(b) => {
-                Expr::cust(bucket::expression(backend, &qualified(&key.column), &key.column, b, plan.tz.as_deref()))
+                Expr::cust(bucket::expression(backend, &qualified(&key.column), &key.column, b, plan.tz.as_ref()))
             }
             None => Expr::cust(qualified(&key.column)),
+        })
+        .collect();
+    // `GROUP BY` and `ORDER BY` name a bucket in a zone by its place in the select (`GROUP BY 1`): its expression
+    // holds the zone's offsets, written once.
+    let grouped: Vec<Expr> = keys
+        .iter()
+        .zip(&plan.keys)
+        .enumerate()
+        .map(|(i, (expr, key))| match (key.bucket, &plan.tz) {
+            (Some(_), Some(_)) => Expr::cust((i + 1).to_string()),
+            _ => expr.clone(),
         })
         .collect();
     let values: Vec<Expr> = plan
@@ -59,7 +70,7 @@ pub(crate) fn build(mut select: SelectStatement, table: &str, plan: &Plan, backe
     for (i, value) in values.iter().enumerate() {
         select.expr_as(value.clone(), Alias::new(value_alias(i)));
     }
-    select.add_group_by(keys.iter().cloned());
+    select.add_group_by(grouped.iter().cloned());
     if !plan.having.is_empty() {
         let mut all = Condition::all();
         for term in &plan.having {
@@ -88,7 +99,7 @@ pub(crate) fn build(mut select: SelectStatement, table: &str, plan: &Plan, backe
     }
     for (target, desc) in terms {
         let expr = match target {
-            Target::Key(i) => keys[i].clone(),
+            Target::Key(i) => grouped[i].clone(),
             Target::Value(i) => values[i].clone(),
         };
         let (order, nulls) = if desc { (Order::Desc, NullOrdering::Last) } else { (Order::Asc, NullOrdering::First) };

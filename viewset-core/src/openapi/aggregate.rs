@@ -87,8 +87,8 @@ pub(crate) fn parameters(doc: &Doc, declared: &Aggregates, list: Vec<Parameter>)
         limit,
         format!("At most this many groups (1 to {max}); `truncated` says more existed."),
     ));
-    let tz = "The time zone of the time buckets: `UTC` (default), or an IANA name on PostgreSQL (a 422 \
-              `unsupported_time_zone` on SQLite and MariaDB / MySQL).";
+    let tz = "The time zone of the time buckets: `UTC` (default), or an IANA name (`Europe/Berlin`), daylight-saving \
+              changes included.";
     let zone = string().pattern(Some("^[A-Za-z][A-Za-z0-9/_+-]{0,63}$")).default(Some("UTC".into()));
     params.push(query("tz", zone, tz));
     params.extend(list.into_iter().filter(|p| !NOT_FOR_AGGREGATES.contains(&p.name.as_str())));
