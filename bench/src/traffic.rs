@@ -126,8 +126,8 @@ async fn measure(options: Options) -> Result<(), String> {
         options.capacity,
         options.duration.as_secs() * 2
     );
-    let shedding = Limits { max_in_flight: Some(options.capacity), ..Limits::default() };
-    let unbounded = Limits { max_in_flight: None, ..Limits::default() };
+    let shedding = Limits::default().with_max_in_flight(Some(options.capacity));
+    let unbounded = Limits::default().with_max_in_flight(None);
     println!("| server | admitted requests/s | shed (503) | p50 admitted | p99 admitted | other errors |");
     println!("|---|---:|---:|---:|---:|---:|");
     for (name, limits) in [("no bound", unbounded), ("max_in_flight", shedding)] {

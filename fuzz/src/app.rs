@@ -20,13 +20,11 @@ use crate::proxy::Proxy;
 pub const SECRET: &str = "viewset-fuzz-secret";
 
 /// Small limits, so inputs reach every limit's refusal.
-pub const SMALL_LIMITS: QueryLimits = QueryLimits {
-    max_query_params: 6,
-    max_in_values: 3,
-    max_ordering_terms: 2,
-    max_search_length: 5,
-    ..QueryLimits::DEFAULT
-};
+pub const SMALL_LIMITS: QueryLimits = QueryLimits::DEFAULT
+    .with_max_query_params(6)
+    .with_max_in_values(3)
+    .with_max_ordering_terms(2)
+    .with_max_search_length(5);
 
 /// One request of a target.
 #[derive(Debug, Clone)]

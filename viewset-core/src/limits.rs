@@ -16,7 +16,7 @@
 //! ```
 //! # async fn run(db: sea_orm::DatabaseConnection) {
 //! use viewset_core::limits::Limits;
-//! let limits = Limits { max_body_bytes: 64 * 1024, ..Limits::default() };
+//! let limits = Limits::default().with_max_body_bytes(64 * 1024);
 //! let app: axum::Router = limits.apply(viewset_core::Api::new().into_router().with_state(viewset_core::ServiceState::new(db)));
 //! # }
 //! ```
@@ -39,12 +39,16 @@ use answer::LimitsFuture;
 
 mod answer;
 mod deadline;
+mod setters;
 pub mod shed;
 
 use shed::{Slot, Slots};
 
-/// The transport limits of an application (see the [module](self) for defaults and answers).
+/// The transport limits of an application (see the [module](self) for defaults and answers): start from
+/// [`Limits::default`] and set what changes (`Limits::default().with_max_body_bytes(64 * 1024)`); new limits may be
+/// added in a minor release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Largest request body, in bytes (413).
     pub max_body_bytes: usize,

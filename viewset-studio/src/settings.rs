@@ -40,7 +40,11 @@ crate::message_error::message_error! {
 /// assert!(settings.should_mount());
 /// settings.validate().unwrap();
 /// ```
+///
+/// It is `#[non_exhaustive]` (a setting added later is no breaking change): build it with
+/// [`StudioSettings::from_env`], [`StudioSettings::from_vars`] or `StudioSettings::default()`, then change its fields.
 #[derive(Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub struct StudioSettings {
     /// `SERVICE_ENABLE_STUDIO` (default false).
     pub enable_studio: bool,

@@ -15,12 +15,11 @@ use viewset_core::{Api, ServiceState};
 
 /// The settings: `SERVICE_APPS` when set, else both apps.
 pub fn settings() -> Settings {
-    let settings = Settings::from_env();
+    let mut settings = Settings::from_env();
     if settings.apps.is_empty() {
-        Settings { apps: vec!["library".into(), "members".into()], ..settings }
-    } else {
-        settings
+        settings.apps = vec!["library".into(), "members".into()];
     }
+    settings
 }
 
 /// Registers every app's `api` module; returns the API and what each app registered.

@@ -247,7 +247,7 @@ async fn unknown_last_event_ids_get_a_reset_over_nats() {
 }
 
 async fn unknown_ids(via: Via) {
-    let quick = Retention { events: 3, prune_every: Duration::from_millis(100), ..Retention::default() };
+    let quick = Retention::default().with_events(3).with_prune_every(Duration::from_millis(100));
     let Some((apps, url)) = cluster(quick, &via, Backend::Postgres).await else { return };
     for views in 1..=8 {
         let (status, _) =

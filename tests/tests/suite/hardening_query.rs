@@ -192,13 +192,11 @@ async fn too_long(app: &TestApp, path: &str) {
 /// The blog with small limits.
 async fn limited(backend: Backend) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;
-    let limits = QueryLimits {
-        max_query_params: 4,
-        max_in_values: 2,
-        max_ordering_terms: 1,
-        max_search_length: 3,
-        ..QueryLimits::DEFAULT
-    };
+    let limits = QueryLimits::DEFAULT
+        .with_max_query_params(4)
+        .with_max_in_values(2)
+        .with_max_ordering_terms(1)
+        .with_max_search_length(3);
     let router = blog::app_with_state(ServiceState::new(db.clone()).with_query_limits(limits));
     TestApp::serve(router, db, database).await
 }

@@ -164,7 +164,7 @@ async fn slow_request_is_json_503(app: TestApp) {
         tokio::time::sleep(Duration::from_secs(3)).await;
         "done"
     }
-    let limits = Limits { request_timeout: Duration::from_millis(300), ..Limits::default() };
+    let limits = Limits::default().with_request_timeout(Duration::from_millis(300));
     let router = limits.apply(Router::new().route("/slow", get(slow)).with_state(app.db.clone()));
     let (base, server) = serve(router).await;
     let started = Instant::now();

@@ -45,7 +45,7 @@ async fn requests_beyond_max_in_flight_are_shed_at_once() {
         }
     };
     let router = Router::new().route("/hold", get(hold)).route("/fast", get(|| async { "fast" }));
-    let base = serve(Limits { max_in_flight: Some(2), ..Limits::default() }.apply(router)).await;
+    let base = serve(Limits::default().with_max_in_flight(Some(2)).apply(router)).await;
     let client = reqwest::Client::new();
     let held: Vec<_> = (0..2).map(|_| tokio::spawn(client.get(format!("{base}/hold")).send())).collect();
     while inside.load(Ordering::SeqCst) < 2 {
@@ -67,7 +67,7 @@ async fn requests_beyond_max_in_flight_are_shed_at_once() {
 
 async fn blog_with_one_stream(backend: Backend) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;
-    let limits = Limits { max_streams: Some(1), ..Limits::default() };
+    let limits = Limits::default().with_max_streams(Some(1));
     let router = blog::routes_from(blog::api(), ServiceState::new(db.clone()));
     TestApp::serve(router.layer(limits.layer()), db, database).await
 }

@@ -389,7 +389,7 @@ async fn transport_and_token_errors_are_documented_as_served(app: TestApp) {
         tokio::time::sleep(Duration::from_millis(500)).await;
         next.run(request).await
     });
-    let limits = Limits { request_timeout: Duration::from_millis(50), ..Limits::default() };
+    let limits = Limits::default().with_request_timeout(Duration::from_millis(50));
     let (base, server) = serve(limits.apply(blog::api().into_router().with_state(state).layer(slow))).await;
     let late = app.client().get(format!("{base}/api/posts/")).send().await.expect("request");
     let (status, _, body) = answer(late).await;

@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use reqwest::StatusCode;
 use reqwest::header::SET_COOKIE;
 use serde_json::json;
-use viewset_studio::{Environment, StudioSettings};
+use viewset_studio::Environment;
 use viewset_tests::harness::{Backend, TestApp};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{
@@ -193,7 +193,8 @@ async fn apply_is_development_only_and_needs_a_migrator() {
     let sent = send(&app, "POST", "/studio/migrations/apply", None, &[("x-studio-token", TOKEN)], None).await;
     assert_eq!(sent.status, StatusCode::NOT_FOUND);
     // Staging: the migrator is registered but Studio does not apply.
-    let staging = StudioSettings { environment: Environment::Staging, ..ui_settings() };
+    let mut staging = ui_settings();
+    staging.environment = Environment::Staging;
     let app = pending_migrations_app(Backend::Sqlite, staging).await;
     let handshake = send(&app, "GET", "/studio/handshake", None, &[("x-studio-token", TOKEN)], None).await.json();
     assert!(!handshake["capabilities"].as_array().unwrap().iter().any(|c| c == "apply_migrations"));

@@ -8,7 +8,6 @@ use reqwest::StatusCode;
 use reqwest::header::SET_COOKIE;
 use serde_json::json;
 use viewset_core::session::SessionSigner;
-use viewset_studio::StudioSettings;
 use viewset_tests::harness::{Backend, TestApp};
 use viewset_tests::on_every_database;
 use viewset_tests::studio_fixtures::{TOKEN, UI_SECRET, blog_with_studio, blog_with_ui, code, ui_settings};
@@ -156,7 +155,8 @@ async fn session_refusals_and_csrf(app: TestApp) {
     assert_eq!(allowed_origin.status, StatusCode::OK);
 
     // A changed Studio token ends the sessions made for the old one.
-    let rotated = StudioSettings { studio_auth_token: Some("a-new-studio-token".into()), ..ui_settings() };
+    let mut rotated = ui_settings();
+    rotated.studio_auth_token = Some("a-new-studio-token".into());
     let app2 = blog_with_studio(Backend::Sqlite, rotated).await;
     let sent = send(&app2, "GET", "/studio/handshake", Some(&cookie), &[], None).await;
     assert_eq!(sent.status, StatusCode::UNAUTHORIZED);

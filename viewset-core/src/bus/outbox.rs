@@ -57,7 +57,7 @@ impl EventBus {
     /// # async fn run(pool: sqlx::PgPool) -> Result<(), sqlx::Error> {
     /// use std::time::Duration;
     /// use viewset_core::events::{EventBus, Retention};
-    /// let week = Retention { age: Duration::from_secs(7 * 24 * 60 * 60), events: 5_000_000, ..Retention::default() };
+    /// let week = Retention::default().with_age(Duration::from_secs(7 * 24 * 60 * 60)).with_events(5_000_000);
     /// let bus = EventBus::outbox_with(pool, week).await?;
     /// # Ok(()) }
     /// ```

@@ -7,7 +7,11 @@
 /// let s = viewset_core::registration::Settings::from_vars([("SERVICE_APPS".to_string(), "posts, accounts".to_string())]);
 /// assert_eq!(s.apps, vec!["posts", "accounts"]);
 /// ```
+///
+/// It is `#[non_exhaustive]`: build it with [`Settings::with_apps`], [`Settings::from_env`] or
+/// [`Settings::from_vars`], then change its fields.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Settings {
     /// App labels, in order: each app's ViewSets live in `<app>::<module_name>` (default module `api`).
     pub apps: Vec<String>,

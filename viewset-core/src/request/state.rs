@@ -68,7 +68,7 @@ impl ServiceState {
     /// use viewset_core::query::QueryLimits;
     /// let db = sea_orm::Database::connect("sqlite::memory:").await?;
     /// let state = viewset_core::ServiceState::new(db)
-    ///     .with_query_limits(QueryLimits { max_in_values: 100, ..QueryLimits::DEFAULT });
+    ///     .with_query_limits(QueryLimits::DEFAULT.with_max_in_values(100));
     /// assert_eq!(state.query_limits.max_in_values, 100);
     /// # Ok(()) }
     /// ```

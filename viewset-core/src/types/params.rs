@@ -123,7 +123,7 @@ impl QueryParams {
     ///
     /// ```
     /// use viewset_core::query::{QueryLimits, QueryParams};
-    /// let limits = QueryLimits { max_query_params: 2, ..QueryLimits::DEFAULT };
+    /// let limits = QueryLimits::DEFAULT.with_max_query_params(2);
     /// assert!(QueryParams::parse_with(Some("a=1&b=2"), limits).check().is_ok());
     /// assert!(QueryParams::parse_with(Some("a=1&b=2&c=3"), limits).check().is_err());
     /// ```

@@ -17,13 +17,17 @@ use crate::error::ApiError;
 ///
 /// ```
 /// use viewset_core::query::{QueryLimits, QueryParams};
-/// let limits = QueryLimits { max_in_values: 3, ..QueryLimits::DEFAULT };
+/// let limits = QueryLimits::DEFAULT.with_max_in_values(3);
 /// let params = QueryParams::parse_with(Some("views__in=1,2,3,4"), limits);
 /// assert_eq!(params.limits().max_in_values, 3);
 /// let state_limits = viewset_core::query::QueryLimits::default();
 /// assert_eq!(state_limits.max_query_params, 1_000);
 /// ```
+///
+/// It is `#[non_exhaustive]` (a limit added later is no breaking change): start from [`QueryLimits::DEFAULT`] and set
+/// what changes with the `with_*` setters, which are `const`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct QueryLimits {
     /// Most `key=value` pairs in one query string.
     pub max_query_params: usize,
@@ -49,6 +53,54 @@ impl QueryLimits {
         max_group_depth: 3,
         max_group_terms: 20,
     };
+
+    /// These limits with [`QueryLimits::max_query_params`] set.
+    ///
+    /// ```
+    /// use viewset_core::query::QueryLimits;
+    /// const SMALL: QueryLimits = QueryLimits::DEFAULT
+    ///     .with_max_query_params(50)
+    ///     .with_max_in_values(10)
+    ///     .with_max_ordering_terms(3)
+    ///     .with_max_search_length(64)
+    ///     .with_max_group_depth(2)
+    ///     .with_max_group_terms(5);
+    /// assert_eq!((SMALL.max_in_values, SMALL.max_group_terms), (10, 5));
+    /// ```
+    pub const fn with_max_query_params(mut self, pairs: usize) -> Self {
+        self.max_query_params = pairs;
+        self
+    }
+
+    /// These limits with [`QueryLimits::max_in_values`] set.
+    pub const fn with_max_in_values(mut self, values: usize) -> Self {
+        self.max_in_values = values;
+        self
+    }
+
+    /// These limits with [`QueryLimits::max_ordering_terms`] set.
+    pub const fn with_max_ordering_terms(mut self, terms: usize) -> Self {
+        self.max_ordering_terms = terms;
+        self
+    }
+
+    /// These limits with [`QueryLimits::max_search_length`] set (characters).
+    pub const fn with_max_search_length(mut self, characters: usize) -> Self {
+        self.max_search_length = characters;
+        self
+    }
+
+    /// These limits with [`QueryLimits::max_group_depth`] set.
+    pub const fn with_max_group_depth(mut self, levels: usize) -> Self {
+        self.max_group_depth = levels;
+        self
+    }
+
+    /// These limits with [`QueryLimits::max_group_terms`] set.
+    pub const fn with_max_group_terms(mut self, terms: usize) -> Self {
+        self.max_group_terms = terms;
+        self
+    }
 
     /// `search`, `__contains` and `__icontains` values: at most `max_search_length` characters.
     pub(crate) fn check_search(&self, param: &str, value: &str) -> Result<(), ApiError> {
