@@ -2,8 +2,8 @@
 //! (the catalog) and `tools/call`, which is [`dispatch::call`]: the tool's own REST route, as the caller of this
 //! HTTP request. A 2xx answer is the tool's result; any other is a tool error (`isError: true`) whose text is
 //! REST's JSON error body, unchanged. `resources/list` and `resources/read` serve the read-only documents of
-//! [`super::resources`] (an unknown URI is the MCP error `-32002`, resource not found; rmcp sends `-32602` to
-//! clients of protocol 2026-07-28 and later, as that revision asks).
+//! [`super::resources`](mod@super::resources) (an unknown URI is the MCP error `-32002`, resource not found; rmcp
+//! sends `-32602` to clients of protocol 2026-07-28 and later, as that revision asks).
 
 use std::sync::Arc;
 
