@@ -2,7 +2,7 @@
 // of an answer, round ticks, bars and a line's path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FRAME, aggregatePairs, bars, groupKey, labelled, line, measures, niceTicks, pathOf, scale, series } from '../src/ui/assets/chart.js';
+import { FRAME, aggregatePairs, bars, fillGaps, groupKey, labelled, line, measures, nextBucket, niceTicks, pathOf, scale, series } from '../src/ui/assets/chart.js';
 
 const POSTS = {
   path: '/api/posts/aggregate',
@@ -93,4 +93,34 @@ test('axis labels thin out to the room', () => {
   assert.deepEqual(shown(3, 12), [0, 1, 2]);
   assert.deepEqual(shown(10, 4), [0, 3, 6, 9]);
   assert.deepEqual(shown(11, 4), [0, 3, 6, 9, 10]);
+});
+
+test('a time zone other than UTC is asked for; UTC is the default and not sent', () => {
+  const count = measures(POSTS)[0];
+  assert.deepEqual(aggregatePairs({ key: 'created_at__day', measure: count, tz: 'Europe/Berlin', filters: [{ param: 'published', value: 'true' }] }),
+    [['group_by', 'created_at__day'], ['count', 'true'], ['tz', 'Europe/Berlin'], ['published', 'true']]);
+  assert.deepEqual(aggregatePairs({ key: 'created_at__day', measure: count, tz: 'UTC' }),
+    [['group_by', 'created_at__day'], ['count', 'true']]);
+});
+
+test('the next bucket is calendar arithmetic on the label', () => {
+  assert.equal(nextBucket('2026-03-29T23:00', 'hour'), '2026-03-30T00:00');
+  assert.equal(nextBucket('2026-02-28', 'day'), '2026-03-01');
+  assert.equal(nextBucket('2026-12-28', 'week'), '2027-01-04');
+  assert.equal(nextBucket('2026-12', 'month'), '2027-01');
+  assert.equal(nextBucket('2026', 'year'), '2027');
+  assert.equal(nextBucket('not a date', 'day'), null);
+});
+
+test('empty buckets are drawn: 0 for a count or a sum, a gap for an average', () => {
+  const points = [{ label: 'null', value: 1 }, { label: '2026-03-28', value: 2 }, { label: '2026-03-31', value: 5 }];
+  assert.deepEqual(fillGaps(points, { bucket: 'day', fn: 'count' }).map((p) => [p.label, p.value]),
+    [['null', 1], ['2026-03-28', 2], ['2026-03-29', 0], ['2026-03-30', 0], ['2026-03-31', 5]]);
+  assert.deepEqual(fillGaps(points, { bucket: 'day', fn: 'avg' }).map((p) => p.value), [1, 2, null, null, 5]);
+  assert.equal(fillGaps(points, { bucket: '', fn: 'count' }), points, 'a grouping is not filled');
+  const hours = [{ label: '2026-03-29T00:00', value: 1 }, { label: '2026-03-29T03:00', value: 1 }];
+  assert.equal(fillGaps(hours, { bucket: 'hour', fn: 'count', tz: 'Europe/Berlin' }), hours, 'a clock change skips an hour there');
+  assert.equal(fillGaps(hours, { bucket: 'hour', fn: 'count' }).length, 4);
+  const years = [{ label: '2026-01-01T00:00', value: 1 }, { label: '2027-01-01T00:00', value: 1 }];
+  assert.equal(fillGaps(years, { bucket: 'hour', fn: 'count', most: 400 }), years, 'too many to draw: as answered');
 });

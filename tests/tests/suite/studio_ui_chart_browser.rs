@@ -1,7 +1,8 @@
 //! The Model Browser's aggregate chart in headless Chromium, on SQLite, PostgreSQL and MariaDB: the posts grouped by
 //! author as bars (count, then sum of views, then with the filter builder's `published = true` applied), created
 //! per day as a line, each mark checked against the seeded rows; the authors' chart as anonymous (refused), as bob
-//! (a staff-only key: 422) and as alice (staff: drawn). Screenshots in `target/studio-ui-screenshots/`.
+//! (a staff-only key: 422) and as alice (staff: drawn). Days without rows are drawn (a sum of 0); a time zone moves
+//! the days, and an unknown one is the route's 422. Screenshots in `target/studio-ui-screenshots/`.
 
 use fantoccini::Client;
 use serde_json::json;
@@ -90,15 +91,36 @@ async fn chromium_draws_aggregate_charts(app: TestApp) {
     text(&client, &format!("{records} [data-count]"), "1–3 of 3").await;
     find(&client, &format!("{chart} select[aria-label='Group by']")).await.select_by_value("created_at").await.unwrap();
     draw(&client, "created_at", "day", "sum_views").await;
-    let points = marks(&client, "group_by=created_at__day&sum=views", 3).await;
+    // The days without posts are drawn as a sum of 0: the x axis is time.
+    let points = marks(&client, "group_by=created_at__day&sum=views", 6).await;
     let keys: Vec<(&str, f64)> = points.iter().map(|p| (p.0.as_str(), p.1)).collect();
-    assert_eq!(keys, [("2026-03-28", 120.0), ("2026-03-29", 300.0), ("2026-04-02", 7.0)]);
-    assert!(points[1].2 > points[0].2 && points[0].2 > points[2].2, "higher values higher up: {points:?}");
+    let empty = [("2026-03-30", 0.0), ("2026-03-31", 0.0), ("2026-04-01", 0.0)];
+    assert_eq!(keys[..2], [("2026-03-28", 120.0), ("2026-03-29", 300.0)]);
+    assert_eq!((&keys[2..5], keys[5]), (&empty[..], ("2026-04-02", 7.0)));
+    assert!(points[1].2 > points[0].2 && points[0].2 > points[5].2, "higher values higher up: {points:?}");
     let path = js(&client, "return document.querySelector('svg.chart.timed path.series').getAttribute('d');").await;
     let path = path.as_str().unwrap();
-    assert_eq!((path.matches('M').count(), path.matches('L').count()), (1, 2), "{path}");
+    assert_eq!((path.matches('M').count(), path.matches('L').count()), (1, 5), "{path}");
     text(&client, &format!("{chart} [data-groups]"), "sum(views) by created_at__day, 3 groups").await;
     shot(&client, "7b-model-browser-chart-line").await;
+
+    // In New York the first two posts were written on the evening of 28 March.
+    let zone = find(&client, &format!("{chart} input[aria-label='Time zone']")).await;
+    zone.clear().await.unwrap();
+    zone.send_keys("America/New_York").await.unwrap();
+    draw(&client, "created_at", "day", "count").await;
+    let points = marks(&client, "group_by=created_at__day&count=true&tz=America", 6).await;
+    let keys: Vec<(&str, f64)> = points.iter().map(|p| (p.0.as_str(), p.1)).collect();
+    assert_eq!((keys[0], keys[1], keys[5]), (("2026-03-28", 2.0), ("2026-03-29", 0.0), ("2026-04-02", 1.0)));
+    text(&client, &format!("{chart} [data-groups]"), "count by created_at__day in America/New_York, 2 groups").await;
+    // A name the time zone database does not know: the route's 422, shown.
+    zone.clear().await.unwrap();
+    zone.send_keys("Mars/Olympus_Mons").await.unwrap();
+    draw(&client, "created_at", "day", "count").await;
+    let shown = text(&client, &format!("{chart} .alert"), "422").await;
+    assert!(shown.contains("time zone"), "{shown}");
+    zone.clear().await.unwrap();
+    zone.send_keys("UTC").await.unwrap();
 
     // Authors: a staff-only group key, by identity.
     click(&client, "ul.list button", "Author").await;

@@ -3,13 +3,14 @@
 // count_distinct), then draw. The choices are what the server publishes for the ViewSet (`aggregates` in
 // /ai/context/full: its keys with their buckets, each function's fields); the request is `GET <prefix>/aggregate` as
 // the chosen identity, with the Model Browser's applied filters and search, so the chart counts the rows the table
-// shows that identity. A grouping is drawn as bars, time buckets as a line (in the answer's order: the buckets
-// ascending; a bucket without rows is not drawn), as SVG written here (chart.js has the geometry); the groups are
-// listed below it as a table too.
+// shows that identity. A grouping is drawn as bars, time buckets as a line over time (the buckets ascending, in the
+// time zone chosen, UTC by default; a bucket without rows is drawn as 0 for a count or a sum, as a gap otherwise:
+// chart.js `fillGaps`), as SVG written here (chart.js has the geometry); the groups the server answered are listed
+// below it as a table too.
 
 import { app, query } from './api.js';
 import { h, s, mount, table, errorView, labelled } from './dom.js';
-import { FRAME, aggregatePairs, bars, groupKey, labelled as showLabel, line, measures, series } from './chart.js';
+import { FRAME, aggregatePairs, bars, fillGaps, groupKey, labelled as showLabel, line, measures, series } from './chart.js';
 
 /** The value axis: its ticks, their labels and grid lines. */
 function axisOf(axis, y) {
@@ -76,8 +77,14 @@ export function chartPanel(viewset, applied) {
     mount(bucketSelect, h('option', { value: '' }, buckets.length ? 'none (each value)' : 'none'),
       buckets.map((b) => h('option', { value: b }, b)));
     bucketSelect.disabled = !buckets.length;
+    zoneInput.disabled = !bucketSelect.value;
   };
+  // The zone time buckets are cut in: any IANA name (the server checks it), offered from the browser's list.
+  const zones = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  const zoneList = h('datalist', { id: `zones-${viewset.name}` }, ['UTC', ...zones].map((z) => h('option', { value: z })));
+  const zoneInput = h('input', { type: 'text', 'aria-label': 'Time zone', list: zoneList.id, value: 'UTC', size: 16 });
   keySelect.addEventListener('change', fillBuckets);
+  bucketSelect.addEventListener('change', () => { zoneInput.disabled = !bucketSelect.value; });
   fillBuckets();
   const choices = measures(declared);
   const measureSelect = h('select', { 'aria-label': 'Value' }, choices.map((m) => h('option', { value: m.alias }, m.label)));
@@ -86,17 +93,19 @@ export function chartPanel(viewset, applied) {
   const draw = async () => {
     drawn = true;
     const measure = choices.find((m) => m.alias === measureSelect.value) ?? choices[0];
-    const key = groupKey(keySelect.value, bucketSelect.value);
+    const bucket = bucketSelect.value;
+    const key = groupKey(keySelect.value, bucket);
+    const tz = bucket ? zoneInput.value.trim() || 'UTC' : 'UTC';
     const { filters, search } = applied();
-    const url = `${declared.path}${query(aggregatePairs({ key, measure, filters, search }))}`;
+    const url = `${declared.path}${query(aggregatePairs({ key, measure, filters, search, tz }))}`;
     mount(output, h('p.muted', {}, 'Drawing…'));
     const r = await app(url);
     const request = h('p.muted.mono', { 'data-aggregate-url': url }, `GET ${url}`);
     if (!r.ok) { mount(output, request, errorView(r)); return; }
     const groups = r.body.groups ?? [];
-    const points = series(groups, key, measure.alias);
-    const timed = Boolean(bucketSelect.value);
-    const title = `${measure.label} by ${key}, ${groups.length} groups`;
+    const points = fillGaps(series(groups, key, measure.alias), { bucket, fn: measure.fn, tz });
+    const timed = Boolean(bucket);
+    const title = `${measure.label} by ${key}${tz === 'UTC' ? '' : ` in ${tz}`}, ${groups.length} groups`;
     const numbers = points.some((p) => p.value !== null);
     mount(output, request,
       h('p', { 'data-groups': String(groups.length) }, title, r.body.truncated ? h('span.muted', {}, ` (the first ${groups.length}; more groups exist)`) : null),
@@ -105,7 +114,8 @@ export function chartPanel(viewset, applied) {
   };
 
   mount(box, h('h3', {}, `${viewset.name} chart`),
-    h('div.row', {}, labelled('Group by', keySelect), labelled('Bucket', bucketSelect), labelled('Value', measureSelect),
+    h('div.row', {}, labelled('Group by', keySelect), labelled('Bucket', bucketSelect), labelled('Time zone', zoneInput), zoneList,
+      labelled('Value', measureSelect),
       h('button', { type: 'button', on: { click: draw } }, 'Draw chart'),
       h('span.muted', {}, 'over the rows the filters above select')),
     output);

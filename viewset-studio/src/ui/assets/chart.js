@@ -24,11 +24,12 @@ export function groupKey(field, bucket) {
 
 /**
  * The aggregate request's [name, value] pairs: the group key and the measure, then the list's filters and search as
- * the Model Browser applies them (so the chart counts the rows the table shows).
+ * the Model Browser applies them (so the chart counts the rows the table shows); a time zone other than UTC as `tz`.
  */
-export function aggregatePairs({ key, measure, filters = [], search = '' }) {
+export function aggregatePairs({ key, measure, filters = [], search = '', tz = '' }) {
   const pairs = [['group_by', key]];
   pairs.push(measure.fn === 'count' ? ['count', 'true'] : [measure.fn, measure.field]);
+  if (tz && tz !== 'UTC') pairs.push(['tz', tz]);
   for (const f of filters) pairs.push([f.param, f.value]);
   if (search) pairs.push(['search', search]);
   return pairs;
@@ -49,6 +50,47 @@ function numeric(value) {
 /** The points of an aggregate answer's `groups`: one per group, labelled by `key`, valued by `alias`. */
 export function series(groups, key, alias) {
   return groups.map((g) => ({ label: label(g[key]), value: numeric(g[alias]) }));
+}
+
+/**
+ * The bucket after the one labelled `text` (`2026-03-29T14:00`, `2026-03-29`, a week's Monday, `2026-03`, `2026`), as
+ * calendar arithmetic on the label; null for a label that is no date.
+ */
+export function nextBucket(text, bucket) {
+  const [date, time] = text.split('T');
+  const [y, m = 1, d = 1] = date.split('-').map(Number);
+  const at = new Date(Date.UTC(y, m - 1, d, time ? Number(time.slice(0, 2)) : 0));
+  if (bucket === 'hour') at.setUTCHours(at.getUTCHours() + 1);
+  else if (bucket === 'day') at.setUTCDate(at.getUTCDate() + 1);
+  else if (bucket === 'week') at.setUTCDate(at.getUTCDate() + 7);
+  else if (bucket === 'month') at.setUTCMonth(at.getUTCMonth() + 1);
+  else at.setUTCFullYear(at.getUTCFullYear() + 1);
+  if (Number.isNaN(at.getTime())) return null;
+  const iso = at.toISOString();
+  return { hour: `${iso.slice(0, 13)}:00`, day: iso.slice(0, 10), week: iso.slice(0, 10), month: iso.slice(0, 7) }[bucket] ?? iso.slice(0, 4);
+}
+
+/**
+ * Time buckets with the empty ones between the answered ones put back, so a line's x axis is time: a count or a sum
+ * of no rows is 0, another function of no rows has no value (the line breaks there). Not filled: more than `most`
+ * points in all (the line stays the answered buckets), and hours in a named zone (a clock change skips or repeats
+ * an hour there, which no wall-clock sequence can tell). A `null` bucket (rows without a time) stays first.
+ */
+export function fillGaps(points, { bucket, fn, tz = 'UTC', most = 400 }) {
+  if (!bucket || (bucket === 'hour' && tz && tz !== 'UTC')) return points;
+  const empty = ['count', 'count_distinct', 'sum'].includes(fn) ? 0 : null;
+  const filled = [];
+  for (const p of points) {
+    const last = filled[filled.length - 1];
+    if (last && last.label !== 'null' && p.label !== 'null') {
+      for (let next = nextBucket(last.label, bucket); next !== null && next < p.label; next = nextBucket(next, bucket)) {
+        filled.push({ label: next, value: empty });
+        if (filled.length > most) return points;
+      }
+    }
+    filled.push(p);
+  }
+  return filled;
 }
 
 /** `value` without floating-point noise at the precision of `step`. */
