@@ -183,3 +183,43 @@ async fn mcp_tool_calls_count_against_the_callers_own_rate(app: TestApp) {
     let (status, _) = mcp_answer(&app, Some("alice-token"), "posts_list", serde_json::json!({})).await;
     assert_eq!(status, 200, "alice is staff: no staff rate");
 }
+
+/// The blog's authors, writing their nested posts through [`LimitedPosts`] (registered first, so the posts table's
+/// writer).
+async fn authors_through_limited_posts(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let mut api = Api::new();
+    api.include::<LimitedPosts>().expect("LimitedPosts registers");
+    api.include::<blog::viewsets::AuthorViewSet>().expect("the authors register");
+    // Buckets of its own: `ServiceState::new`'s are the process's, which the other tests spend.
+    let router = blog::app_from(api, ServiceState::new(db.clone()).with_throttle(Throttle::new()));
+    TestApp::serve(router, db, database).await
+}
+
+on_every_database!(authors_through_limited_posts => a_nested_write_counts_once_against_each_viewset_it_creates_through);
+
+async fn a_nested_write_counts_once_against_each_viewset_it_creates_through(app: TestApp) {
+    let post = |path: &str, body: serde_json::Value| {
+        let request = app.client().post(format!("{}{path}", app.base)).bearer_auth("bob-token");
+        request.header("content-type", "application/json").body(body.to_string()).send()
+    };
+    let author = |name: &str, posts: usize| {
+        let posts: Vec<Value> = (0..posts)
+            .map(|i| serde_json::json!({"title": format!("{name} {i}"), "body": "b", "published": false}))
+            .collect();
+        serde_json::json!({"name": name, "posts": posts})
+    };
+    // Two posts in one request: LimitedPosts counts it once against its `create` rate (1 a minute), as one POST.
+    let first = post("/authors/", author("Grace", 2)).await.expect("create");
+    assert_eq!(first.status(), StatusCode::CREATED, "{}", first.text().await.unwrap());
+    // Its budget is spent: the next nested write is refused whole, and a POST of its own too.
+    assert_throttled(post("/authors/", author("Edsger", 1)).await.expect("create"), "create", "q=1;w=60").await;
+    let own = serde_json::json!({"title": "own", "body": "b", "author_id": 1, "published": false});
+    assert_throttled(post("/api/limited/", own).await.expect("create"), "create", "q=1;w=60").await;
+    let (_, authors) = app.send(reqwest::Method::GET, "/authors/?limit=100", Some("bob-token"), None).await;
+    let names: Vec<&str> = authors["results"].as_array().unwrap().iter().filter_map(|a| a["name"].as_str()).collect();
+    assert!(names.contains(&"Grace") && !names.contains(&"Edsger"), "nothing of the refused write was kept: {names:?}");
+    // An author without posts creates nothing through LimitedPosts: not counted there.
+    let plain = post("/authors/", serde_json::json!({"name": "Barbara"})).await.expect("create");
+    assert_eq!(plain.status(), StatusCode::CREATED);
+}

@@ -12,6 +12,7 @@ use crate::throttle::declared::Declared;
 use crate::throttle::headers::{Pass, policy_header, remaining_header};
 use crate::throttle::rate::Rate;
 use crate::throttle::{OnStoreError, Throttles};
+use crate::types::operation::Operation;
 
 /// Counts `request` against the throttles of `V` for its operation (and `action`'s own rate, for an action):
 /// 429 `throttled` over a rate, 503 `throttle_unavailable` when the store cannot be asked and the throttle fails
@@ -43,6 +44,20 @@ pub(crate) async fn entered(
     check(request, viewset, None).await
 }
 
+/// The own rates of a ViewSet that a nested write creates rows through (`viewset`: [`throttles_of`]), for a request
+/// of another route: its scope's rate and its `create` rate, counted once per request as its own `POST` would count
+/// them (a 429 naming the scope refuses the whole write). The application's defaults are not counted again: the
+/// route counted them.
+pub(crate) async fn check_nested(
+    request: &RequestContext,
+    viewset: (&'static Throttles, &'static str),
+) -> Result<(), ApiError> {
+    if viewset.0.is_empty() {
+        return Ok(());
+    }
+    check_as(request, viewset, None, Operation::Create, &Throttles::NONE).await.map(drop)
+}
+
 /// [`check_throttles`] past its generic part: the ViewSet's throttles and basename. Compiled once, not per
 /// ViewSet (build time: BENCHMARKS.md, "Compile cost").
 async fn check(
@@ -50,7 +65,18 @@ async fn check(
     viewset: (&'static Throttles, &'static str),
     action: Option<Rate>,
 ) -> Result<Pass, ApiError> {
-    if viewset.0.is_empty() && action.is_none() && request.throttle.0.defaults.is_empty() {
+    check_as(request, viewset, action, request.operation, &request.throttle.0.defaults).await
+}
+
+/// [`check`] for `operation`, with `defaults` as the application's rates.
+async fn check_as(
+    request: &RequestContext,
+    viewset: (&'static Throttles, &'static str),
+    action: Option<Rate>,
+    operation: Operation,
+    defaults: &Throttles,
+) -> Result<Pass, ApiError> {
+    if viewset.0.is_empty() && action.is_none() && defaults.is_empty() {
         return Ok(Pass::default());
     }
     let throttle = &request.throttle.0;
@@ -68,8 +94,8 @@ async fn check(
         });
     }
     let namespace = &throttle.namespace;
-    let declared = Declared { viewset, defaults: &throttle.defaults, action, namespace };
-    let rules = declared.rules(&request.principal, request.operation, &who);
+    let declared = Declared { viewset, defaults, action, namespace };
+    let rules = declared.rules(&request.principal, operation, &who);
     if rules.is_empty() {
         return Ok(Pass::default());
     }

@@ -27,8 +27,9 @@
 //!
 //! As a bulk write, a nested write calls no ViewSet's overridden `Hooks::create` or `Hooks::update` handler: every
 //! created row passes `before_create` and the checks above, and `after_commit` once committed. A body naming no
-//! writable relation is the plain create or PATCH, through those handlers, as before. The related ViewSets'
-//! throttles are not counted (the route's own are).
+//! writable relation is the plain create or PATCH, through those handlers, as before. Each related ViewSet a nested
+//! write creates rows through counts the request once against its own rates (its scope's and its `create` rate),
+//! as its own `POST` would, whatever the number of rows; over one, the whole write is a 429 naming that scope.
 //!
 //! ```
 //! # mod author { use sea_orm::entity::prelude::*;
@@ -103,7 +104,8 @@ pub(crate) async fn run(
     let paths = measure(root, &body, embedders)?;
     let table = (root.table)();
     let mut writing = Writing::within(crate::store::write::begin_immediate_on(&request.db, table).await?);
-    let mut nest = Nest { request, embedders, writing: &mut writing, after: Vec::new() };
+    // The route counted the root's create; every other ViewSet written through counts once (`Nest::counted`).
+    let mut nest = Nest { request, embedders, writing: &mut writing, after: Vec::new(), counted: vec![root] };
     let (_, model) = write(&mut nest, root, body, Vec::new(), Vec::new()).await?;
     let after = std::mem::take(&mut nest.after);
     writing.commit_on(&request.events, table).await?;
@@ -120,6 +122,9 @@ pub(crate) struct Nest<'r> {
     pub writing: &'r mut Writing,
     /// The `after_commit` hooks of the rows written.
     pub after: Vec<After>,
+    /// The ViewSets whose throttles counted this request: a ViewSet that creates rows counts it once, as its own
+    /// `POST` would (`access::throttled::check_nested`).
+    pub counted: Vec<&'static Writer>,
 }
 
 /// A row written: its model as JSON, and the model itself.
@@ -153,6 +158,11 @@ pub(crate) fn write<'a, 'r: 'a>(
             }
             let key = related_key(nest, link, value.clone(), here).await?;
             set.push((link.from.clone(), key));
+        }
+        if !nest.counted.iter().any(|counted| std::ptr::eq(*counted, writer)) {
+            nest.counted.push(writer);
+            let throttled = crate::access::throttled::check_nested(nest.request, (writer.throttles)()).await;
+            throttled.map_err(|e| located(e, &path))?;
         }
         let txn = nest.writing.txn();
         let created = (writer.create)(nest.request, Row { body, set, txn }).await.map_err(|e| located(e, &path))?;

@@ -105,8 +105,9 @@ async fn update<V: Hooks>(pk: Lookup, request: RequestContext, bytes: Bytes) -> 
     let previous = hooked::<V>().then(|| model.clone());
     let (model, written) = write_update::<V>(On::Txn(writing.txn()), model, data).await?;
     let parent = serde_json::to_value(&model).unwrap_or_default();
-    let mut nest =
-        Nest { request: &request, embedders: embedders.as_deref(), writing: &mut writing, after: Vec::new() };
+    let embedders = embedders.as_deref();
+    // The route counted an update of `V`: a row created through any ViewSet (`V` included) counts as its create.
+    let mut nest = Nest { request: &request, embedders, writing: &mut writing, after: Vec::new(), counted: Vec::new() };
     let linked = crate::handlers::nested_update::relink(&mut nest, writer::<V>(), &parent, relations).await?;
     let after = std::mem::take(&mut nest.after);
     if written || linked {
@@ -150,6 +151,7 @@ pub(crate) fn writer<R: Hooks>() -> &'static Writer {
             field: field::<R::Entity>,
             create: create_row::<R>,
             reference: reference::<R>,
+            throttles: crate::access::throttled::throttles_of::<R>,
         }
     }
 }

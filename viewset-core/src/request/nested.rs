@@ -67,6 +67,8 @@ pub(crate) struct Writer {
     pub create: CreateFn,
     /// [`ReferenceFn`].
     pub reference: ReferenceFn,
+    /// Its throttles and the name they are counted under (`access::throttled::throttles_of`).
+    pub throttles: fn() -> (&'static crate::throttle::Throttles, &'static str),
 }
 
 impl std::fmt::Debug for Writer {
