@@ -73,7 +73,8 @@ pub fn settings(vars: &[(&str, &str)]) -> StudioSettings {
 /// Serves the blog (migrated, seeded) with Studio mounted per `settings`.
 pub async fn blog_with_studio(backend: Backend, settings: StudioSettings) -> TestApp {
     let (database, db) = TestDb::seeded_blog(backend).await;
-    let router = blog::mount_studio(blog::app(db.clone()), db.clone(), settings).expect("Studio settings are valid");
+    let state = viewset_core::ServiceState::new(db.clone());
+    let router = blog::app_with_studio(state, settings).expect("Studio settings are valid");
     TestApp::serve(router, db, database).await
 }
 

@@ -5,6 +5,7 @@
 mod aggregates;
 mod facts;
 pub(crate) mod handlers;
+mod metrics;
 mod model;
 pub(crate) mod state;
 
@@ -74,6 +75,8 @@ pub struct Studio {
     pub(crate) authorization_servers: Vec<String>,
     /// [`Studio::public_url`]: the origin of Studio's absolute URLs.
     pub(crate) public_url: Option<String>,
+    /// [`Studio::metrics`]: the state whose metrics `/studio/metrics` reads.
+    pub(crate) metrics: Option<viewset_core::ServiceState>,
 }
 
 impl std::fmt::Debug for Studio {
@@ -108,6 +111,7 @@ impl Studio {
             apply_migrations: None,
             authorization_servers: Vec::new(),
             public_url: None,
+            metrics: None,
         }
     }
 

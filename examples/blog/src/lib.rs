@@ -45,12 +45,20 @@ pub fn openapi() -> utoipa_openapi::OpenApi {
 /// (see [`studio`]); unsafe Studio settings are an error.
 pub async fn app_for(db: DatabaseConnection) -> Result<Router, DbErr> {
     let settings = StudioSettings::from_env().map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))?;
-    let app = app_for_without_studio(db.clone()).await?;
-    mount_studio(app, db, settings).map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))
+    let state = state_for(db.clone()).await?;
+    // Studio's Runtime Panel plots the metrics of the state the routes serve (`Studio::metrics`).
+    let studio = studio(settings).metrics(&state);
+    studio.mount(app_with_state(state), db).map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))
 }
 
 /// [`app_for`] without Studio.
 pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, DbErr> {
+    Ok(app_with_state(state_for(db).await?))
+}
+
+/// The state of [`app_for`]: its event bus, throttles and read replica from the environment, with its metrics
+/// served at `SERVICE_METRICS_ADDR` and its webhooks started.
+async fn state_for(db: DatabaseConnection) -> Result<ServiceState, DbErr> {
     let state = ServiceState::with_events(db.clone(), bus::from_env(&db).await?);
     // `SERVICE_THROTTLE_ANON`, `SERVICE_THROTTLE_USER`, `SERVICE_THROTTLE_REDIS`, …: see `Throttle::from_vars`.
     let state = match Throttle::from_env().map_err(|e| DbErr::Custom(format!("throttle settings: {e}")))? {
@@ -63,7 +71,7 @@ pub async fn app_for_without_studio(db: DatabaseConnection) -> Result<Router, Db
     };
     observe::serve_metrics_from_env(&state).await?;
     webhooks::start_from_env(&state).await?;
-    Ok(app_with_state(state))
+    Ok(state)
 }
 
 /// `state` reading GET requests from the read replica at `url` (`DATABASE_REPLICA_URL` in [`app_for`]), connected
@@ -147,6 +155,22 @@ pub fn studio(settings: StudioSettings) -> Studio {
 /// `SERVICE_DEBUG` in [`app_for`].
 pub fn mount_studio(app: Router, db: DatabaseConnection, settings: StudioSettings) -> Result<Router, SettingsError> {
     studio(settings).mount(app, db)
+}
+
+/// The blog over `state` with Studio mounted when `settings` say so, its Runtime Panel plotting `state`'s metrics
+/// ([`Studio::metrics`]); unsafe settings are an error.
+///
+/// ```
+/// # async fn run() -> Result<(), sea_orm::DbErr> {
+/// let db = viewset_core::connect("sqlite::memory:").await?;
+/// let state = viewset_core::ServiceState::new(db.clone());
+/// let app = blog::app_with_studio(state, viewset_studio::StudioSettings::default()).expect("valid settings");
+/// # let _ = app; Ok(()) }
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
+/// ```
+pub fn app_with_studio(state: ServiceState, settings: StudioSettings) -> Result<Router, SettingsError> {
+    let db = state.db.clone();
+    studio(settings).metrics(&state).mount(app_with_state(state), db)
 }
 
 /// Connects to `url` (SQLite files are created if missing) and applies the migrations.

@@ -1,8 +1,9 @@
 //! Observability of the blog (issue 73): a real Prometheus server (Debian's `prometheus`) scrapes the blog's
 //! `SERVICE_METRICS_ADDR` listener and its query API returns exact counts after a known set of requests (a double
-//! count fails); the Grafana dashboard names only series the exporter produces; `SERVICE_LOG_FORMAT=json` writes
-//! one JSON line per request and no secret the requests carried. Without the `prometheus` binary the Prometheus
-//! test is skipped, and fails when `VIEWSET_REQUIRE_PROMETHEUS=1` (as in CI).
+//! count fails); the Grafana dashboard names only series the exporter produces, and its queries parse as PromQL
+//! (Prometheus's `promtool`); `SERVICE_LOG_FORMAT=json` writes one JSON line per request and no secret the requests
+//! carried. Without the `prometheus` and `promtool` binaries those tests are skipped, and fail when
+//! `VIEWSET_REQUIRE_PROMETHEUS=1` (as in CI).
 
 use std::collections::BTreeSet;
 use std::process::{Command, Stdio};
@@ -231,4 +232,55 @@ fn metric_names_are_read_from_promql() {
     let text = "# TYPE viewset_a counter\n# TYPE viewset_b histogram\n# TYPE viewset_c gauge\n";
     assert!(produced(text).contains("viewset_a_total") && produced(text).contains("viewset_b_bucket"));
     assert!(produced(text).contains("viewset_c") && !produced(text).contains("viewset_a"));
+}
+
+/// The PromQL of the dashboard's panels (every `expr`), with Grafana's variables replaced as Grafana would send
+/// them: `$__rate_interval` by a duration, `$job` and `$instance` (all values) by `.*`.
+fn promql(dashboard: &Value, found: &mut Vec<String>) {
+    match dashboard {
+        Value::Object(object) => object.iter().for_each(|(key, value)| match (key.as_str(), value) {
+            ("expr", Value::String(expr)) => {
+                found.push(expr.replace("$__rate_interval", "1m").replace("$job", ".*").replace("$instance", ".*"))
+            }
+            _ => promql(value, found),
+        }),
+        Value::Array(values) => values.iter().for_each(|value| promql(value, found)),
+        _ => {}
+    }
+}
+
+/// Whether Prometheus's own parser (`promtool check rules`) accepts every expression of `exprs`, as the recording
+/// rules of one file in `dir`; its output otherwise.
+fn promtool_accepts(dir: &TempDir, exprs: &[String]) -> Result<(), String> {
+    let mut rules = String::from("groups:\n  - name: dashboard\n    rules:\n");
+    for (i, expr) in exprs.iter().enumerate() {
+        let quoted = serde_json::to_string(expr).expect("a JSON string is a YAML double-quoted scalar");
+        rules += &format!("      - record: dashboard:query_{i}\n        expr: {quoted}\n");
+    }
+    let path = dir.0.join("dashboard-rules.yml");
+    std::fs::write(&path, rules).expect("write the rules");
+    let out = Command::new("promtool").arg("check").arg("rules").arg(&path).output().expect("run promtool");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    if out.status.success() { Ok(()) } else { Err(text) }
+}
+
+#[test]
+fn the_grafana_dashboards_queries_parse_as_promql() {
+    if !Command::new("promtool").arg("--version").output().is_ok_and(|out| out.status.success()) {
+        skip_unless_required("VIEWSET_REQUIRE_PROMETHEUS", "promtool is not installed (apt-get install prometheus)");
+        return;
+    }
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/blog/grafana/viewset.json");
+    let dashboard: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("the dashboard")).expect("JSON");
+    let mut exprs = Vec::new();
+    promql(&dashboard, &mut exprs);
+    assert!(exprs.len() >= 10, "the panels' queries: {exprs:?}");
+    let dir = TempDir::new("promql");
+    if let Err(output) = promtool_accepts(&dir, &exprs) {
+        panic!("a dashboard query is not PromQL:\n{output}");
+    }
+    // The check can fail: one broken expression among them is refused.
+    let broken: Vec<String> =
+        exprs.iter().cloned().chain(["sum(rate(viewset_http_requests_total[1m])".into()]).collect();
+    assert!(promtool_accepts(&dir, &broken).is_err(), "promtool refuses an unclosed parenthesis");
 }

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use super::state::{Inner, Shared};
 use super::{RUST_VERSION, SERVICE_VERSION};
 use crate::paths::{
-    AI_CODEGEN_PATHS, AI_PATHS, CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, MIGRATIONS_SUMMARY, SCHEMA_HANDSHAKE,
-    STUDIO_PATHS,
+    AI_CODEGEN_PATHS, AI_PATHS, CONTEXT_SUMMARY, ENDPOINTS, HANDSHAKE, HEALTH, METRICS, MIGRATIONS_SUMMARY,
+    SCHEMA_HANDSHAKE, STUDIO_PATHS,
 };
 use crate::protocol::{
     ContextSummary, Handshake, Health, MigrationStatus, MigrationsSummary, ModelSummary, PROTOCOL_VERSION, Project,
@@ -29,6 +29,7 @@ pub(crate) fn routes(state: Arc<Inner>) -> Router {
         .route(CONTEXT_SUMMARY, get(context_summary).fallback(method_not_allowed))
         .route(HEALTH, get(health).fallback(method_not_allowed))
         .route(MIGRATIONS_SUMMARY, get(migrations_summary).fallback(method_not_allowed))
+        .route(METRICS, get(super::metrics::snapshot).fallback(method_not_allowed))
         .route(SCHEMA_HANDSHAKE, get(schema_handshake).fallback(method_not_allowed))
         .with_state(state)
 }
@@ -73,6 +74,8 @@ async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
                 && studio.project_dir.is_some(),
             "codegen_feature": cfg!(feature = "codegen"),
             "codegen_project_dir": studio.project_dir.is_some(),
+            "metrics_feature": cfg!(feature = "metrics"),
+            "metrics_registered": studio.metrics.is_some(),
             "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
         }),
     })

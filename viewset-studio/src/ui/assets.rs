@@ -23,6 +23,8 @@ pub(crate) const FILES: &[(&str, &str, &str)] = &[
     ("inspector.js", JS, include_str!("assets/inspector.js")),
     ("console.js", JS, include_str!("assets/console.js")),
     ("runtime.js", JS, include_str!("assets/runtime.js")),
+    ("metrics.js", JS, include_str!("assets/metrics.js")),
+    ("plots.js", JS, include_str!("assets/plots.js")),
     ("feed.js", JS, include_str!("assets/feed.js")),
     ("sse.js", JS, include_str!("assets/sse.js")),
 ];

@@ -1,5 +1,6 @@
-//! The blog as a child process (`blog_instance`) with its metrics listener, over a fresh seeded SQLite file: the
-//! observability tests (`metrics.rs`, `logs.rs`) read what it exports and what it logs.
+//! The blog as a child process (`blog_instance`) with its metrics listener, over a fresh seeded database (a SQLite
+//! file unless a test names another backend): the observability tests (`metrics.rs`, `logs.rs`,
+//! `studio_ui_runtime_browser.rs`) read what it exports and what it logs, each from a registry of its own process.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -36,7 +37,12 @@ pub struct Blog {
 }
 
 pub async fn blog(env: &[(&str, &str)], stdout: Stdio) -> Blog {
-    let (database, db) = TestDb::seeded_blog(Backend::Sqlite).await;
+    blog_on(Backend::Sqlite, env, stdout).await
+}
+
+/// [`blog`] over a fresh seeded database of `backend`.
+pub async fn blog_on(backend: Backend, env: &[(&str, &str)], stdout: Stdio) -> Blog {
+    let (database, db) = TestDb::seeded_blog(backend).await;
     db.close().await.expect("close the test's connection");
     let (port, metrics_port) = (free_port(), free_port());
     let mut command = Command::new(env!("CARGO_BIN_EXE_blog_instance"));
