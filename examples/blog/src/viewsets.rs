@@ -18,7 +18,10 @@ use crate::entities::{author, post, tag};
     model = post::Entity,
     prefix = "/api/posts",
     filter_backends = [ServiceFilterBackend, SearchFilter, FullTextSearchFilter, OrderingFilter],
-    filterable_fields = ["published", "views", "author_id", "rating", "title", "created_at", "author__name", "author__email", "tags__name", "tags__id"],
+    filterable_fields = [
+        "published", "views", "author_id", "rating", "title", "created_at", "author__name", "author__email",
+        "tags__name", "tags__id",
+    ],
     search_fields = ["title", "body"],
     fulltext(fields = ["title", "body"], sqlite_table = "posts_fts"),
     ordering_fields = ["id", "title", "views", "created_at", "author__name"],
