@@ -1,4 +1,4 @@
-//! The viewset blog example: authors and posts served by generated CRUD routes.
+//! The viewset blog example: authors, posts and tags served by generated CRUD routes.
 //!
 //! `cargo run -p blog` serves it at 127.0.0.1:8000 on a fresh SQLite file. `SERVICE_BIND` changes the address,
 //! `DATABASE_URL` the database (e.g. `postgres://postgres@127.0.0.1:5432/blog`), `DATABASE_REPLICA_URL` a read
@@ -25,13 +25,14 @@ use viewset_core::throttle::Throttle;
 use viewset_core::{Api, ServiceState};
 use viewset_studio::{MigrationGraph, SettingsError, Studio, StudioSettings};
 
-pub use viewsets::{AuthorViewSet, PostViewSet};
+pub use viewsets::{AuthorViewSet, PostViewSet, TagViewSet};
 
 /// The blog's ViewSets, registered.
 pub fn api() -> Api {
     let mut api = Api::new();
     api.include::<PostViewSet>().expect("PostViewSet registers once");
     api.include::<AuthorViewSet>().expect("AuthorViewSet registers once");
+    api.include::<TagViewSet>().expect("TagViewSet registers once");
     api
 }
 
@@ -85,7 +86,7 @@ pub async fn with_replica_url(state: ServiceState, url: &str) -> Result<ServiceS
     Ok(state.with_replica(replica))
 }
 
-/// The application router: both ViewSets behind the demo authentication, `/openapi.json` and `/docs`, JSON 404 for
+/// The application router: the ViewSets behind the demo authentication, `/openapi.json` and `/docs`, JSON 404 for
 /// unknown paths, the default transport [`Limits`].
 pub fn app(db: DatabaseConnection) -> Router {
     app_with_state(ServiceState::new(db))
@@ -140,6 +141,7 @@ pub fn studio(settings: StudioSettings) -> Studio {
         .api(&api())
         .viewset::<PostViewSet>()
         .viewset::<AuthorViewSet>()
+        .viewset::<TagViewSet>()
         .migrations(migration_graph())
         .staff_session(move |headers| {
             viewset_studio::cookie(headers, "blog_session")

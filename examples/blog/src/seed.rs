@@ -2,9 +2,10 @@
 
 use sea_orm::{ActiveModelTrait, DatabaseConnection, DbErr, EntityTrait, PaginatorTrait, Set};
 
-use crate::entities::{author, post};
+use crate::entities::{author, post, post_tag, tag};
 
-/// Inserts two authors and a few posts if there are no authors yet. Returns whether it seeded.
+/// Inserts two authors, three posts and three tags if there are no authors yet: `history` on post 1, `machines` on
+/// posts 1 and 2, `logic` on post 3. Returns whether it seeded.
 pub async fn seed_if_empty(db: &DatabaseConnection) -> Result<bool, DbErr> {
     if author::Entity::find().count(db).await? > 0 {
         return Ok(false);
@@ -28,8 +29,9 @@ pub async fn seed_if_empty(db: &DatabaseConnection) -> Result<bool, DbErr> {
         ("Computing Machinery and Intelligence", "Can machines think?", true, 300, Some(5.0), alan.id),
         ("On Computable Numbers", "A draft about decision problems.", false, 7, None, alan.id),
     ];
+    let mut ids = Vec::new();
     for (title, body, published, views, rating, author_id) in posts {
-        post::ActiveModel {
+        let post = post::ActiveModel {
             title: Set(title.into()),
             body: Set(body.into()),
             published: Set(published),
@@ -40,6 +42,14 @@ pub async fn seed_if_empty(db: &DatabaseConnection) -> Result<bool, DbErr> {
         }
         .insert(db)
         .await?;
+        ids.push(post.id);
+    }
+    for (name, posts) in [("history", &[0][..]), ("machines", &[0, 1]), ("logic", &[2])] {
+        let tag = tag::ActiveModel { name: Set(name.into()), ..Default::default() }.insert(db).await?;
+        for &at in posts {
+            let link = post_tag::ActiveModel { post_id: Set(ids[at]), tag_id: Set(tag.id) };
+            post_tag::Entity::insert(link).exec_without_returning(db).await?;
+        }
     }
     Ok(true)
 }

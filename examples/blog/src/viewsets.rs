@@ -5,25 +5,30 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, IntoActiveModel, Pagin
 use serde_json::{Value, json};
 use viewset_core::prelude::*;
 
-use crate::entities::{author, post};
+use crate::entities::{author, post, tag};
 
 /// Posts at `/api/posts`: reads are open to anyone, writes need an identity. A create may carry its author, new
 /// (`"author": {"name": "Ada"}`) or existing (`"author": 3`), written in the same transaction. `GET /api/posts/aggregate` counts,
 /// sums and averages them per author, flag or time bucket (`group_by=created_at__month`) over the same rows as the
-/// list.
+/// list. Tags are many-to-many through `post_tags`: `?expand=tags` embeds each post's tags (one statement for the
+/// page), `?tags__name=logic` and `?tags__id__in=1,2` filter through the join table (a post matching twice appears
+/// once).
 #[derive(ModelViewSet)]
 #[viewset(
     model = post::Entity,
     prefix = "/api/posts",
     filter_backends = [ServiceFilterBackend, SearchFilter, FullTextSearchFilter, OrderingFilter],
-    filterable_fields = ["published", "views", "author_id", "rating", "title", "created_at", "author__name", "author__email"],
+    filterable_fields = [
+        "published", "views", "author_id", "rating", "title", "created_at", "author__name", "author__email",
+        "tags__name", "tags__id",
+    ],
     search_fields = ["title", "body"],
     fulltext(fields = ["title", "body"], sqlite_table = "posts_fts"),
     ordering_fields = ["id", "title", "views", "created_at", "author__name"],
     ordering = "-id",
-    relations(author = author::Entity),
+    relations(author = author::Entity, tags = tag::Entity),
     permission_classes = [IsAuthenticatedOrReadOnly],
-    expandable = ["author"],
+    expandable = ["author", "tags"],
     writable_relations = ["author"],
     bulk,
     upsert_keys = ["slug"],
@@ -75,3 +80,18 @@ impl PostViewSet {
     aggregates(group_by = ["email", "name"], count_distinct = ["email"]),
 )]
 pub struct AuthorViewSet;
+
+/// Tags at `/api/tags`: anyone reads them, staff write them (a shared vocabulary). Posts embed them
+/// (`/api/posts/?expand=tags`) and filter by them (`?tags__name=`) through this ViewSet's policy.
+#[derive(ModelViewSet)]
+#[viewset(
+    model = tag::Entity,
+    prefix = "/api/tags",
+    filter_backends = [ServiceFilterBackend, SearchFilter, OrderingFilter],
+    filterable_fields = ["name"],
+    search_fields = ["name"],
+    ordering_fields = ["id", "name"],
+    ordering = "name",
+    permission_classes = [IsAdminUser.or(OperationPermission::allow(&["read"]))],
+)]
+pub struct TagViewSet;

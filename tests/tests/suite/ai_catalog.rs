@@ -21,7 +21,8 @@ async fn catalog_has_one_tool_per_exposed_operation(app: TestApp) {
     let names: Vec<&str> = catalog["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     let expected: Vec<&str> = "posts_list posts_retrieve posts_create posts_update posts_delete posts_create_many \
          posts_update_many posts_delete_many posts_upsert posts_aggregate posts_publish posts_stats authors_list authors_retrieve \
-         authors_create authors_update authors_delete authors_aggregate"
+         authors_create authors_update authors_delete authors_aggregate tags_list tags_retrieve tags_create tags_update \
+         tags_delete"
         .split_whitespace()
         .collect();
     assert_eq!(names, expected);

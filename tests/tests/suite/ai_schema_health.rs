@@ -41,7 +41,7 @@ async fn catalog_findings_clear_when_fixed(app: TestApp) {
     };
     assert_eq!(report["dialect"], dialect);
     assert_eq!(report["status"], "warning", "{report:#}");
-    assert_eq!(report["checked"]["viewsets"], 2);
+    assert_eq!(report["checked"]["viewsets"], 3);
     let views = finding(&report, "unindexed_query_field", "posts.views").expect("posts.views has no index");
     assert_eq!(views["severity"], "warning");
     assert!(views["message"].as_str().unwrap().contains("PostViewSet's filterable_fields"), "{views}");

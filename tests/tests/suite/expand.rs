@@ -53,7 +53,7 @@ async fn embeds_through_the_related_policy(app: TestApp) {
 
 async fn refuses_what_cannot_be_embedded(app: TestApp) {
     for (query, needle) in [
-        ("expand=authors", "`authors` cannot be expanded; expandable: author"),
+        ("expand=authors", "`authors` cannot be expanded; expandable: author, tags"),
         ("expand=title", "`title` cannot be expanded"),
         ("expand=", "`` cannot be expanded"),
         ("expand=author.posts.author.posts", "deeper than 3"),

@@ -20,6 +20,7 @@ mod auth_helpers;
 mod blog_crud;
 mod blog_query;
 mod blog_security;
+mod blog_tags;
 mod bulk_deletes;
 mod bulk_updates;
 mod bulk_writes;

@@ -81,8 +81,8 @@ async fn endpoint_shapes(app: TestApp) {
     let s = json(&app, "/studio/context/summary").await;
     for (key, expected) in [
         ("app_count", 1),
-        ("model_count", 2),
-        ("viewset_count", 2),
+        ("model_count", 3),
+        ("viewset_count", 3),
         ("ai_tool_count", blog::api().tools().len()),
         ("migration_count", BLOG_MIGRATIONS),
         ("pending_migrations", 0),

@@ -2,3 +2,5 @@
 
 pub mod author;
 pub mod post;
+pub mod post_tag;
+pub mod tag;

@@ -1,5 +1,5 @@
 //! `posts`: a title of at most 200 characters, a body, flags and counters, an author, a server-set time and an
-//! optional unique slug (the key of the posts' upsert).
+//! optional unique slug (the key of the posts' upsert); tags through `post_tags`.
 
 use sea_orm::ActiveValue::Set;
 use sea_orm::entity::prelude::*;
@@ -48,6 +48,16 @@ pub enum Relation {
 impl Related<super::author::Entity> for Entity {
     fn to() -> RelationDef {
         Relation::Author.def()
+    }
+}
+
+/// Posts and tags through `post_tags` (many-to-many: `relations(tags = tag::Entity)` on `PostViewSet`).
+impl Related<super::tag::Entity> for Entity {
+    fn to() -> RelationDef {
+        super::post_tag::Relation::Tag.def()
+    }
+    fn via() -> Option<RelationDef> {
+        Some(super::post_tag::Relation::Post.def().rev())
     }
 }
 
