@@ -32,9 +32,15 @@ on_every_database!(TestApp::tenants => another_tenants_rows_are_never_counted, o
 /// (UTC), Alan's published post just after midnight, before Europe/Berlin's clocks go forward (01:00 UTC), his
 /// draft on Thursday 2 April.
 pub(crate) async fn fixed_times(app: &TestApp) -> (i64, i64) {
-    let times = ["2026-03-28T23:30:00Z", "2026-03-29T00:30:00Z", "2026-04-02T12:00:00Z"];
-    let rows = post::Entity::find().all(&app.db).await.expect("posts");
+    let rows = set_times(app, &["2026-03-28T23:30:00Z", "2026-03-29T00:30:00Z", "2026-04-02T12:00:00Z"]).await;
     assert_eq!(rows.len(), 3, "the blog's seed");
+    (i64::from(rows[0].author_id), i64::from(rows[1].author_id))
+}
+
+/// Sets the creation time of the seeded posts, in their order, to `times` (a post past them keeps its own);
+/// returns the posts.
+async fn set_times(app: &TestApp, times: &[&str]) -> Vec<post::Model> {
+    let rows = post::Entity::find().all(&app.db).await.expect("posts");
     for (row, time) in rows.iter().zip(times) {
         let time: DateTime<Utc> = time.parse().expect("a time");
         post::Entity::update_many()
@@ -44,7 +50,7 @@ pub(crate) async fn fixed_times(app: &TestApp) -> (i64, i64) {
             .await
             .expect("set created_at");
     }
-    (i64::from(rows[0].author_id), i64::from(rows[1].author_id))
+    rows
 }
 
 pub(crate) async fn aggregate(app: &TestApp, query: &str) -> Value {
@@ -243,16 +249,8 @@ async fn hidden_fields_answer_as_unknown(app: TestApp) {
 }
 
 async fn time_zones(app: TestApp) {
-    fixed_times(&app).await;
     // 01:30 UTC on 29 March 2026 is 03:30 in Berlin: the clocks went forward at 01:00 UTC.
-    let third = post::Entity::find().all(&app.db).await.unwrap()[2].id;
-    let after: DateTime<Utc> = "2026-03-29T01:30:00Z".parse().unwrap();
-    post::Entity::update_many()
-        .col_expr(post::Column::CreatedAt, Expr::value(after))
-        .filter(post::Column::Id.eq(third))
-        .exec(&app.db)
-        .await
-        .unwrap();
+    set_times(&app, &["2026-03-28T23:30:00Z", "2026-03-29T00:30:00Z", "2026-03-29T01:30:00Z"]).await;
     // The same buckets on every database: PostgreSQL applies the zone, the others get its offsets in the statement.
     let body = aggregate(&app, "group_by=created_at__hour&count&tz=Europe/Berlin").await;
     assert_eq!(
@@ -270,16 +268,7 @@ async fn time_zones(app: TestApp) {
     assert_eq!(body["groups"], json!([{"created_at__day": "2026-03-29", "count": 3}]));
     // The clocks go back at 01:00 UTC on 25 October: 00:30 and 01:30 UTC are both 02:30 in Berlin, one hour
     // bucket there and two in UTC; 23:30 UTC that Sunday is Monday in Berlin, a week of its own.
-    let rows = post::Entity::find().all(&app.db).await.unwrap();
-    for (row, time) in rows.iter().zip(["2026-10-25T00:30:00Z", "2026-10-25T01:30:00Z", "2026-10-25T23:30:00Z"]) {
-        let time: DateTime<Utc> = time.parse().unwrap();
-        post::Entity::update_many()
-            .col_expr(post::Column::CreatedAt, Expr::value(time))
-            .filter(post::Column::Id.eq(row.id))
-            .exec(&app.db)
-            .await
-            .unwrap();
-    }
+    set_times(&app, &["2026-10-25T00:30:00Z", "2026-10-25T01:30:00Z", "2026-10-25T23:30:00Z"]).await;
     let body = aggregate(&app, "group_by=created_at__hour&count&tz=Europe/Berlin").await;
     assert_eq!(
         body["groups"],
