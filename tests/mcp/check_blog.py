@@ -19,6 +19,7 @@ TOOLS = {
     "posts_list", "posts_retrieve", "posts_create", "posts_update", "posts_delete", "posts_publish", "posts_stats",
     "posts_create_many", "posts_update_many", "posts_delete_many", "authors_list", "authors_retrieve", "authors_create", "authors_update", "authors_delete",
     "posts_upsert", "posts_aggregate", "authors_aggregate",
+    "tags_list", "tags_retrieve", "tags_create", "tags_update", "tags_delete",
 }
 POST = {"title": "Via MCP", "body": "Written by a tool.", "author_id": 1}
 
@@ -139,7 +140,12 @@ async def same_as_rest(base, token):
         ])
 
 
-RESOURCES = ["viewset://openapi.json", "viewset://viewsets/PostViewSet", "viewset://viewsets/AuthorViewSet"]
+RESOURCES = [
+    "viewset://openapi.json",
+    "viewset://viewsets/PostViewSet",
+    "viewset://viewsets/AuthorViewSet",
+    "viewset://viewsets/TagViewSet",
+]
 
 
 async def read_json(s, uri):
