@@ -11,9 +11,11 @@ pub const GUIDE: &[(&str, &str)] = &[
     ("lists.md", include_str!("../../viewset-core/docs/guide/lists.md")),
     ("relations.md", include_str!("../../viewset-core/docs/guide/relations.md")),
     ("security.md", include_str!("../../viewset-core/docs/guide/security.md")),
+    ("databases.md", include_str!("../../viewset-core/docs/guide/databases.md")),
     ("deploy.md", include_str!("../../viewset-core/docs/guide/deploy.md")),
     ("clients.md", include_str!("../../viewset-core/docs/guide/clients.md")),
-    ("studio_ai.md", include_str!("../../viewset-core/docs/guide/studio_ai.md")),
+    ("studio.md", include_str!("../../viewset-core/docs/guide/studio.md")),
+    ("ai.md", include_str!("../../viewset-core/docs/guide/ai.md")),
     ("operations.md", include_str!("../../viewset-core/docs/guide/operations.md")),
 ];
 

@@ -9,9 +9,11 @@
 //! | [`lists`] | filters, search, ordering, pagination and count modes, CSV, aggregates and time buckets |
 //! | [`relations`] | `?expand=`, related-field filters, full-text search, nested writes, many-to-many |
 //! | [`security`] | identity (bearer, cookies, JWT), permissions, row policies, tenants, rate limits, errors |
-//! | [`deploy`] | SQLite, PostgreSQL, MariaDB, read replicas, the stream, the outbox, JetStream, webhooks |
+//! | [`databases`] | SQLite, PostgreSQL, MariaDB, read replicas |
+//! | [`deploy`] | the stream, the outbox, JetStream, webhooks, instances behind a balancer |
 //! | [`clients`] | registration, the OpenAPI 3.1 document, TypeScript clients |
-//! | [`studio_ai`] | Studio's `/studio/` JSON and web UI, `/ai` and MCP |
+//! | [`studio`] | Studio's `/studio/` JSON and web UI |
+//! | [`ai`] | `/ai`, MCP and the code generator |
 //! | [`operations`] | Prometheus metrics, access logs, what viewset does not do |
 //!
 //! ```
@@ -30,11 +32,15 @@ pub mod lists {}
 pub mod relations {}
 #[doc = include_str!("../docs/guide/security.md")]
 pub mod security {}
+#[doc = include_str!("../docs/guide/databases.md")]
+pub mod databases {}
 #[doc = include_str!("../docs/guide/deploy.md")]
 pub mod deploy {}
 #[doc = include_str!("../docs/guide/clients.md")]
 pub mod clients {}
-#[doc = include_str!("../docs/guide/studio_ai.md")]
-pub mod studio_ai {}
+#[doc = include_str!("../docs/guide/studio.md")]
+pub mod studio {}
+#[doc = include_str!("../docs/guide/ai.md")]
+pub mod ai {}
 #[doc = include_str!("../docs/guide/operations.md")]
 pub mod operations {}

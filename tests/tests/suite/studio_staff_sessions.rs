@@ -2,7 +2,7 @@
 //! cookie signed with `viewset_core::session::SessionSigner` under the Studio secret, payload `staff:<user>`, admits
 //! with no hook; a non-staff, expired, tampered or foreign-key cookie is refused with the usual JSON 401; without a
 //! secret the cookie is nothing; the application's own hook keeps working beside it; and the cookie opens Studio's
-//! door without becoming an identity. The guide (studio_ai.md) shows the cookie being made exactly as here.
+//! door without becoming an identity. The guide (studio.md) shows the cookie being made exactly as here.
 
 use std::time::{Duration, SystemTime};
 
@@ -49,7 +49,7 @@ async fn send(
 
 #[test]
 fn the_guide_makes_the_cookie_studio_reads() {
-    let readme = viewset_tests::docs::page("studio_ai.md");
+    let readme = viewset_tests::docs::page("studio.md");
     assert_eq!((STAFF_COOKIE, staff_payload("alice").as_str()), ("studio_staff", "staff:alice"));
     assert!(
         readme.contains(r#"format!("studio_staff={}; Path=/; HttpOnly; SameSite=Strict", signer.sign("staff:alice"))"#)
