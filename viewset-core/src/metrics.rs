@@ -34,6 +34,12 @@
 //! | `viewset_idempotency_keys_total` | counter | `outcome` (`claimed`, `replayed`, `conflict`) |
 //! | `viewset_events_published_total`, `viewset_events_delivered_total` | counters | |
 //! | `viewset_events_subscribers`, `viewset_events_shared_views` | gauges, read at the scrape | |
+//! | `viewset_events_outbox_backlog` | gauge, read at the scrape (outbox rows waiting at the relay's last look) | |
+//! | `viewset_events_relay_failures_total` | counter | |
+//! | `viewset_events_relay_duration_seconds` | histogram (JetStream publish until acknowledged) | |
+//! | `viewset_events_resets_total` | counter | `reason` (`lagged`, `reconnected`, `resume_unavailable`, `malformed_last_event_id`, `shutdown`) |
+//! | `viewset_events_skipped_total` | counter (events a subscriber's view hides) | `reason` (`hidden`, `check_failed`) |
+//! | `viewset_webhook_attempts_total` | counter | `outcome` (`delivered`, `failed`, `dead_lettered`) |
 //! | `viewset_build_info` | info | `version`, `features` |
 //! | `viewset_start_time_seconds` | gauge | |
 
@@ -47,7 +53,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
-use crate::measure::registry;
+use crate::bus::stats::{BusCounts, RESET_REASONS};
+use crate::measure::registry::{self, Label};
 use crate::request::ServiceState;
 
 /// The `Content-Type` of [`render`]'s text: OpenMetrics 1.0, which Prometheus reads.
@@ -132,5 +139,40 @@ fn now(state: &ServiceState) -> Registry {
         "Groups of stream subscribers that share their visibility checks",
         gauge(views),
     );
+    bus(&mut registry, state.events.stats().read());
     registry
+}
+
+/// The series of the bus's own counts.
+fn bus(registry: &mut Registry, counts: BusCounts) {
+    let counter = |value: u64| {
+        let counter: Counter = Counter::default();
+        counter.inc_by(value);
+        counter
+    };
+    let backlog: Gauge = Gauge::default();
+    backlog.set(i64::try_from(counts.backlog).unwrap_or(i64::MAX));
+    registry.register(
+        "viewset_events_outbox_backlog",
+        "Outbox rows not yet relayed (NATS) or numbered (PostgreSQL) when this process's relay last looked",
+        backlog,
+    );
+    registry.register(
+        "viewset_events_relay_failures",
+        "Relay rounds that failed: JetStream unreachable or refusing, the outbox table unreadable",
+        counter(counts.relay_failures),
+    );
+    let resets: Family<Label, Counter> = Family::default();
+    for (reason, value) in RESET_REASONS.iter().zip(counts.resets) {
+        resets.get_or_create(&[("reason", *reason)]).inc_by(value);
+    }
+    registry.register("viewset_events_resets", "`reset` frames sent to stream subscribers, by reason", resets);
+    let skipped: Family<Label, Counter> = Family::default();
+    skipped.get_or_create(&[("reason", "hidden")]).inc_by(counts.hidden);
+    skipped.get_or_create(&[("reason", "check_failed")]).inc_by(counts.failed);
+    registry.register(
+        "viewset_events_skipped",
+        "Events a stream subscriber was not sent: its view cannot see the record, or the check failed",
+        skipped,
+    );
 }

@@ -67,3 +67,10 @@ test('plots: the active operations\' series per interval, gauges per snapshot', 
   assert.deepEqual(p.events[0].points.map((pt) => pt.v), [1, 1, 1]);
   assert.equal(plots(snaps.slice(0, 1)).window, null);
 });
+
+test('the outbox backlog is a series when the exporter has it, none when it does not', () => {
+  const ops = [['posts_list', { '2xx': 1 }, [1, 1, 1, 1]]];
+  assert.deepEqual(plots([snap(1, ops), snap(3, ops)]).outbox, []);
+  const outbox = plots([snap(1, ops, { outbox_backlog: 4 }), snap(3, ops, { outbox_backlog: 0 })]).outbox;
+  assert.deepEqual(outbox, [{ name: 'outbox backlog', points: [{ t: 1, v: 4 }, { t: 3, v: 0 }] }]);
+});

@@ -62,7 +62,29 @@ async fn instance(url: &str, owner: Option<TestDb>, retention: Retention, via: &
         Some(database) => database,
         None => TestDb::create(Backend::Sqlite).await,
     };
-    TestApp::serve(blog::app_with_state(ServiceState::with_events(db.clone(), bus)), db, database).await
+    let state = ServiceState::with_events(db.clone(), bus);
+    // Its bus's own counts (backlog, relay failures, resets) at `/metrics`: this instance's alone.
+    let router = blog::app_with_state(state.clone()).merge(viewset_core::metrics::router(&state));
+    TestApp::serve(router, db, database).await
+}
+
+/// The value of the sample `series` (name and labels as the exporter writes them) in `app`'s `/metrics`.
+async fn sample(app: &TestApp, series: &str) -> Option<f64> {
+    let text = app.client().get(format!("{}/metrics", app.base)).send().await.ok()?.text().await.ok()?;
+    text.lines().find_map(|line| line.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+}
+
+/// Waits until `app`'s `series` is `expected` (the relay looks once a second).
+async fn until_sample(app: &TestApp, series: &str, expected: f64) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let value = sample(app, series).await;
+        if value == Some(expected) {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{series} stayed {value:?}, expected {expected}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// Three instances on one fresh, seeded database of `backend`, and its URL; `None` without the servers.
@@ -275,6 +297,11 @@ async fn unknown_ids(via: Via) {
         let reset = resumed.next(WAIT).await.unwrap_or_else(|| panic!("no reset for {last_event_id:?}"));
         assert_eq!((reset.event.as_str(), reset.data["reason"].as_str()), ("reset", Some(reason)), "{last_event_id}");
     }
+    // Counted by reason, each once.
+    for (reason, sent) in [("malformed_last_event_id", 3.0), ("resume_unavailable", 3.0), ("lagged", 0.0)] {
+        let series = format!("viewset_events_resets_total{{reason=\"{reason}\"}}");
+        assert_eq!(sample(&late, &series).await, Some(sent), "{series}");
+    }
     // The oldest kept id resumes with the events after it, from the table.
     let mut resumed = SseClient::connect(&late, "/api/posts/stream", None, Some("6")).await;
     resumed.next(WAIT).await.expect("ready");
@@ -353,6 +380,9 @@ async fn the_nats_bus_keeps_every_committed_event_through_a_nats_outage() {
     assert_eq!(status, StatusCode::OK, "the write commits without NATS: {body}");
     assert!(started.elapsed() < Duration::from_secs(5), "and answers without waiting long: {:?}", started.elapsed());
     assert_eq!(outbox_rows(&writer.db).await, 1, "its event waits in the outbox table");
+    // The operator sees it: the writer's relay found it waiting, and publishing failed.
+    until_sample(&writer, "viewset_events_outbox_backlog", 1.0).await;
+    assert!(sample(&writer, "viewset_events_relay_failures_total").await >= Some(1.0), "a failed relay is counted");
     let (status, _) = reader.send(Method::GET, "/api/posts/1", BOB, None).await;
     assert_eq!(status, StatusCode::OK, "reads go on");
     nats.resume().await.expect("NATS again");
@@ -365,4 +395,5 @@ async fn the_nats_bus_keeps_every_committed_event_through_a_nats_outage() {
     let next = stream.next(Duration::from_secs(10)).await.expect("the next event");
     assert_eq!((number(&next), next.data["record"]["views"].as_i64()), (before + 2, Some(3)));
     assert_eq!(outbox_rows(&writer.db).await, 0, "relayed, then deleted");
+    until_sample(&writer, "viewset_events_outbox_backlog", 0.0).await;
 }

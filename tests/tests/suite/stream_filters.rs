@@ -5,15 +5,26 @@
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;
-use viewset_tests::harness::{QUIET, SseClient, TestApp, WAIT};
+use viewset_tests::harness::{Backend, QUIET, SseClient, TestApp, TestDb, WAIT};
 use viewset_tests::identities::blog::BOB;
 use viewset_tests::on_every_database;
 
-on_every_database!(TestApp::blog =>
+on_every_database!(blog_with_metrics =>
     filtered_stream_delivers_matching_records_only,
+);
+
+on_every_database!(TestApp::blog =>
     bad_stream_parameters_are_refused_before_ready,
     related_filter_and_search_on_the_stream,
 );
+
+/// The blog with its metrics at `/metrics`: its bus counts the events its subscribers were not sent.
+async fn blog_with_metrics(backend: Backend) -> TestApp {
+    let (database, db) = TestDb::seeded_blog(backend).await;
+    let state = viewset_core::ServiceState::new(db.clone());
+    let router = blog::app_with_state(state.clone()).merge(viewset_core::metrics::router(&state));
+    TestApp::serve(router, db, database).await
+}
 
 async fn post(app: &TestApp, title: &str, published: bool) -> serde_json::Value {
     let body = json!({"title": title, "body": "b", "author_id": 1, "published": published}).to_string();
@@ -54,6 +65,13 @@ async fn filtered_stream_delivers_matching_records_only(app: TestApp) {
     assert_eq!((frame.event.as_str(), &frame.data["pk"]), ("deleted", &draft));
     assert!(frame.data.get("reason").is_none(), "{:?}", frame.data);
     assert_eq!(stream.next(QUIET).await, None);
+    // What was not sent is counted, once per event: the draft's `created`, the update at 6000, the delete of a
+    // record the subscriber was told had left.
+    let text = app.client().get(format!("{}/metrics", app.base)).send().await.expect("scrape");
+    let text = text.text().await.expect("the metrics");
+    assert!(text.contains("viewset_events_skipped_total{reason=\"hidden\"} 3\n"), "{text}");
+    assert!(text.contains("viewset_events_skipped_total{reason=\"check_failed\"} 0\n"), "{text}");
+    assert!(text.contains("viewset_events_resets_total{reason=\"lagged\"} 0\n"), "{text}");
 }
 
 async fn bad_stream_parameters_are_refused_before_ready(app: TestApp) {

@@ -174,7 +174,9 @@ async fn runtime_panel_plots_the_registrys_metrics(blog: Blog) {
     assert!(pool >= 1.0, "{after}");
     let subscribers = samples(&after, "viewset_events_subscribers", &[])[0].1;
     assert_eq!(last(&line(&client, "Event subscribers", "subscribers").await), subscribers);
-    find(&client, "section[aria-label=Metrics] [data-outbox=not-exported]").await;
+    let backlog = samples(&after, "viewset_events_outbox_backlog", &[])[0].1;
+    assert_eq!(last(&line(&client, "Outbox backlog", "outbox backlog").await), backlog);
+    find(&client, &format!("section[aria-label=Metrics] [data-outbox=\"{backlog}\"]")).await;
     // Two more polls, so the screenshot's lines have a few points.
     let later = format!("return Number(document.querySelector('table.figures')?.dataset.to) > {} || null;", done + 3.5);
     until(&client, &later, "two more snapshots").await;

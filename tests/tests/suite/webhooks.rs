@@ -111,7 +111,18 @@ async fn delivered_signed_in_order_as_the_principal(hooked: Hooked) {
     running.stop().await;
 }
 
+/// The process-wide `viewset_webhook_attempts_total{outcome}` counts (other tests deliver meanwhile: compared by
+/// difference, at least what this test caused).
+fn attempts(db: &sea_orm::DatabaseConnection) -> [f64; 3] {
+    let text = viewset_core::metrics::render(&ServiceState::new(db.clone()));
+    ["delivered", "failed", "dead_lettered"].map(|outcome| {
+        let series = format!("viewset_webhook_attempts_total{{outcome=\"{outcome}\"}} ");
+        text.lines().find_map(|line| line.strip_prefix(&series)?.parse().ok()).expect("the series")
+    })
+}
+
 async fn failures_are_retried_then_dead_lettered_and_replayed(hooked: Hooked) {
+    let before = attempts(&hooked.app.db);
     let secret = Secret::generate();
     let Some(receiver) = Receiver::start(&[secret.as_str()]).await else { return };
     receiver.script(json!([[500, {}, 0], [429, {"Retry-After": "1"}, 0], [200, {}, 0], [400, {}, 0]])).await;
@@ -146,6 +157,11 @@ async fn failures_are_retried_then_dead_lettered_and_replayed(hooked: Hooked) {
     assert!(running.dead_letters("bob").await.expect("dead letters").is_empty());
     assert!(matches!(running.replay("bob", "nosuch").await, Err(WebhookError::NotFound(_))));
     running.stop().await;
+    // Delivered: the 200 after two retries, and the event after the refusal; failed and retried: the 500 and the
+    // 429; dead-lettered: the 400.
+    let after = attempts(&hooked.app.db);
+    let caused: Vec<f64> = after.iter().zip(before).map(|(after, before)| after - before).collect();
+    assert!(caused[0] >= 2.0 && caused[1] >= 2.0 && caused[2] >= 1.0, "delivered, failed, dead-lettered: {caused:?}");
 }
 
 async fn reserved_addresses_are_refused(hooked: Hooked) {

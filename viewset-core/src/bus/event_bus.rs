@@ -14,6 +14,7 @@ use tokio::sync::{broadcast, watch};
 
 use crate::bus::event::ChangeEvent;
 use crate::bus::shared_views::SharedViews;
+use crate::bus::stats::BusStats;
 
 /// Events kept for `Last-Event-ID` resume.
 const REPLAY: usize = 1024;
@@ -45,6 +46,8 @@ struct Inner {
     views: SharedViews,
     /// Wakes this process's outbox reader (a write of this process committed events).
     wake: Arc<tokio::sync::Notify>,
+    /// What the bus counts of its relay and its subscribers, for the scrape.
+    stats: Arc<BusStats>,
 }
 
 /// How events travel between processes.
@@ -112,6 +115,7 @@ impl EventBus {
             carrier,
             views: SharedViews::default(),
             wake: Arc::default(),
+            stats: Arc::default(),
         }))
     }
 
@@ -148,7 +152,7 @@ impl EventBus {
             #[cfg(feature = "postgres")]
             Carrier::Outbox(pool) => crate::bus::notify::record_alone(self, pool, event),
             #[cfg(feature = "nats")]
-            Carrier::Nats(link) => link.record_alone(event),
+            Carrier::Nats(link) => link.record_alone(event, self.0.stats.clone()),
         }
     }
 
@@ -181,7 +185,7 @@ impl EventBus {
     pub(crate) async fn committed(&self, recorded: Vec<crate::bus::migration::Recorded>) {
         #[cfg(feature = "nats")]
         if let Carrier::Nats(link) = &self.0.carrier {
-            return link.relay_committed(recorded).await;
+            return link.relay_committed(recorded, self.stats()).await;
         }
         let _ = recorded;
         self.wake();
@@ -286,6 +290,17 @@ impl EventBus {
     /// A new subscription.
     pub fn subscribe(&self) -> broadcast::Receiver<Sequenced> {
         self.0.sender.subscribe()
+    }
+
+    /// What this bus counted (its relay's backlog and failures, its subscribers' resets and hidden events).
+    pub(crate) fn stats(&self) -> &BusStats {
+        &self.0.stats
+    }
+
+    /// [`EventBus::stats`] for a task that holds the bus weakly.
+    #[cfg(feature = "nats")]
+    pub(crate) fn stats_handle(&self) -> Arc<BusStats> {
+        self.0.stats.clone()
     }
 
     /// The subscriber groups of this process and their shared visibility outcomes.

@@ -16,3 +16,4 @@ pub mod notify;
 pub mod outbox;
 pub mod retention;
 pub mod shared_views;
+pub(crate) mod stats;

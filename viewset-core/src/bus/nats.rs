@@ -11,6 +11,7 @@
 //! its `Last-Event-ID` while the stream keeps the event ([`Retention`]: the stream's age and message limits).
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::connection::State;
@@ -25,6 +26,7 @@ use crate::bus::event::ChangeEvent;
 use crate::bus::event_bus::{Carrier, EventBus, PAGE, RETRY, Sequenced, WeakBus};
 use crate::bus::migration::{ID, PAYLOAD, Recorded, SEQ, TABLE, record_sql, recorded};
 use crate::bus::retention::Retention;
+use crate::bus::stats::BusStats;
 
 /// How long a write waits for JetStream to acknowledge its events before it leaves them to the relay.
 pub const ACK_WAIT: Duration = Duration::from_secs(2);
@@ -110,6 +112,7 @@ impl Link {
         if self.client.connection_state() != State::Connected {
             return Err("NATS is not connected".into());
         }
+        let timer = crate::measure::relay();
         let mut acks = Vec::with_capacity(recorded.len());
         for (id, payload) in recorded {
             let message = PublishMessage::build().payload(payload.clone().into()).message_id(id.to_string());
@@ -126,6 +129,7 @@ impl Link {
                 }
             }
         }
+        timer.finish();
         if !done.is_empty() {
             let sql = format!("DELETE FROM {TABLE} WHERE {ID} IN ({})", done.join(", "));
             self.db.execute_raw(Statement::from_string(self.db.get_database_backend(), sql)).await?;
@@ -134,15 +138,16 @@ impl Link {
     }
 
     /// Publishes the events a write just committed (see [`EventBus::committed`]); a failure leaves them to the relay.
-    pub(crate) async fn relay_committed(&self, recorded: Vec<Recorded>) {
+    pub(crate) async fn relay_committed(&self, recorded: Vec<Recorded>, stats: &BusStats) {
         if let Err(err) = self.relay(&recorded).await {
+            stats.relay_failed();
             tracing::warn!(error = %err, events = recorded.len(), "events left in the outbox for the relay");
         }
     }
 
     /// Records `event` in a statement of its own, then relays what is pending (an event published outside a
     /// generated write; a row another writer publishes at the same time is dropped by the duplicate window).
-    pub(crate) fn record_alone(&self, event: ChangeEvent) {
+    pub(crate) fn record_alone(&self, event: ChangeEvent, stats: Arc<BusStats>) {
         let link = self.clone();
         let payload = serde_json::to_string(&event).unwrap_or_default();
         tokio::spawn(async move {
@@ -152,7 +157,7 @@ impl Link {
                 return tracing::error!(error = %err, "could not record an event in the outbox");
             }
             match link.pending().await {
-                Ok(pending) => link.relay_committed(pending).await,
+                Ok(pending) => link.relay_committed(pending, &stats).await,
                 Err(err) => tracing::warn!(error = %err, "event left in the outbox for the relay"),
             }
         });
@@ -249,22 +254,25 @@ async fn relay_forever(bus: WeakBus, link: Link) {
     let mut seen = HashSet::new();
     loop {
         tokio::time::sleep(RELAY).await;
-        if bus.upgrade().is_none() {
-            return;
-        }
+        let Some(stats) = bus.upgrade().map(|bus| bus.stats_handle()) else { return };
         let pending = match link.pending().await {
             Ok(pending) => pending,
             Err(err) => {
+                stats.relay_failed();
                 tracing::warn!(error = %err, "cannot read the outbox to relay events");
                 continue;
             }
         };
+        stats.backlog(pending.len());
         let due: Vec<Recorded> = pending.iter().filter(|(id, _)| seen.contains(id)).cloned().collect();
         seen = pending.iter().map(|(id, _)| *id).collect();
         match link.relay(&due).await {
             Ok(()) if !due.is_empty() => tracing::info!(events = due.len(), "relayed events left in the outbox"),
             Ok(()) => {}
-            Err(err) => tracing::warn!(error = %err, events = due.len(), "cannot relay events to NATS yet"),
+            Err(err) => {
+                stats.relay_failed();
+                tracing::warn!(error = %err, events = due.len(), "cannot relay events to NATS yet");
+            }
         }
     }
 }

@@ -101,6 +101,7 @@ async fn follow(bus: WeakBus, pool: PgPool, mut listener: PgListener, mut last: 
                 if matches!(err, sqlx::Error::PoolClosed) {
                     return;
                 }
+                bus.stats().relay_failed();
                 tracing::warn!(error = %err, "outbox reader cannot read events yet; retrying");
             }
         }
@@ -124,7 +125,8 @@ async fn follow(bus: WeakBus, pool: PgPool, mut listener: PgListener, mut last: 
 
 /// Numbers the pending rows, then delivers every event after `last` to `bus`'s subscribers.
 async fn catch_up(bus: &EventBus, pool: &PgPool, last: &mut u64) -> Result<(), sqlx::Error> {
-    number_pending(pool).await?;
+    let waiting = number_pending(pool).await?;
+    bus.stats().backlog(waiting);
     loop {
         let page = read_after(pool, *last).await?;
         let full = page.len() == PAGE;
@@ -153,11 +155,13 @@ async fn read_after(pool: &PgPool, last: u64) -> Result<Vec<(u64, Option<ChangeE
 }
 
 /// The sequencer: under the advisory lock, numbers the committed rows without a number after the newest, in
-/// insertion order, and wakes every reader when it numbered any.
-async fn number_pending(pool: &PgPool) -> Result<(), sqlx::Error> {
-    let pending = format!("SELECT EXISTS (SELECT 1 FROM {TABLE} WHERE seq IS NULL)");
-    if !sqlx::query_scalar::<_, bool>(sqlx::AssertSqlSafe(pending)).fetch_one(pool).await? {
-        return Ok(());
+/// insertion order, and wakes every reader when it numbered any. Answers how many rows were waiting (counted up to
+/// [`NUMBER_AT_ONCE`], the backlog the metrics report).
+async fn number_pending(pool: &PgPool) -> Result<usize, sqlx::Error> {
+    let pending = format!("SELECT count(*) FROM (SELECT 1 FROM {TABLE} WHERE seq IS NULL LIMIT {NUMBER_AT_ONCE}) AS p");
+    let waiting = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(pending)).fetch_one(pool).await?;
+    if waiting == 0 {
+        return Ok(0);
     }
     let number = format!(
         "WITH pending AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM {TABLE} WHERE seq IS NULL \
@@ -177,7 +181,8 @@ async fn number_pending(pool: &PgPool) -> Result<(), sqlx::Error> {
     if numbered > 0 {
         sqlx::query("SELECT pg_notify($1, '')").bind(CHANNEL).execute(&mut *txn).await?;
     }
-    txn.commit().await
+    txn.commit().await?;
+    Ok(usize::try_from(waiting).unwrap_or(usize::MAX))
 }
 
 /// The events after `seq` for a resuming subscriber that this process's buffer does not hold, from the table (at

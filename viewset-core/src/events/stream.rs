@@ -193,6 +193,7 @@ impl Subscriber {
     }
 
     async fn reset(&self, reason: &str) -> bool {
+        self.bus.stats().reset(reason);
         self.send(Event::default().event("reset").data(json!({"reason": reason}).to_string())).await
     }
 
@@ -233,6 +234,7 @@ impl Subscriber {
                 () = crate::limits::shutting_down() => {
                     let retry = Duration::from_secs(SHUTDOWN_RETRY_SECS);
                     let last = Event::default().event("reset").retry(retry).data(json!({"reason": "shutdown"}).to_string());
+                    self.bus.stats().reset("shutdown");
                     self.send(last).await;
                     return;
                 }
@@ -291,6 +293,13 @@ impl Subscriber {
         }
     }
 
+    /// Counts an event this subscriber is not shown (`failed`: its visibility check failed); the client is still
+    /// there (`true`).
+    fn not_shown(&self, failed: bool) -> bool {
+        self.bus.stats().not_shown(failed);
+        true
+    }
+
     /// Sends `event` if this subscriber may see it; `false` when the client is gone. The frame's data is built
     /// and serialized once per view (`shared_views`): with 10,000 subscribers of one view, the event costs one
     /// visibility query and one serialization, and each subscriber only copies the text into its frame.
@@ -343,7 +352,8 @@ impl Subscriber {
                         data["reason"] = json!(if in_scope { "out_of_filter" } else { "out_of_scope" });
                         (Action::Deleted, data.to_string().into())
                     }
-                    Outcome::Hidden | Outcome::Failed => return true,
+                    Outcome::Hidden => return self.not_shown(false),
+                    Outcome::Failed => return self.not_shown(true),
                 }
             }
             Action::Deleted => {
@@ -367,7 +377,8 @@ impl Subscriber {
                 self.seen.remove(&key);
                 match outcome {
                     Outcome::Visible(data) => (Action::Deleted, data),
-                    Outcome::Hidden | Outcome::Failed => return true,
+                    Outcome::Hidden => return self.not_shown(false),
+                    Outcome::Failed => return self.not_shown(true),
                 }
             }
         };

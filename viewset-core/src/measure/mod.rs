@@ -231,6 +231,28 @@ pub(crate) fn event_published() {
     registry::get().events.published.inc();
 }
 
+/// A relay of outbox rows to JetStream, starting now; [`Statement::finish`] times it (publish until every
+/// acknowledgement came back) as `viewset_events_relay_duration_seconds`.
+#[cfg(feature = "nats")]
+#[inline]
+pub(crate) fn relay() -> Statement {
+    statement(RELAY)
+}
+
+/// The kind under which [`relay`] is timed (its own series, not a statement's).
+#[cfg(any(feature = "nats", feature = "metrics"))]
+pub(crate) const RELAY: &str = "jetstream_publish";
+
+/// An attempt to deliver a webhook and its outcome: `delivered` (a 2xx), `failed` (to be retried), `dead_lettered`
+/// (given up on).
+#[cfg(feature = "webhooks")]
+#[inline]
+pub(crate) fn webhook(outcome: &'static str) {
+    #[cfg(feature = "metrics")]
+    registry::get().events.webhooks.get_or_create(&[("outcome", outcome)]).inc();
+    let _ = outcome;
+}
+
 /// Makes the registry now, so the process's start time is close to the process's start (called when a
 /// [`crate::ServiceState`] is made).
 #[inline]

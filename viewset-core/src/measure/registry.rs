@@ -72,6 +72,8 @@ pub(crate) struct Db {
 pub(crate) struct Events {
     pub(crate) published: Counter,
     pub(crate) delivered: Counter,
+    relay: Histogram,
+    pub(crate) webhooks: Family<Label, Counter>,
 }
 
 /// Every series this crate records, and the registry that encodes them.
@@ -116,7 +118,15 @@ impl Metrics {
             replica_reads: Counter::default(),
             idempotency: Family::default(),
         };
-        let events = Events { published: Counter::default(), delivered: Counter::default() };
+        let events = Events {
+            published: Counter::default(),
+            delivered: Counter::default(),
+            relay: latency(),
+            webhooks: Family::default(),
+        };
+        for outcome in ["delivered", "failed", "dead_lettered"] {
+            let _ = events.webhooks.get_or_create(&[("outcome", outcome)]);
+        }
         // The bounded label values known in advance, at 0 until they happen: a dashboard's query finds its series.
         for limit in ["max_in_flight", "max_streams"] {
             let _ = http.shed.get_or_create(&[("limit", limit)]);
@@ -167,6 +177,16 @@ impl Metrics {
             "Events handed to this process's stream subscribers",
             events.delivered.clone(),
         );
+        r.register(
+            "viewset_events_relay_duration_seconds",
+            "Time to publish outbox rows to JetStream until every acknowledgement came back",
+            events.relay.clone(),
+        );
+        r.register(
+            "viewset_webhook_attempts",
+            "Webhook delivery attempts, by outcome: delivered, failed (retried), dead_lettered",
+            events.webhooks.clone(),
+        );
         r.register("viewset_build", "The viewset-core version and its features", Info::new(build_labels()));
         let start: Gauge<f64, std::sync::atomic::AtomicU64> = Gauge::default();
         let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
@@ -195,6 +215,9 @@ impl Metrics {
 
     /// A statement of `kind` that took `elapsed`.
     pub(crate) fn statement(&self, kind: &'static str, elapsed: Duration) {
+        if kind == super::RELAY {
+            return self.events.relay.observe(elapsed.as_secs_f64());
+        }
         match KINDS.iter().position(|known| *known == kind) {
             Some(at) => self.db.kinds[at].observe(elapsed.as_secs_f64()),
             None => self.db.statements.get_or_create(&[("kind", kind)]).observe(elapsed.as_secs_f64()),
@@ -211,6 +234,7 @@ fn build_labels() -> Vec<(&'static str, String)> {
         ("redis", cfg!(feature = "redis")),
         ("nats", cfg!(feature = "nats")),
         ("jwt", cfg!(feature = "jwt")),
+        ("webhooks", cfg!(feature = "webhooks")),
         ("docs", cfg!(feature = "docs")),
         ("metrics", true),
     ]

@@ -204,10 +204,12 @@ async fn deliver(feed: &Feed, shared: &Shared, frame: &Frame, id: &str) -> Optio
             tracing::warn!(target: "viewset::webhooks", feed = %feed.name, "attempt log: {e}");
         }
         if taken {
+            crate::measure::webhook("delivered");
             return Some(true);
         }
         let disabled = table::failed(&shared.db, &feed.name, retry.disable_after).await.unwrap_or(false);
         let Some(wait) = wait.filter(|_| !disabled) else {
+            crate::measure::webhook("dead_lettered");
             let dead = DeadLetter {
                 feed: feed.name.clone(),
                 event_id: id.to_owned(),
@@ -226,6 +228,7 @@ async fn deliver(feed: &Feed, shared: &Shared, frame: &Frame, id: &str) -> Optio
             tracing::warn!(target: "viewset::webhooks", feed = %feed.name, "event {id} dead-lettered after {attempt} attempts");
             return Some(false);
         };
+        crate::measure::webhook("failed");
         // Wait, renewing the lease as it goes.
         let until = Instant::now() + wait;
         while Instant::now() < until {

@@ -108,7 +108,8 @@ pub(super) fn snapshot(text: &str, at: f64) -> Value {
             | "viewset_events_subscribers"
             | "viewset_events_shared_views"
             | "viewset_events_published_total"
-            | "viewset_events_delivered_total") => {
+            | "viewset_events_delivered_total"
+            | "viewset_events_outbox_backlog") => {
                 single.insert(name, sample.value);
             }
             _ => {}
@@ -143,8 +144,8 @@ pub(super) fn snapshot(text: &str, at: f64) -> Value {
             "published": get("viewset_events_published_total"),
             "delivered": get("viewset_events_delivered_total"),
         },
-        // viewset-core exports no outbox backlog series: the panel says so rather than plotting a guess.
-        "outbox_backlog": null,
+        // Null when the exporter has no such series (a viewset-core before 0.2): the panel says so.
+        "outbox_backlog": single.get("viewset_events_outbox_backlog"),
     })
 }
 
@@ -177,6 +178,7 @@ viewset_http_request_duration_seconds_bucket{le=\"0.01\",operation=\"posts_list\
 viewset_db_pool_connections{role=\"primary\",state=\"idle\"} 2
 viewset_db_pool_connections{role=\"primary\",state=\"in_use\"} 1
 viewset_events_subscribers 5
+viewset_events_outbox_backlog 3
 viewset_other_total 9
 # EOF
 ";
@@ -192,6 +194,7 @@ viewset_other_total 9
         assert_eq!(op["buckets"], json!([1.0, 3.0, 4.0]));
         assert_eq!(snapshot["pools"], json!([{"role": "primary", "idle": 2.0, "in_use": 1.0}]));
         assert_eq!(snapshot["events"]["subscribers"], 5.0);
-        assert_eq!(snapshot["outbox_backlog"], Value::Null);
+        assert_eq!(snapshot["outbox_backlog"], 3.0);
+        assert_eq!(super::snapshot("# EOF\n", 1.0)["outbox_backlog"], Value::Null, "not exported, not made up");
     }
 }

@@ -57,7 +57,7 @@ const points = (snapshots, read) => snapshots.map((snap) => ({ t: snap.at, v: re
  * The plots of `snapshots` (oldest first): `window`, the activity from the first to the last (null with fewer than
  * two); `active`, the operations with a request in it; per active operation the series `rate`, `p50` and `p99` (a
  * point per interval between two snapshots, at its end); the pools' connections in use and idle per role, and the
- * events' subscribers and shared views (a point per snapshot).
+ * events' subscribers and shared views, and the outbox backlog where the exporter has it (a point per snapshot).
  */
 export function plots(snapshots) {
   const intervals = [];
@@ -80,5 +80,8 @@ export function plots(snapshots) {
       { name: 'subscribers', points: points(snapshots, (snap) => snap.events.subscribers) },
       { name: 'shared views', points: points(snapshots, (snap) => snap.events.shared_views) },
     ],
+    outbox: snapshots.some((snap) => snap.outbox_backlog !== null)
+      ? [{ name: 'outbox backlog', points: points(snapshots, (snap) => snap.outbox_backlog) }]
+      : [],
   };
 }

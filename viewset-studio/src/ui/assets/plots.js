@@ -97,10 +97,11 @@ export function metricsView(snapshots) {
       lineChart('Requests per second', p.rate, (v) => round(v), none, options),
       lineChart('Latency p50 / p99 (ms)', latency, (v) => round(v * 1000, 3), none, options),
       lineChart('Pool connections', p.pools, (v) => round(v, 0), 'No pool.', counts),
-      lineChart('Event subscribers', events, (v) => round(v, 0), 'No snapshot yet.', counts)),
+      lineChart('Event subscribers', events, (v) => round(v, 0), 'No snapshot yet.', counts),
+      lineChart('Outbox backlog', p.outbox, (v) => round(v, 0), 'Not exported by this viewset-core.', counts)),
     h('p.muted', { 'data-outbox': latest.outbox_backlog === null ? 'not-exported' : String(latest.outbox_backlog) },
       latest.outbox_backlog === null
-        ? 'Outbox backlog: not exported by viewset-core\'s metrics, so not plotted.'
-        : `Outbox backlog: ${latest.outbox_backlog}.`),
+        ? 'Outbox backlog: not exported by this viewset-core\'s metrics, so not plotted.'
+        : `Outbox backlog: ${latest.outbox_backlog} row(s) waiting when the relay last looked (0 without an outbox).`),
   ];
 }
