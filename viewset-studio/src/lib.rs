@@ -3,7 +3,8 @@
 //! Studio shows a running viewset application to its developer: JSON endpoints under `/studio/` (handshake,
 //! context summary, health, migrations summary, the handshake's JSON Schema, and — with the crate's `metrics`
 //! feature and [`Studio::metrics`] — a snapshot of the application's Prometheus registry, which the Runtime Panel
-//! plots; 501 / 409 `metrics_unavailable` without them), the web UI at `/studio/ui` (six
+//! plots; 501 / 409 `metrics_unavailable` without them; with the `webhooks` feature and [`Studio::webhooks`], the
+//! running webhooks, their dead letters and a replay), the web UI at `/studio/ui` (six
 //! panels as plain ES modules embedded in the binary, with a token sign-in that sets a signed session cookie), and
 //! the `/ai/` surface: the tool catalog, an MCP server whose tool calls are the application's own REST routes as the
 //! caller (and whose resources are the OpenAPI document and each exposed ViewSet's schema), structured read-only

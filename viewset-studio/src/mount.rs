@@ -53,6 +53,7 @@ impl Studio {
         let inner = Arc::new(Inner::new(self, db, tools.len() as u64, crate::ai::offers_query(&tools)));
         let ai = Arc::new(crate::ai::AiState { tools, resources, inner: inner.clone(), app, studio_token, project });
         let router = crate::studio::handlers::routes(inner.clone())
+            .merge(crate::studio::webhook_routes(inner.clone()))
             .merge(crate::ui::routes(inner))
             .merge(crate::ai::routes(ai))
             .merge(generator)

@@ -21,6 +21,13 @@ pub const MIGRATIONS_APPLY: &str = "/studio/migrations/apply";
 /// `GET /studio/metrics`: a snapshot of the application's Prometheus registry (requests and latency buckets per
 /// operation, pools, events), the series `viewset_core::metrics` serves, for the Runtime Panel's plots.
 pub const METRICS: &str = "/studio/metrics";
+/// `GET /studio/webhooks`: the application's running webhooks (feeds, newest attempts, dead letters), for the
+/// Runtime Panel's Webhooks card.
+pub const WEBHOOKS: &str = "/studio/webhooks";
+/// `POST /studio/webhooks/replay`: sends a dead letter again (`{"endpoint", "event_id"}`).
+pub const WEBHOOKS_REPLAY: &str = "/studio/webhooks/replay";
+/// `POST /studio/webhooks/enable`: resumes an endpoint disabled for failing (`{"endpoint"}`).
+pub const WEBHOOKS_ENABLE: &str = "/studio/webhooks/enable";
 /// `GET /studio/schema/handshake`: the JSON Schema of the handshake.
 pub const SCHEMA_HANDSHAKE: &str = "/studio/schema/handshake";
 /// `GET /studio/ui`: the Studio web UI.
@@ -78,8 +85,8 @@ pub const AI_CODEGEN_PATHS: [&str; 5] =
     [AI_CODEGEN_PREVIEW, AI_PATCH_PREVIEW, AI_PATCH_APPLY, AI_PLAN_PREVIEW, AI_PLAN_APPLY];
 
 /// The Studio JSON endpoints this crate serves (every one mounted by the Studio router).
-pub const STUDIO_PATHS: [&str; 7] =
-    [HANDSHAKE, CONTEXT_SUMMARY, HEALTH, MIGRATIONS_SUMMARY, METRICS, SCHEMA_HANDSHAKE, UI];
+pub const STUDIO_PATHS: [&str; 8] =
+    [HANDSHAKE, CONTEXT_SUMMARY, HEALTH, MIGRATIONS_SUMMARY, METRICS, WEBHOOKS, SCHEMA_HANDSHAKE, UI];
 
 /// The handshake `endpoints`: the spec's twelve keys with their fixed paths, in the spec's order. Every mounted
 /// Studio announces all of them; what a path cannot do in this process it says where it is asked (the code

@@ -6,6 +6,9 @@ mod aggregates;
 mod facts;
 pub(crate) mod handlers;
 mod metrics;
+mod webhooks;
+
+pub(crate) use webhooks::routes as webhook_routes;
 mod model;
 pub(crate) mod state;
 
@@ -77,6 +80,9 @@ pub struct Studio {
     pub(crate) public_url: Option<String>,
     /// [`Studio::metrics`]: the state whose metrics `/studio/metrics` reads.
     pub(crate) metrics: Option<viewset_core::ServiceState>,
+    /// [`Studio::webhooks`]: the running webhooks `/studio/webhooks` reads and acts on.
+    #[cfg(feature = "webhooks")]
+    pub(crate) webhooks: Option<std::sync::Arc<viewset_core::webhooks::WebhookHandle>>,
 }
 
 impl std::fmt::Debug for Studio {
@@ -112,6 +118,8 @@ impl Studio {
             authorization_servers: Vec::new(),
             public_url: None,
             metrics: None,
+            #[cfg(feature = "webhooks")]
+            webhooks: None,
         }
     }
 

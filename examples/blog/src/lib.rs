@@ -47,8 +47,13 @@ pub fn openapi() -> utoipa_openapi::OpenApi {
 pub async fn app_for(db: DatabaseConnection) -> Result<Router, DbErr> {
     let settings = StudioSettings::from_env().map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))?;
     let state = state_for(db.clone()).await?;
-    // Studio's Runtime Panel plots the metrics of the state the routes serve (`Studio::metrics`).
+    // Studio's Runtime Panel plots the metrics of the state the routes serve (`Studio::metrics`) and shows the
+    // webhooks it started (`Studio::webhooks`).
     let studio = studio(settings).metrics(&state);
+    let studio = match webhooks::running() {
+        Some(running) => studio.webhooks(running),
+        None => studio,
+    };
     studio.mount(app_with_state(state), db).map_err(|e| DbErr::Custom(format!("Studio settings: {e}")))
 }
 

@@ -4,7 +4,7 @@
 //! `SERVICE_WEBHOOK_ALLOW_PRIVATE=1`; `SERVICE_WEBHOOK_LEASE_MS` sets how soon another instance carries on a killed
 //! one's deliveries (30 s by default). The tables are created at start when they are missing.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use sea_orm::DbErr;
 use sea_orm_migration::{MigrationTrait, SchemaManager};
@@ -12,7 +12,17 @@ use viewset_core::ServiceState;
 use viewset_core::webhooks::{Endpoint, Secret, WebhookHandle, Webhooks};
 
 /// The running webhooks, kept for the life of the process (dropped, they would stop).
-static RUNNING: OnceLock<WebhookHandle> = OnceLock::new();
+static RUNNING: OnceLock<Arc<WebhookHandle>> = OnceLock::new();
+
+/// The webhooks [`start_from_env`] started, if it did: Studio's Runtime Panel shows them (`Studio::webhooks`).
+///
+/// ```
+/// // Nothing started in this process: `SERVICE_WEBHOOK_URL` is unset.
+/// assert!(blog::webhooks::running().is_none());
+/// ```
+pub fn running() -> Option<Arc<WebhookHandle>> {
+    RUNNING.get().cloned()
+}
 
 /// Starts the blog's webhook when `SERVICE_WEBHOOK_URL` is set; a bad setting is an error at start.
 pub async fn start_from_env(state: &ServiceState) -> Result<(), DbErr> {
@@ -44,6 +54,6 @@ pub async fn start_from_env(state: &ServiceState) -> Result<(), DbErr> {
         webhooks = webhooks.lease(std::time::Duration::from_millis(ms));
     }
     let running = webhooks.start(routes).await.map_err(refused)?;
-    let _ = RUNNING.set(running);
+    let _ = RUNNING.set(Arc::new(running));
     Ok(())
 }

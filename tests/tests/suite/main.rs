@@ -93,6 +93,7 @@ mod studio_ui_chart_browser;
 mod studio_ui_feed;
 mod studio_ui_runtime_browser;
 mod studio_ui_sessions;
+mod studio_webhooks;
 mod tenants_bulk;
 mod tenants_isolation;
 mod tenants_related;

@@ -120,6 +120,25 @@ impl WebhookHandle {
         found.then_some(()).ok_or_else(|| WebhookError::NotFound(format!("endpoint `{endpoint}`")))
     }
 
+    /// The database and this process's name in the leases.
+    pub(super) fn table(&self) -> (&sea_orm::DatabaseConnection, &str) {
+        (&self.shared.db, &self.shared.instance)
+    }
+
+    /// Each feed of this process: its name, endpoint, ViewSet and the endpoint's URL without its query.
+    pub(super) fn feed_names(&self) -> impl Iterator<Item = (&str, &str, &str, String)> {
+        self.feeds.iter().map(|feed| {
+            let url = &feed.endpoint.url;
+            let target = format!(
+                "{}://{}{}",
+                url.scheme_str().unwrap_or("http"),
+                url.authority().map_or("", |a| a.as_str()),
+                url.path()
+            );
+            (feed.name.as_str(), feed.endpoint.name.as_str(), feed.basename.as_str(), target)
+        })
+    }
+
     /// The feeds of this process, `<endpoint>/<basename>`, by endpoint.
     pub fn feeds(&self) -> HashMap<&str, Vec<&str>> {
         let mut by_endpoint: HashMap<&str, Vec<&str>> = HashMap::new();

@@ -50,6 +50,7 @@ mod frames;
 mod handle;
 mod schedule;
 mod sign;
+mod status;
 mod stored;
 mod table;
 
@@ -62,6 +63,7 @@ use sea_orm::DatabaseConnection;
 pub use handle::WebhookHandle;
 pub use schedule::Retry;
 pub use sign::Secret;
+pub use status::FeedStatus;
 pub use stored::{StoredEndpoint, remove_endpoint, save_endpoint, stored_endpoints};
 pub use table::{Attempt, DeadLetter, Migration};
 

@@ -9,7 +9,7 @@ use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::{big_integer, big_integer_null, big_pk_auto, boolean, integer, integer_null};
 use sea_orm_migration::schema::{string, string_null, text, text_null};
 
-const FEEDS: &str = "viewset_webhook_feeds";
+pub(super) const FEEDS: &str = "viewset_webhook_feeds";
 const ATTEMPTS: &str = "viewset_webhook_attempts";
 const DEAD: &str = "viewset_webhook_dead";
 
@@ -18,7 +18,7 @@ pub(super) fn now_ms() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or_default()
 }
 
-fn name(text: &str) -> Alias {
+pub(super) fn name(text: &str) -> Alias {
     Alias::new(text)
 }
 

@@ -76,6 +76,8 @@ async fn handshake(State(inner): Shared) -> axum::Json<Handshake> {
             "codegen_project_dir": studio.project_dir.is_some(),
             "metrics_feature": cfg!(feature = "metrics"),
             "metrics_registered": studio.metrics.is_some(),
+            "webhooks_feature": cfg!(feature = "webhooks"),
+            "webhooks_registered": webhooks_registered(studio),
             "python_version_note": "holds the Rust toolchain version (rust_version); the key is kept for clients",
         }),
     })
@@ -139,4 +141,15 @@ async fn migrations_summary(State(inner): Shared) -> Response {
 
 async fn schema_handshake() -> axum::Json<Value> {
     axum::Json(handshake_json_schema())
+}
+
+/// Whether the application registered its running webhooks.
+fn webhooks_registered(studio: &super::Studio) -> bool {
+    #[cfg(feature = "webhooks")]
+    return studio.webhooks.is_some();
+    #[cfg(not(feature = "webhooks"))]
+    {
+        let _ = studio;
+        false
+    }
 }

@@ -25,6 +25,7 @@ pub(crate) const FILES: &[(&str, &str, &str)] = &[
     ("runtime.js", JS, include_str!("assets/runtime.js")),
     ("metrics.js", JS, include_str!("assets/metrics.js")),
     ("plots.js", JS, include_str!("assets/plots.js")),
+    ("webhooks.js", JS, include_str!("assets/webhooks.js")),
     ("feed.js", JS, include_str!("assets/feed.js")),
     ("sse.js", JS, include_str!("assets/sse.js")),
 ];

@@ -1,13 +1,14 @@
 // Runtime Panel: /studio/health polled every two seconds while the panel is shown (status, dialect, pool, latency
 // over time as a small SVG chart), the application's metrics polled with it (/studio/metrics: request rate, p50 /
-// p99 latency per operation, pools, subscribers, drawn by plots.js), the handshake's checksums and capabilities, and
-// the live feed of lifecycle events the page reads from every ViewSet's stream as the "Act as" identity (feed.js),
-// with each stream's state.
+// p99 latency per operation, pools, subscribers, drawn by plots.js), the running webhooks (webhooks.js), the
+// handshake's checksums and capabilities, and the live feed of lifecycle events the page reads from every ViewSet's
+// stream as the "Act as" identity (feed.js), with each stream's state.
 
 import { studio, studioJson } from './api.js';
 import { h, mount, s, kv, show } from './dom.js';
 import { who } from './feed.js';
 import { metricsView } from './plots.js';
+import { webhooksCard } from './webhooks.js';
 
 const STATE_CLASS = { open: 'ok', connecting: 'warn', reconnecting: 'warn', denied: 'bad', closed: 'bad' };
 
@@ -54,6 +55,7 @@ export async function render(root, ctx) {
   const healthBox = h('section.card', { 'aria-label': 'Health' });
   const feedBox = h('section.card', { 'aria-label': 'Live events' });
   const metricsBox = h('section.card', { 'aria-label': 'Metrics' }, h('h3', {}, 'Metrics'), h('p.muted', {}, 'Loading…'));
+  const webhooks = webhooksCard();
   const handshake = await studioJson('/studio/handshake');
   ctx.handshake = handshake;
   const p = handshake.project;
@@ -61,7 +63,7 @@ export async function render(root, ctx) {
     h('h3', {}, 'Project'), kv({ name: p.name, version: p.version, viewset: p.service_version, rust: p.rust_version, environment: p.environment, debug: p.debug_mode }),
     h('h3', {}, 'Capabilities'), h('p', { 'data-capabilities': handshake.capabilities.join(' ') }, handshake.capabilities.map((c) => [h('span.badge', {}, c), ' '])),
     h('h3', {}, 'Checksums'), h('dl.kv.mono', {}, Object.entries(handshake.checksums).map(([k, v]) => [h('dt', {}, k), h('dd', { title: v }, `${v.slice(0, 16)}…`)])))),
-  metricsBox, feedBox);
+  metricsBox, webhooks.box, feedBox);
 
   const pollMetrics = async () => {
     if (metricsUnavailable) {
@@ -79,7 +81,7 @@ export async function render(root, ctx) {
     snapshots.splice(0, Math.max(0, snapshots.length - 60));
     mount(metricsBox, h('h3', {}, 'Metrics'), metricsView(snapshots));
   };
-  const poll = async () => { await pollHealth(); await pollMetrics(); };
+  const poll = async () => { await pollHealth(); await pollMetrics(); await webhooks.refresh(); };
   const pollHealth = async () => {
     const r = await studio('/studio/health');
     if (!r.ok) { mount(healthBox, h('h3', {}, 'Health'), h('p.alert', {}, `${r.status}`)); return; }
