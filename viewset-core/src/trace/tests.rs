@@ -29,7 +29,8 @@ fn the_incoming_traceparent_is_the_request_span_parent_and_the_error_body_names_
     let kept = Kept::default();
     let provider = SdkTracerProvider::builder().with_span_processor(Redact(kept.clone())).build();
     let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("test"));
-    let subscriber = tracing_subscriber::registry().with(layer.with_filter(tracing_subscriber::filter::filter_fn(exported)));
+    let subscriber =
+        tracing_subscriber::registry().with(layer.with_filter(tracing_subscriber::filter::filter_fn(exported)));
     let mut headers = HeaderMap::new();
     headers.insert("traceparent", format!("00-{TRACE_ID}-00f067aa0ba902b7-01").parse().unwrap());
     tracing::subscriber::with_default(subscriber, || {
