@@ -12,7 +12,7 @@
 //! | [`deploy`] | SQLite, PostgreSQL, MariaDB, read replicas, the stream, the outbox, JetStream, webhooks |
 //! | [`clients`] | registration, the OpenAPI 3.1 document, TypeScript clients |
 //! | [`studio_ai`] | Studio's `/studio/` JSON and web UI, `/ai` and MCP |
-//! | [`operations`] | Prometheus metrics, access logs, what viewset does not do |
+//! | [`operations`] | Prometheus metrics, OpenTelemetry traces, access logs, what viewset does not do |
 //!
 //! ```
 //! // The guide holds documentation only: each page is an empty module.

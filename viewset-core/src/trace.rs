@@ -54,7 +54,7 @@ const FRAMEWORK_SPANS: &[&str] = &["viewset::sql", "viewset::admission", "viewse
 /// let err = viewset_core::trace::TraceError::from("no exporter");
 /// assert_eq!(err.to_string(), "OpenTelemetry traces: no exporter");
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceError(String);
 
 impl std::fmt::Display for TraceError {
