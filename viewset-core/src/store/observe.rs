@@ -1,8 +1,9 @@
 //! The statement hook: every statement the store runs, sent to sqlx directly or through sea-orm, is seen here
 //! once before it is sent and once when it returned. It opens a `DEBUG` span on the target `viewset::sql` (fields
 //! `role`, `sql` with its values written in, then `rows` and `elapsed_ms`; and OpenTelemetry's `db.system`,
-//! `db.statement` with its placeholders, `db.operation` (the role), the span named by the statement's verb), and inside [`record_statements`] it adds
-//! the statement to the recording. When neither wants it, it costs a check of the span's level and of the task-local.
+//! `db.statement` with its placeholders, `db.operation` (the role), `otel.name`: the statement's verb), and inside
+//! [`record_statements`] it adds the statement to the recording. When neither wants it, it costs a check of the
+//! span's level and of the task-local.
 
 use std::cell::RefCell;
 use std::time::Instant;
