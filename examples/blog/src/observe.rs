@@ -2,7 +2,8 @@
 //! object a line, among them one line per request on the target `viewset::access` with its operation, status,
 //! latency and request id), filtered by `RUST_LOG`; and its Prometheus metrics, served on a listener of their own
 //! at `SERVICE_METRICS_ADDR` (e.g. `127.0.0.1:9100`, `GET /metrics`; unset: not served); and, with the `otel`
-//! feature, its OpenTelemetry traces sent over OTLP/HTTP to `OTEL_EXPORTER_OTLP_ENDPOINT` (unset: not exported).
+//! feature, its OpenTelemetry traces sent over OTLP/HTTP (gRPC with `otel-grpc` and
+//! `OTEL_EXPORTER_OTLP_PROTOCOL=grpc`) to `OTEL_EXPORTER_OTLP_ENDPOINT` (unset: not exported).
 
 use sea_orm::DbErr;
 use tracing_subscriber::EnvFilter;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{TraceService, TraceServiceServer};
 use opentelemetry_proto::tonic::collector::trace::v1::{ExportTraceServiceRequest, ExportTraceServiceResponse};
 use opentelemetry_proto::tonic::common::v1::{AnyValue, KeyValue, any_value};
 use opentelemetry_proto::tonic::trace::v1::Span;
@@ -54,6 +55,14 @@ async fn accept(State(received): State<Received>, headers: HeaderMap, body: Byte
     if !protobuf {
         return (StatusCode::UNSUPPORTED_MEDIA_TYPE, HeaderMap::new(), Vec::new());
     }
+    keep(&received, request);
+    let mut answer = HeaderMap::new();
+    answer.insert(header::CONTENT_TYPE, "application/x-protobuf".parse().unwrap());
+    (StatusCode::OK, answer, ExportTraceServiceResponse::default().encode_to_vec())
+}
+
+/// Keeps the spans of `request`, each with its resource's attributes.
+fn keep(received: &Received, request: ExportTraceServiceRequest) {
     let mut kept = received.lock().unwrap();
     for resource_spans in request.resource_spans {
         let resource = resource_spans.resource.map(|r| r.attributes).unwrap_or_default();
@@ -61,9 +70,30 @@ async fn accept(State(received): State<Received>, headers: HeaderMap, body: Byte
             kept.push((span, resource.clone()));
         }
     }
-    let mut answer = HeaderMap::new();
-    answer.insert(header::CONTENT_TYPE, "application/x-protobuf".parse().unwrap());
-    (StatusCode::OK, answer, ExportTraceServiceResponse::default().encode_to_vec())
+}
+
+/// An OTLP/gRPC receiver on a free port: the collector's `TraceService`, as the official definitions declare it.
+async fn grpc_receiver() -> (String, Received) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let url = format!("http://{}", listener.local_addr().expect("its address"));
+    let received = Received::default();
+    let service = TraceServiceServer::new(Collector(received.clone()));
+    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    tokio::spawn(tonic::transport::Server::builder().add_service(service).serve_with_incoming(incoming));
+    (url, received)
+}
+
+struct Collector(Received);
+
+#[tonic::async_trait]
+impl TraceService for Collector {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+        keep(&self.0, request.into_inner());
+        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -82,7 +112,7 @@ fn text(span: &Span, key: &str) -> Option<String> {
     }
 }
 
-/// The spans of `trace` received within 10 seconds, once its `request` and `publish` spans have arrived.
+/// The spans of `trace` received within 10 seconds, once a span of each name in `until` has arrived.
 async fn trace_of(received: &Received, trace: &str, until: &[&str]) -> Vec<(Span, Vec<KeyValue>)> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -214,4 +244,28 @@ async fn a_patch_is_one_trace_from_request_to_event(traced: Traced) {
     }
     let service = AnyValue { value: Some(any_value::Value::StringValue("blog-traced".into())) };
     assert!(spans[0].1.iter().any(|kv| kv.key == "service.name" && kv.value.as_ref() == Some(&service)));
+}
+
+/// `OTEL_EXPORTER_OTLP_PROTOCOL=grpc` (the blog built with `otel-grpc`): the same request span, with its caller's
+/// parent and its statements, arrives at a gRPC receiver.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_are_exported_over_grpc_too() {
+    let (endpoint, received) = grpc_receiver().await;
+    let env = [("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()), ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")];
+    let env = [&env[..], &[("OTEL_BSP_SCHEDULE_DELAY", "100")]].concat();
+    let blog = blog_on(Backend::Sqlite, &env, Stdio::null()).await;
+    let listed = reqwest::Client::new()
+        .get(format!("{}/api/posts/?limit=1", blog.base))
+        .header("traceparent", format!("00-{TRACE}-{CALLER_SPAN}-01"))
+        .send()
+        .await
+        .expect("a list");
+    assert_eq!(listed.status(), StatusCode::OK);
+    let spans = trace_of(&received, TRACE, &["request", "SELECT"]).await;
+    let request = spans.iter().map(|(s, _)| s).find(|s| s.name == "request").expect("the request span");
+    assert_eq!(hex(&request.parent_span_id), CALLER_SPAN);
+    assert_eq!(text(request, "operation").as_deref(), Some("posts_list"));
+    let select = spans.iter().map(|(s, _)| s).find(|s| s.name == "SELECT").expect("a statement");
+    assert_eq!(text(select, "db.system").as_deref(), Some("sqlite"));
+    assert_eq!(select.parent_span_id, request.span_id, "the list's statement is the request's child");
 }
