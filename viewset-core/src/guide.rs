@@ -14,7 +14,7 @@
 //! | [`clients`] | registration, the OpenAPI 3.1 document, TypeScript clients |
 //! | [`studio`] | Studio's `/studio/` JSON and web UI |
 //! | [`ai`] | `/ai`, MCP and the code generator |
-//! | [`operations`] | Prometheus metrics, access logs, what viewset does not do |
+//! | [`operations`] | Prometheus metrics, OpenTelemetry traces, access logs, what viewset does not do |
 //!
 //! ```
 //! // The guide holds documentation only: each page is an empty module.

@@ -62,6 +62,7 @@
 //! | [`limits`] | body, URI and header sizes, request timeout; JSON for every transport error |
 //! | `webhooks` (feature `webhooks`) | signed webhooks (Standard Webhooks) delivered at least once from the event bus, as a principal, with retries, dead letters and a log |
 //! | `metrics` (feature `metrics`) | Prometheus metrics of requests, statements, pools and events, and the route that serves them |
+//! | `trace` (feature `otel`) | OpenTelemetry traces over OTLP: the request, admission, SQL and event spans, the incoming `traceparent` |
 //! | [`auth`], [`password`], [`session`] | helpers the application calls (no route or middleware is installed by them): a bearer or cookie [`auth::Authenticate`] layer, Argon2id password hashes, signed expiring session tokens |
 //!
 //! The root re-exports the central types; [`prelude`] has everything a typical application names. Enums and
@@ -94,6 +95,8 @@ pub mod schema;
 pub mod session;
 pub mod store;
 pub mod throttle;
+#[cfg(feature = "otel")]
+pub mod trace;
 pub mod viewset;
 #[cfg(feature = "webhooks")]
 pub mod webhooks;

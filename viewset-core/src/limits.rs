@@ -166,6 +166,7 @@ impl InForce {
 /// Names the generated route serving the request this task is serving, for its metrics and access-log line.
 pub(crate) fn name_route(route: crate::measure::Route) {
     let _ = IN_FORCE.try_with(|in_force| in_force.route.set(route));
+    tracing::Span::current().record("operation", route.operation());
 }
 
 /// A place for an event stream of the request this task is serving, held until the stream ends: `Ok(None)` when no
@@ -271,11 +272,14 @@ where
         } else {
             request.map(|body| Body::new(http_body_util::Limited::new(body, limits.max_body_bytes)))
         };
-        let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or(""));
+        let operation = tracing::field::Empty; // recorded by the generated route (`name_route`)
+        let span = tracing::info_span!("request", request_id = id.to_str().unwrap_or(""), operation);
         // No subscriber wants the span: the request runs without entering it on every poll.
         let run = if span.is_disabled() {
             Either::Right(self.inner.call(request))
         } else {
+            #[cfg(feature = "otel")]
+            crate::trace::adopt_parent(&span, request.headers());
             Either::Left(span.in_scope(|| self.inner.call(request)).instrument(span))
         };
         deadline::KEEPER.keep_ahead_of(limits.request_timeout);

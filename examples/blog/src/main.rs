@@ -8,8 +8,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", serde_json::to_string_pretty(&blog::openapi())?);
         return Ok(());
     }
-    // `SERVICE_LOG_FORMAT=json`: JSON lines (`blog::observe`).
-    blog::observe::init_logs("info")?;
+    // `SERVICE_LOG_FORMAT=json`: JSON lines; `OTEL_EXPORTER_OTLP_ENDPOINT`: traces over OTLP (`blog::observe`).
+    let telemetry = blog::observe::init_telemetry("info")?;
     // Unsafe Studio settings stop the start-up here, before anything listens.
     let studio = viewset_studio::StudioSettings::from_env().map_err(|e| format!("Studio settings: {e}"))?;
     studio.validate().map_err(|e| format!("Studio settings: {e}"))?;
@@ -33,5 +33,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     axum::serve(listener, blog::app_for(db).await?.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
         .await?;
+    // The spans still queued sent before the process ends (a blocking wait of at most 5 s).
+    tokio::task::spawn_blocking(|| telemetry.shutdown()).await?;
     Ok(())
 }

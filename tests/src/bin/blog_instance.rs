@@ -9,7 +9,8 @@ use std::net::SocketAddr;
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // `RUST_LOG` (default `warn`) and `SERVICE_LOG_FORMAT`, as the blog's own binary reads them.
-    blog::observe::init_logs("warn")?;
+    // `OTEL_EXPORTER_OTLP_ENDPOINT`: traces over OTLP (tests/suite/traces.rs).
+    let telemetry = blog::observe::init_telemetry("warn")?;
     let url = std::env::var("DATABASE_URL")?;
     let bind: SocketAddr = std::env::var("SERVICE_BIND")?.parse()?;
     let db = viewset_core::connect(&url).await?;
@@ -19,5 +20,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(viewset_core::limits::shutdown_signal())
         .await?;
+    tokio::task::spawn_blocking(|| telemetry.shutdown()).await?;
     Ok(())
 }

@@ -99,6 +99,7 @@ mod tenants_isolation;
 mod tenants_related;
 mod throttling;
 mod throttling_redis;
+mod traces;
 mod upserts;
 mod uuid_decimal;
 mod webhooks;

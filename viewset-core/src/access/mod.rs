@@ -98,15 +98,17 @@ pub fn enter<V: Hooks>(
 }
 
 /// [`enter`] given a ViewSet's admission and its throttles (with its basename): the future is the same type for
-/// every ViewSet. The generated routes call it through their ViewSet's table of operations.
+/// every ViewSet. The generated routes call it through their ViewSet's table of operations. Both run in a `DEBUG`
+/// span `admission` on the target `viewset::admission`.
 pub(crate) fn enter_with<'a>(
     request: &'a mut RequestContext,
     operation: Operation,
     admit: fn(&mut RequestContext, Operation) -> Result<(), ApiError>,
     throttles: (&'static Throttles, &'static str),
 ) -> impl Future<Output = Result<Pass, ApiError>> + Send + 'a {
-    let admitted = admit(request, operation);
-    throttled::entered(request, admitted, throttles)
+    let span = tracing::debug_span!(target: "viewset::admission", "admission", operation = operation.name());
+    let admitted = span.in_scope(|| admit(request, operation));
+    tracing::Instrument::instrument(throttled::entered(request, admitted, throttles), span)
 }
 
 /// `request` as a list request of `R`'s own, for records of `R` reached from another ViewSet (an embedded relation,

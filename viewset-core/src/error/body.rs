@@ -146,7 +146,10 @@ impl IntoResponse for ApiError {
         if let ApiError::Database(err) = &self {
             tracing::error!(error = %err, "database error in a generated endpoint");
         }
-        let mut response = (self.status(), Json(self.body())).into_response();
+        let body = self.body();
+        #[cfg(feature = "otel")]
+        let body = crate::trace::stamped(body); // the request's trace id beside the error
+        let mut response = (self.status(), Json(body)).into_response();
         if let ApiError::Throttled { retry_after, headers, scope, .. } = self {
             crate::measure::throttled(scope);
             response.headers_mut().extend(*headers);

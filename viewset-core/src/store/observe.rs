@@ -1,7 +1,9 @@
 //! The statement hook: every statement the store runs, sent to sqlx directly or through sea-orm, is seen here
 //! once before it is sent and once when it returned. It opens a `DEBUG` span on the target `viewset::sql` (fields
-//! `role`, `sql` with its values written in, then `rows` and `elapsed_ms`), and inside [`record_statements`] it adds
-//! the statement to the recording. When neither wants it, it costs a check of the span's level and of the task-local.
+//! `role`, `sql` with its values written in, then `rows` and `elapsed_ms`; and OpenTelemetry's `db.system`,
+//! `db.statement` with its placeholders, `db.operation` (the role), `otel.name`: the statement's verb), and inside
+//! [`record_statements`] it adds the statement to the recording. When neither wants it, it costs a check of the
+//! span's level and of the task-local.
 
 use std::cell::RefCell;
 use std::time::Instant;
@@ -63,7 +65,12 @@ pub(super) fn observe(role: &'static str, statement: &Statement) -> Observed {
         role,
         sql = %statement,
         rows = tracing::field::Empty,
-        elapsed_ms = tracing::field::Empty
+        elapsed_ms = tracing::field::Empty,
+        otel.kind = "client",
+        otel.name = verb(&statement.sql),
+        db.system = system(statement.db_backend),
+        db.statement = statement.sql.as_str(),
+        db.operation = role,
     );
     let recorded = STATEMENTS
         .try_with(|recorded| {
@@ -95,4 +102,19 @@ impl Observed {
             });
         }
     }
+}
+
+/// The OpenTelemetry `db.system` of `backend`.
+fn system(backend: sea_orm::DbBackend) -> &'static str {
+    match backend {
+        sea_orm::DbBackend::Postgres => "postgresql",
+        sea_orm::DbBackend::MySql => "mysql",
+        sea_orm::DbBackend::Sqlite => "sqlite",
+        _ => "other_sql",
+    }
+}
+
+/// The first word of `sql` (`SELECT`, `UPDATE`, `WITH`, …), the statement span's name.
+fn verb(sql: &str) -> &str {
+    sql.split_whitespace().next().unwrap_or("statement")
 }

@@ -68,23 +68,28 @@ impl Writing {
     }
 
     /// [`Writing::commit`], its errors read for `table`: one function for every ViewSet.
+    /// Its events are published in a `DEBUG` span `publish` on the target `viewset::events` (fields `events`, and
+    /// `durable`: written into the outbox in the write's transaction, then handed to the bus after the commit).
     pub(crate) async fn commit_on(self, bus: &EventBus, table: &'static str) -> Result<(), ApiError> {
+        use tracing::Instrument;
         let durable = bus.is_durable();
+        let span = match self.events.len() {
+            0 => tracing::Span::none(),
+            events => tracing::debug_span!(target: "viewset::events", "publish", events, durable),
+        };
         let mut recorded = Vec::new();
         if let Some(txn) = self.txn {
             if durable && !self.events.is_empty() {
-                let written = record(&txn, &self.events, bus.relays()).await;
+                let written = record(&txn, &self.events, bus.relays()).instrument(span.clone()).await;
                 recorded = written.map_err(|err| ApiError::from_db(err, table))?;
             }
             commit_on(txn, table).await?;
         }
         if durable {
             (0..self.events.len()).for_each(|_| crate::measure::event_published());
-            bus.committed(recorded).await;
+            bus.committed(recorded).instrument(span).await;
         } else {
-            for event in self.events {
-                bus.publish(event);
-            }
+            span.in_scope(|| self.events.into_iter().for_each(|event| bus.publish(event)));
         }
         Ok(())
     }
