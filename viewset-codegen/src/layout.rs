@@ -101,12 +101,15 @@ pub(crate) fn entities(ws: &mut Workspace) -> Result<Vec<Entity>, CodegenError> 
     Ok(out)
 }
 
-/// The entity a ViewSet's `model = <path>::Entity` names (`entity::Entity`, `crate::entities::tags::Entity`).
+/// The entity a ViewSet's `model = <path>::Entity` names (`entity::Entity`, `crate::entities::tags::Entity`, or
+/// `tags::Entity` for `crate::entities::tags`).
 pub(crate) fn entity_of_model<'a>(entities: &'a [Entity], model: &str) -> Option<&'a Entity> {
     let model: String = model.split_whitespace().collect();
     let module = model.strip_suffix("::Entity")?;
     let module = module.strip_prefix("crate::").unwrap_or(module);
-    entities.iter().find(|e| e.module.strip_prefix("crate::") == Some(module))
+    let exact = entities.iter().find(|e| e.module.strip_prefix("crate::") == Some(module));
+    // `category::Entity` after `use crate::entities::category;` (as `viewset new` writes the first ViewSet).
+    exact.or_else(|| entities.iter().find(|e| e.module.ends_with(&format!("::entities::{module}"))))
 }
 
 /// `text` with the line `<prefix><module>;` among its top-level `<prefix>...;` lines, in name order (as rustfmt

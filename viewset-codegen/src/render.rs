@@ -73,8 +73,9 @@ pub(crate) fn relation_name(column: &str) -> String {
     super::errors::pascal(column.strip_suffix("_id").unwrap_or(column))
 }
 
-/// The entity file of a new table.
-pub(crate) fn entity(table: &str, columns: &[Resolved]) -> String {
+/// The entity file of a new table; `extra` is more `Related` impls (many-to-many ones, through their join
+/// entities), each ending with a newline.
+pub(crate) fn entity(table: &str, columns: &[Resolved], extra: &[String]) -> String {
     let fields: String = columns.iter().map(|c| field(&c.column)).collect();
     let mut relations = String::new();
     let mut related = String::new();
@@ -97,6 +98,10 @@ pub(crate) fn entity(table: &str, columns: &[Resolved]) -> String {
                 "\nimpl Related<{module}::Entity> for Entity {{\n    fn to() -> RelationDef {{\n        Relation::{variant}.def()\n    }}\n}}\n"
             ));
         }
+    }
+    for text in extra {
+        related.push('\n');
+        related.push_str(text);
     }
     let relation_enum = if relations.is_empty() {
         "pub enum Relation {}\n".to_string()
@@ -158,8 +163,9 @@ pub(crate) fn column_def(column: &Column) -> String {
 
 const MIGRATION_HEAD: &str = "use sea_orm_migration::{prelude::*, schema::*};\n\n";
 
-/// The migration creating a new table, with its foreign keys and an index on each.
-pub(crate) fn create_migration(table: &str, columns: &[Resolved]) -> String {
+/// The migration creating a new table, with its foreign keys and an index on each, then its many-to-many
+/// relations' join tables.
+pub(crate) fn create_migration(table: &str, columns: &[Resolved], joins: &[super::render_join::Join]) -> String {
     let cols: String = columns.iter().map(|c| format!("            .col({})\n", column_def(&c.column))).collect();
     let mut fks = String::new();
     let mut indexes = String::new();
@@ -181,8 +187,19 @@ pub(crate) fn create_migration(table: &str, columns: &[Resolved]) -> String {
         manager.create_index(index).await?;\n"
         ));
     }
+    let links: String = joins.iter().map(super::render_join::create_statements).collect();
+    let drops: String = joins
+        .iter()
+        .map(|j| format!("        manager.drop_table(Table::drop().table(\"{}\").to_owned()).await?;\n", j.table))
+        .collect();
+    let what = if joins.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = joins.iter().map(|j| format!("`{}`", j.table)).collect();
+        format!(" and its join tables {}", names.join(", "))
+    };
     format!(
-        "//! Creates `{table}` (written by the code generator, `new_resource`).
+        "//! Creates `{table}`{what} (written by the code generator, `new_resource`).
 
 {MIGRATION_HEAD}/// Creates `{table}`.
 #[derive(DeriveMigrationName)]
@@ -196,11 +213,11 @@ impl MigrationTrait for Migration {{
             .if_not_exists()
 {cols}{fks}            .to_owned();
         manager.create_table(table).await?;
-{indexes}        Ok(())
+{indexes}{links}        Ok(())
     }}
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
-        manager.drop_table(Table::drop().table(\"{table}\").to_owned()).await
+{drops}        manager.drop_table(Table::drop().table(\"{table}\").to_owned()).await
     }}
 }}
 "
@@ -244,6 +261,8 @@ pub(crate) struct ViewSetText<'a> {
     pub(crate) ordering_fields: &'a [String],
     pub(crate) ordering: &'a [String],
     pub(crate) permissions: &'a [String],
+    /// Its relations: in `relations(...)` (those with `related`), `expandable`, and their related filters.
+    pub(crate) sides: &'a [super::relations::Side],
 }
 
 fn list(items: &[String]) -> String {
@@ -255,8 +274,10 @@ fn list(items: &[String]) -> String {
 pub(crate) fn viewset(v: &ViewSetText) -> String {
     let mut backends = Vec::new();
     let mut items = vec![format!("model = {}::Entity", v.module), format!("prefix = \"{}\"", v.prefix)];
+    let mut filterable = v.filterable.to_vec();
+    filterable.extend(v.sides.iter().flat_map(|s| s.filter_paths()));
     for (fields, backend, key) in [
-        (v.filterable, "ServiceFilterBackend", "filterable_fields"),
+        (filterable.as_slice(), "ServiceFilterBackend", "filterable_fields"),
         (v.search, "SearchFilter", "search_fields"),
         (v.ordering_fields, "OrderingFilter", "ordering_fields"),
     ] {
@@ -270,6 +291,15 @@ pub(crate) fn viewset(v: &ViewSetText) -> String {
     }
     if !v.ordering.is_empty() {
         items.push(format!("ordering = {}", list(v.ordering)));
+    }
+    let related: Vec<String> =
+        v.sides.iter().filter(|s| s.related).map(|s| format!("{} = {}::Entity", s.name, s.module)).collect();
+    if !related.is_empty() {
+        items.push(format!("relations({})", related.join(", ")));
+    }
+    if !v.sides.is_empty() {
+        let names: Vec<String> = v.sides.iter().map(|s| s.name.clone()).collect();
+        items.push(format!("expandable = {}", list(&names)));
     }
     items.push(format!("permission_classes = [{}]", v.permissions.join(", ")));
     let body: String = items.iter().map(|i| format!("    {i},\n")).collect();
