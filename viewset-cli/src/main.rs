@@ -28,7 +28,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Writes a new project in `<dir>/<name>`, serving its first resource at `/api/<resource>/`.
+    /// Writes a new project in `<dir>/<name>`, serving its first resource at `/api/<plural of resource>/`.
     New {
         /// The crate's name: lowercase letters, digits, `-` and `_`, starting with a letter (e.g. `shop`).
         name: String,
@@ -67,11 +67,12 @@ enum Command {
 enum Generate {
     /// A table: entity, its migration file, a ViewSet with allowlists, its registration and a test.
     Resource {
-        /// The table (snake_case, e.g. `products`): also the module and the URL segment `/api/<name>/`.
+        /// The table (snake_case, e.g. `product`): also the module; served at `/api/<plural>/` (`/api/products/`).
         name: String,
-        /// `<name>:<type>` each, `?` for nullable, `=<value>` for a default; types: string, text, i32, i64, f64,
-        /// decimal (DECIMAL(19, 4): 15 digits before the point, 4 after; a JSON string), bool, date, datetime,
-        /// uuid, json, `references:<resource>`.
+        /// `<name>:<type>` each, `?` for nullable, `=<value>` for a default; types: string (at most 255
+        /// characters), text, i32, i64, f64, decimal (DECIMAL(19, 4): 15 digits before the point, 4 after; a JSON
+        /// string), bool, date, datetime, uuid, json, `references:<resource>` (a foreign key, declared on both
+        /// sides), `many_to_many:<resource>` (`tags:many_to_many:tag`: a join table, declared on both sides).
         #[arg(required = true)]
         fields: Vec<String>,
     },
@@ -111,16 +112,17 @@ fn new(
     let path = project::Project::new(name, resource, database, viewset.as_deref(), &date)?.write(dir)?;
     let path = path.display();
     Ok(format!(
-        "created {path}\nnext: cd {path} && API_TOKEN=change-me cargo run\nthen: curl http://127.0.0.1:3000/api/{resource}/"
+        "created {path}\nnext: cd {path} && API_TOKEN=change-me cargo run\nthen: curl http://127.0.0.1:3000/api/{}/",
+        viewset_codegen::plural(resource)
     ))
 }
 
 fn generate(what: Generate, dry_run: bool, project: &std::path::Path) -> Result<String, String> {
     let (operations, arguments) = match what {
         Generate::Resource { name, fields } => {
-            let columns = fields.iter().map(|f| generate::parse_field(f)).collect::<Result<Vec<_>, _>>()?;
+            let parsed = fields.iter().map(|f| generate::parse_argument(f)).collect::<Result<Vec<_>, _>>()?;
             let arguments: Vec<String> = std::iter::once(name.clone()).chain(fields).collect();
-            (generate::resource(&name, columns), arguments)
+            (generate::resource(&name, parsed), arguments)
         }
         Generate::Field { resource, field, viewset } => {
             let column = generate::parse_field(&field)?;

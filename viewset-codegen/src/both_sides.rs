@@ -127,6 +127,7 @@ pub(crate) fn plan(
                 module: target_module.clone(),
                 filters: relations::filterable_strings(&text, d, target),
                 related: first,
+                writable: false,
             }),
             None => notes.push(format!("no ViewSet serves `{target_table}`: `{name}` is not expandable")),
         }
@@ -149,8 +150,13 @@ pub(crate) fn plan(
             impl_text: relations::related_impl(&doc, &module, &variant_name),
         });
         if let Some(d) = decl {
-            let side =
-                Side { name: reverse.clone(), module: module.clone(), filters: own_strings.clone(), related: true };
+            let side = Side {
+                name: reverse.clone(),
+                module: module.clone(),
+                filters: own_strings.clone(),
+                related: true,
+                writable: false,
+            };
             plan.viewsets.push((d.name.clone(), side));
         }
     }
@@ -172,6 +178,7 @@ pub(crate) fn plan(
                 module: target.module.clone(),
                 filters: relations::filterable_strings(&text, d, target),
                 related: true,
+                writable: true,
             }),
             None => notes.push(format!("no ViewSet serves `{}`: `{}` is not expandable", m.table, m.name)),
         }
@@ -185,8 +192,13 @@ pub(crate) fn plan(
             if target.field(&reverse).is_some() {
                 notes.push(format!("`{}` has a field `{reverse}`: its side of `{}` is not declared", m.table, m.name));
             } else {
-                let side =
-                    Side { name: reverse.clone(), module: module.clone(), filters: own_strings.clone(), related: true };
+                let side = Side {
+                    name: reverse.clone(),
+                    module: module.clone(),
+                    filters: own_strings.clone(),
+                    related: true,
+                    writable: false,
+                };
                 plan.viewsets.push((d.name.clone(), side));
             }
         }

@@ -21,6 +21,9 @@ pub(crate) struct Side {
     /// Whether `relations(...)` names it (a second foreign key to the same table has no `Related` impl of its own:
     /// it is only expandable, through its `Relation` variant).
     pub(crate) related: bool,
+    /// Whether `writable_relations` names it: a many-to-many relation of the new table, whose links a create or a
+    /// PATCH writes (`{"tags": [1, 2]}`; the join table has no ViewSet of its own).
+    pub(crate) writable: bool,
 }
 
 impl Side {
@@ -198,6 +201,7 @@ mod tests {
             module: "crate::entities::product".into(),
             filters: vec!["name".into()],
             related: true,
+            writable: false,
         };
         let mut notes = Vec::new();
         let out = add_side(text, "CategoryViewSet", &side, &mut notes).unwrap();
@@ -210,6 +214,7 @@ mod tests {
             module: "crate::entities::tag".into(),
             filters: vec!["id".into()],
             related: true,
+            writable: false,
         };
         let again = add_side(&out, "CategoryViewSet", &tags, &mut notes).unwrap();
         assert!(

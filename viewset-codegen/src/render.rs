@@ -301,6 +301,10 @@ pub(crate) fn viewset(v: &ViewSetText) -> String {
         let names: Vec<String> = v.sides.iter().map(|s| s.name.clone()).collect();
         items.push(format!("expandable = {}", list(&names)));
     }
+    let writable: Vec<String> = v.sides.iter().filter(|s| s.writable).map(|s| s.name.clone()).collect();
+    if !writable.is_empty() {
+        items.push(format!("writable_relations = {}", list(&writable)));
+    }
     items.push(format!("permission_classes = [{}]", v.permissions.join(", ")));
     let body: String = items.iter().map(|i| format!("    {i},\n")).collect();
     format!(

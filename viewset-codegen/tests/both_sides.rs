@@ -150,7 +150,8 @@ fn a_many_to_many_relation_writes_its_join_table_and_both_sides() {
         viewsets.contains("    filterable_fields = [\"title\", \"tags__id\", \"tags__name\", \"tags__notes\"],\n"),
         "{viewsets}"
     );
-    let relation = "    relations(tags = crate::entities::category::Entity),\n    expandable = [\"tags\"],\n";
+    let relation = "    relations(tags = crate::entities::category::Entity),\n    expandable = [\"tags\"],\n    \
+                    writable_relations = [\"tags\"],\n";
     assert!(viewsets.contains(relation), "{viewsets}");
     let reverse = "    relations(posts = crate::entities::post::Entity),\n    expandable = [\"posts\"],\n)]\npub struct \
                    CategoryViewSet;";
