@@ -5,11 +5,14 @@
 //! ```text
 //! cargo install --path viewset-cli                   # once: puts `viewset` on PATH
 //! viewset new shop                                    # SQLite; --postgres, --mysql; --resource products
-//! cd shop && viewset generate resource products name:string price:f64 category_id:references:items?
-//! API_TOKEN=change-me cargo run                       # GET http://127.0.0.1:3000/api/products/
+//! cd shop && viewset generate resource category name:string
+//! viewset generate resource product name:string price:f64 category_id:references:category tags:many_to_many:items
+//! viewset migrate status                              # or: up [n], down [n]
+//! API_TOKEN=change-me cargo run                       # GET http://127.0.0.1:3000/api/products/?expand=category
 //! ```
 
 mod generate;
+mod migrate;
 mod names;
 mod project;
 
@@ -49,6 +52,15 @@ enum Command {
         /// (`cargo install --path viewset-cli`), else the published `viewset-core` of this command's version.
         #[arg(long)]
         viewset: Option<PathBuf>,
+    },
+    /// Lists, applies or rolls back the project's migrations (run by the project itself: `cargo run -- migrate`), on
+    /// the database its server uses (`DATABASE_URL`, else the project's default).
+    Migrate {
+        #[command(subcommand)]
+        what: migrate::Migrate,
+        /// The project's directory (written by `viewset new`).
+        #[arg(long, global = true, default_value = ".")]
+        project: PathBuf,
     },
     /// Adds to the project in the current directory (or --project): prints what it wrote, or the diff with --dry-run.
     Generate {
@@ -150,6 +162,7 @@ fn main() -> ExitCode {
             new(&name, &resource, database, &dir, viewset)
         }
         Command::Generate { what, dry_run, project } => generate(what, dry_run, &project),
+        Command::Migrate { what, project } => migrate::run(&project, &what),
     };
     match result {
         Ok(output) => {
