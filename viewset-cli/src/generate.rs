@@ -175,10 +175,14 @@ fn describe(error: &CodegenError, arguments: &[String]) -> String {
     let CodegenError::Invalid(errors) = error else { return error.to_string() };
     // The later operations of one command build on the first (a field's allowlists on its column): their errors
     // are consequences of the first failing one's, so only that operation's are printed.
+    // Likewise the ViewSet's name and prefix come from the resource's name: a refused name says it all.
     let first = errors.iter().filter_map(|e| e.loc.first().and_then(Value::as_u64)).min();
+    let key = |e: &viewset_codegen::FieldError| e.loc.get(1).and_then(Value::as_str).unwrap_or_default().to_string();
+    let table_refused = errors.iter().any(|e| key(e) == "table");
     let lines: Vec<String> = errors
         .iter()
         .filter(|e| e.loc.first().and_then(Value::as_u64) == first)
+        .filter(|e| !(table_refused && key(e) == "viewset"))
         .map(|e| {
             let key = e.loc.get(1).and_then(Value::as_str).unwrap_or_default();
             let argument = match key {

@@ -98,8 +98,16 @@ pub(crate) fn related_impl(doc: &str, module: &str, variant: &str) -> String {
 /// `impl Related<<module>::Entity> for Entity` through the join entity `join` (`to`: its variant towards the
 /// related entity; `back`: its variant towards this one).
 pub(crate) fn related_via(doc: &str, module: &str, join: &str, to: &str, back: &str) -> String {
+    let back_line = format!("        Some({join}::Relation::{back}.def().rev())");
+    let back_def = if back_line.len() <= 120 {
+        back_line
+    } else {
+        format!(
+            "        Some(\n            {join}::Relation::{back}\n                .def()\n                .rev(),\n        )"
+        )
+    };
     format!(
-        "/// {doc}\nimpl Related<{module}::Entity> for Entity {{\n    fn to() -> RelationDef {{\n        {join}::Relation::{to}.def()\n    }}\n\n    fn via() -> Option<RelationDef> {{\n        Some({join}::Relation::{back}.def().rev())\n    }}\n}}\n"
+        "/// {doc}\nimpl Related<{module}::Entity> for Entity {{\n    fn to() -> RelationDef {{\n        {join}::Relation::{to}.def()\n    }}\n\n    fn via() -> Option<RelationDef> {{\n{back_def}\n    }}\n}}\n"
     )
 }
 

@@ -73,6 +73,37 @@ pub(crate) fn relation_name(column: &str) -> String {
     super::errors::pascal(column.strip_suffix("_id").unwrap_or(column))
 }
 
+/// A `belongs_to` attribute (indented by four spaces, ending with a newline), on one line when it fits in 120
+/// columns, else one key per line, as rustfmt writes it.
+pub(crate) fn belongs_to(module: &str, from: &str, to: &str) -> String {
+    let keys =
+        [format!("belongs_to = \"{module}::Entity\""), format!("from = \"Column::{from}\""), format!("to = \"{to}\"")];
+    let line = format!("    #[sea_orm({})]\n", keys.join(", "));
+    if line.len() <= 121 {
+        return line;
+    }
+    format!("    #[sea_orm(\n        {}\n    )]\n", keys.join(",\n        "))
+}
+
+/// `let <name> = <first><calls>;` in a function body (8 spaces in): on one line when it fits in 120 columns, else
+/// the whole chain on the next line, else one call per line, as rustfmt formats a chain; a call holding a line
+/// break always goes on a line of its own.
+pub(crate) fn let_chain(name: &str, first: &str, calls: &[String]) -> String {
+    let flat = format!("{first}{}", calls.concat());
+    if !flat.contains('\n') {
+        let one = format!("        let {name} = {flat};");
+        if one.len() <= 120 {
+            return format!("{one}\n");
+        }
+        // The chain alone on the next line, 12 spaces in, with its `;`: 120 columns at most.
+        if flat.len() <= 107 {
+            return format!("        let {name} =\n            {flat};\n");
+        }
+    }
+    let lines: String = calls.iter().map(|c| format!("\n            {c}")).collect();
+    format!("        let {name} = {first}{lines};\n")
+}
+
 /// The entity file of a new table; `extra` is more `Related` impls (many-to-many ones, through their join
 /// entities), each ending with a newline.
 pub(crate) fn entity(table: &str, columns: &[Resolved], extra: &[String]) -> String {
@@ -89,8 +120,10 @@ pub(crate) fn entity(table: &str, columns: &[Resolved], extra: &[String]) -> Str
             super::errors::pascal(&reference.column),
         );
         relations.push_str(&format!(
-            "    /// `{}` → `{target_table}.{}`.\n    #[sea_orm(belongs_to = \"{module}::Entity\", from = \"Column::{from}\", to = \"{module}::Column::{to}\")]\n    {variant},\n",
-            c.column.name, reference.column
+            "    /// `{}` → `{target_table}.{}`.\n{}    {variant},\n",
+            c.column.name,
+            reference.column,
+            belongs_to(module, &from, &format!("{module}::Column::{to}"))
         ));
         if !related_to.contains(module) {
             related_to.push(module.clone());
@@ -166,27 +199,30 @@ const MIGRATION_HEAD: &str = "use sea_orm_migration::{prelude::*, schema::*};\n\
 /// The migration creating a new table, with its foreign keys and an index on each, then its many-to-many
 /// relations' join tables.
 pub(crate) fn create_migration(table: &str, columns: &[Resolved], joins: &[super::render_join::Join]) -> String {
-    let cols: String = columns.iter().map(|c| format!("            .col({})\n", column_def(&c.column))).collect();
-    let mut fks = String::new();
+    let mut calls = vec![format!(".table(\"{table}\")"), ".if_not_exists()".to_string()];
+    calls.extend(columns.iter().map(|c| format!(".col({})", column_def(&c.column))));
     let mut indexes = String::new();
     for c in columns {
         let (Some((_, target)), Some(reference)) = (&c.target, &c.column.references) else { continue };
         let name = &c.column.name;
-        fks.push_str(&format!(
-            "            .foreign_key(
+        calls.push(format!(
+            ".foreign_key(
                 ForeignKey::create()
                     .name(\"fk_{table}_{name}\")
                     .from(\"{table}\", \"{name}\")
                     .to(\"{target}\", \"{}\")
                     .on_delete(ForeignKeyAction::Restrict),
-            )\n",
+            )",
             reference.column
         ));
-        indexes.push_str(&format!(
-            "        let index = Index::create().name(\"idx_{table}_{name}\").table(\"{table}\").col(\"{name}\").to_owned();
-        manager.create_index(index).await?;\n"
-        ));
+        let index =
+            [format!(".name(\"idx_{table}_{name}\")"), format!(".table(\"{table}\")"), format!(".col(\"{name}\")")];
+        let index: Vec<String> = index.into_iter().chain([".to_owned()".to_string()]).collect();
+        indexes.push_str(&let_chain("index", "Index::create()", &index));
+        indexes.push_str("        manager.create_index(index).await?;\n");
     }
+    calls.push(".to_owned()".to_string());
+    let create = let_chain("table", "Table::create()", &calls);
     let links: String = joins.iter().map(super::render_join::create_statements).collect();
     let drops: String = joins
         .iter()
@@ -208,11 +244,7 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {{
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
-        let table = Table::create()
-            .table(\"{table}\")
-            .if_not_exists()
-{cols}{fks}            .to_owned();
-        manager.create_table(table).await?;
+{create}        manager.create_table(table).await?;
 {indexes}{links}        Ok(())
     }}
 
@@ -324,6 +356,22 @@ mod tests {
 
     fn column(name: &str, column_type: ColumnType, nullable: bool) -> Column {
         Column { nullable, ..Column::new(name, column_type) }
+    }
+
+    #[test]
+    fn long_lines_are_broken_as_rustfmt_breaks_them() {
+        assert_eq!(belongs_to("super::a", "AId", "super::a::Column::Id").lines().count(), 1);
+        let long = belongs_to("crate::entities::category", "CategoryId", "crate::entities::category::Column::Id");
+        assert!(long.starts_with("    #[sea_orm(\n        belongs_to = ") && long.ends_with("\"\n    )]\n"), "{long}");
+        let calls = |n: usize| -> Vec<String> { (0..n).map(|i| format!(".col(c{i:02})")).collect() };
+        assert_eq!(let_chain("t", "T::new()", &calls(2)), "        let t = T::new().col(c00).col(c01);\n");
+        let next_line = let_chain("t", "T::new()", &calls(11));
+        assert!(
+            next_line.starts_with("        let t =\n            T::new().col(c00)") && next_line.lines().count() == 2
+        );
+        assert_eq!(let_chain("t", "T::new()", &calls(12)).lines().count(), 13, "one call per line");
+        let block = let_chain("t", "T::new()", &[".a(\n)".to_string()]);
+        assert_eq!(block, "        let t = T::new()\n            .a(\n);\n");
     }
 
     #[test]

@@ -39,10 +39,8 @@ pub(crate) fn entity(join: &Join) -> String {
     let (owner_variant, target_variant) = join.variants();
     let table = &join.table;
     let belongs = |variant: &str, module: &str, col: &str, other: &str| {
-        format!(
-            "    /// `{col}` → `{other}.id`.\n    #[sea_orm(belongs_to = \"{module}::Entity\", from = \"Column::{}\", to = \"{module}::Column::Id\")]\n    {variant},\n",
-            pascal(col)
-        )
+        let attribute = super::render::belongs_to(module, &pascal(col), &format!("{module}::Column::Id"));
+        format!("    /// `{col}` → `{other}.id`.\n{attribute}    {variant},\n")
     };
     let related = |module: &str, variant: &str| {
         format!(
@@ -83,6 +81,19 @@ impl ActiveModelBehavior for ActiveModel {{}}
     )
 }
 
+/// The join table's `.primary_key(...)` line(s): the pair, on one line when it fits in 120 columns.
+fn primary_key(table: &str, owner_col: &str, target_col: &str) -> String {
+    let line = format!(
+        "            .primary_key(Index::create().name(\"pk_{table}\").col(\"{owner_col}\").col(\"{target_col}\"))\n"
+    );
+    if line.len() <= 121 {
+        return line;
+    }
+    format!(
+        "            .primary_key(\n                Index::create()\n                    .name(\"pk_{table}\")\n                    .col(\"{owner_col}\")\n                    .col(\"{target_col}\"),\n            )\n"
+    )
+}
+
 /// The statements of `up` creating the join table (after its owner's table), indented for `up`'s body.
 pub(crate) fn create_statements(join: &Join) -> String {
     let table = &join.table;
@@ -106,16 +117,25 @@ pub(crate) fn create_statements(join: &Join) -> String {
             .if_not_exists()
             .col({}(\"{owner_col}\"))
             .col({}(\"{target_col}\"))
-            .primary_key(Index::create().name(\"pk_{table}\").col(\"{owner_col}\").col(\"{target_col}\"))
-{}{}            .to_owned();
+{}{}{}            .to_owned();
         manager.create_table(links).await?;
         // The key's leading column serves a `{owner}`'s links; this serves a `{target}`'s.
-        let index = Index::create().name(\"idx_{table}_{target_col}\").table(\"{table}\").col(\"{target_col}\").to_owned();
-        manager.create_index(index).await?;\n",
+{}        manager.create_index(index).await?;\n",
         helper(owner_ty),
         helper(target_ty),
+        primary_key(table, owner_col, target_col),
         link(owner_col, owner),
         link(target_col, target),
+        super::render::let_chain(
+            "index",
+            "Index::create()",
+            &[
+                format!(".name(\"idx_{table}_{target_col}\")"),
+                format!(".table(\"{table}\")"),
+                format!(".col(\"{target_col}\")"),
+                ".to_owned()".to_string()
+            ]
+        ),
     )
 }
 
@@ -137,7 +157,10 @@ mod tests {
         assert!(text.contains("#[sea_orm(table_name = \"post_tags\")]"), "{text}");
         assert!(text.contains("    #[sea_orm(primary_key, auto_increment = false)]\n    pub post_id: i32,"), "{text}");
         assert!(text.contains("    #[sea_orm(primary_key, auto_increment = false)]\n    pub tag_id: i64,"), "{text}");
-        assert!(text.contains("#[sea_orm(belongs_to = \"crate::entities::tag::Entity\", from = \"Column::TagId\", to = \"crate::entities::tag::Column::Id\")]\n    Tag,"), "{text}");
+        // Longer than 120 columns on one line: one key per line, as rustfmt writes it.
+        let tag = "    #[sea_orm(\n        belongs_to = \"crate::entities::tag::Entity\",\n        from = \"Column::TagId\",\n        \
+                   to = \"crate::entities::tag::Column::Id\"\n    )]\n    Tag,";
+        assert!(text.contains(tag), "{text}");
         assert!(text.contains("impl Related<crate::entities::post::Entity> for Entity {\n    fn to() -> RelationDef {\n        Relation::Post.def()"), "{text}");
         assert_eq!(join().variants(), ("Post".to_string(), "Tag".to_string()));
         let up = create_statements(&join());

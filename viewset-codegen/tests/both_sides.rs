@@ -90,8 +90,8 @@ fn a_foreign_key_is_declared_on_both_entities_and_both_viewsets() {
     });
     let preview = preview(&p.0, op).unwrap();
     let product = after(&preview, "src/entities/product.rs");
-    let belongs = "#[sea_orm(belongs_to = \"crate::entities::category::Entity\", from = \"Column::CategoryId\", to = \
-                   \"crate::entities::category::Column::Id\")]\n    Category,";
+    let belongs = "    #[sea_orm(\n        belongs_to = \"crate::entities::category::Entity\",\n        from = \
+                   \"Column::CategoryId\",\n        to = \"crate::entities::category::Column::Id\"\n    )]\n    Category,";
     assert!(product.contains(belongs), "{product}");
     let category = after(&preview, "src/entities/category.rs");
     let has_many = "pub enum Relation {\n    /// Its `products` (`product.category_id`).\n    #[sea_orm(has_many = \
