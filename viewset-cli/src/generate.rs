@@ -10,10 +10,17 @@ use viewset_codegen::{
     Operation, Reference, ViewSetSpec,
 };
 
-/// The length of a generated `string` field (`VARCHAR(255)`, checked on create and update by the ViewSet).
+/// The length of a generated `string` field (`VARCHAR(255)`, checked on create and update by the ViewSet):
+/// `name:string` is `#[sea_orm(column_type = "String(StringLen::N(255))")]` and `string_len("name", 255)`.
 pub const STRING_MAX_LENGTH: u32 = 255;
 
 /// One field argument of `generate resource`: a column, or a many-to-many relation (`tags:many_to_many:tag`).
+///
+/// ```text
+/// name:string                       → Field::Column (VARCHAR(255))
+/// category_id:references:category   → Field::Column with its reference
+/// tags:many_to_many:tag             → Field::ManyToMany { name: "tags", table: "tag" }
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Field {
     /// A column (`name:string`, `category_id:references:category`).
@@ -246,6 +253,16 @@ mod tests {
         let c = parse_field("total:decimal?").unwrap();
         assert_eq!((c.column_type, c.nullable), (ColumnType::Decimal, true));
         assert_eq!(parse_field("code:uuid").unwrap().column_type, ColumnType::Uuid);
+    }
+
+    #[test]
+    fn resources_are_served_at_their_plural_with_their_relations() {
+        let fields = ["name:string", "tags:many_to_many:tag"].map(|a| parse_argument(a).unwrap());
+        let operations = resource("category", fields.to_vec());
+        let [Operation::NewResource(op)] = operations.as_slice() else { panic!("{operations:?}") };
+        assert_eq!(op.viewset.prefix.as_deref(), Some("/api/categories"));
+        assert_eq!(op.columns.len(), 1);
+        assert_eq!(op.many_to_many, [ManyToMany { name: "tags".into(), table: "tag".into() }]);
     }
 
     #[test]

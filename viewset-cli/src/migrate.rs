@@ -56,7 +56,12 @@ fn check(dir: &Path) -> Result<(), String> {
 }
 
 /// Runs `cargo run --quiet -- migrate <what>` in the project `dir` (cargo's own output on stderr) and answers
-/// what the project printed.
+/// what the project printed, one migration a line:
+///
+/// ```text
+/// applied  m20261128_000001_viewset_idempotency
+/// pending  m20261207_000002_create_category
+/// ```
 pub fn run(dir: &Path, what: &Migrate) -> Result<String, String> {
     check(dir)?;
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
