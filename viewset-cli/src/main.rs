@@ -137,6 +137,12 @@ fn generate(what: Generate, dry_run: bool, project: &std::path::Path) -> Result<
             (generate::resource(&name, parsed), arguments)
         }
         Generate::Field { resource, field, viewset } => {
+            if field.contains(":many_to_many:") {
+                return Err(format!(
+                    "`{field}`: `generate field` adds a column; a many-to-many relation comes with a new resource \
+                     (`generate resource <name> {field}`)"
+                ));
+            }
             let column = generate::parse_field(&field)?;
             let viewset = viewset.unwrap_or_else(|| format!("{}ViewSet", pascal(&resource)));
             (generate::field(&resource, &viewset, column), vec![resource, field])

@@ -344,6 +344,7 @@ fn names_that_cannot_build_and_bad_input_are_refused() {
         (&["generate", "field", "items", "foo:string"], "`foo:string`: existing rows need a value"),
         (&["generate", "resource", "post", "tags:many_to_many:nothing"], "no entity of this project has the table"),
         (&["generate", "resource", "post", "tags:many_to_many"], "is not a field"),
+        (&["generate", "field", "items", "tags:many_to_many:items"], "`generate field` adds a column"),
         (&["generate", "field", "nothing", "stock:i32?"], "no entity of this project has the table `nothing`"),
         (&["generate", "migration", "Add-Index"], "is not a snake_case identifier"),
     ] {
