@@ -116,20 +116,22 @@ pub(crate) fn plan(
         let Some(target) = entities.iter().find(|e| &e.table == target_table) else { continue };
         let first = !seen.contains(target_table);
         seen.push(target_table.clone());
-        let Some(name) = c.column.name.strip_suffix("_id") else {
-            notes.push(format!("`{}` does not end in `_id`: no relation declared on the ViewSets", c.column.name));
-            continue;
-        };
         let decl = relations::viewset_of(&text, &decls, target);
-        match decl {
-            Some(d) => plan.sides.push(Side {
+        // The relation is named after its column without `_id` (`category_id` → `category`), as its `Relation`
+        // variant is; a column named otherwise would share its name with the relation.
+        match (c.column.name.strip_suffix("_id"), decl) {
+            (Some(name), Some(d)) => plan.sides.push(Side {
                 name: name.to_string(),
                 module: target_module.clone(),
                 filters: relations::filterable_strings(&text, d, target),
                 related: first,
                 writable: false,
             }),
-            None => notes.push(format!("no ViewSet serves `{target_table}`: `{name}` is not expandable")),
+            (Some(name), None) => notes.push(format!("no ViewSet serves `{target_table}`: `{name}` is not expandable")),
+            (None, _) => notes.push(format!(
+                "`{}` does not end in `_id`: its relation is not declared on the ViewSet",
+                c.column.name
+            )),
         }
         if !first {
             continue;

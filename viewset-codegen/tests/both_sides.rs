@@ -179,3 +179,20 @@ fn an_unknown_or_doubled_many_to_many_is_refused_at_its_location() {
     assert!(found[1].1.contains("`title` is also a column"), "{found:?}");
     assert!(found[2].1.contains("also has a foreign key to `category`"), "{found:?}");
 }
+
+#[test]
+fn a_key_not_named_after_its_relation_is_declared_on_the_other_side_only() {
+    let p = project("owner");
+    let op = json!({
+        "op": "new_resource", "table": "product",
+        "columns": [{"name": "owner", "type": "integer", "references": {"table": "category"}}],
+    });
+    let preview = preview(&p.0, op).unwrap();
+    let viewsets = after(&preview, "src/viewsets.rs");
+    let product = &viewsets[viewsets.find("pub struct CategoryViewSet;").unwrap()..];
+    assert!(!product.contains("relations(") && !product.contains("expandable"), "`owner` is a field: {product}");
+    assert!(viewsets.contains("    relations(products = crate::entities::product::Entity),\n"), "{viewsets}");
+    assert!(after(&preview, "src/entities/category.rs").contains("    Products,\n"));
+    let notes: Vec<&String> = preview.steps[0].notes.iter().filter(|n| n.contains("`owner`")).collect();
+    assert_eq!(notes, ["`owner` does not end in `_id`: its relation is not declared on the ViewSet"]);
+}
