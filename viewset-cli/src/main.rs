@@ -5,11 +5,14 @@
 //! ```text
 //! cargo install --path viewset-cli                   # once: puts `viewset` on PATH
 //! viewset new shop                                    # SQLite; --postgres, --mysql; --resource products
-//! cd shop && viewset generate resource products name:string price:f64 category_id:references:items?
-//! API_TOKEN=change-me cargo run                       # GET http://127.0.0.1:3000/api/products/
+//! cd shop && viewset generate resource category name:string
+//! viewset generate resource product name:string price:f64 category_id:references:category tags:many_to_many:items
+//! viewset migrate status                              # or: up [n], down [n]
+//! API_TOKEN=change-me cargo run                       # GET http://127.0.0.1:3000/api/products/?expand=category
 //! ```
 
 mod generate;
+mod migrate;
 mod names;
 mod project;
 
@@ -28,7 +31,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Writes a new project in `<dir>/<name>`, serving its first resource at `/api/<resource>/`.
+    /// Writes a new project in `<dir>/<name>`, serving its first resource at `/api/<plural of resource>/`.
     New {
         /// The crate's name: lowercase letters, digits, `-` and `_`, starting with a letter (e.g. `shop`).
         name: String,
@@ -50,6 +53,15 @@ enum Command {
         #[arg(long)]
         viewset: Option<PathBuf>,
     },
+    /// Lists, applies or rolls back the project's migrations (run by the project itself: `cargo run -- migrate`), on
+    /// the database its server uses (`DATABASE_URL`, else the project's default).
+    Migrate {
+        #[command(subcommand)]
+        what: migrate::Migrate,
+        /// The project's directory (written by `viewset new`).
+        #[arg(long, global = true, default_value = ".")]
+        project: PathBuf,
+    },
     /// Adds to the project in the current directory (or --project): prints what it wrote, or the diff with --dry-run.
     Generate {
         #[command(subcommand)]
@@ -67,11 +79,12 @@ enum Command {
 enum Generate {
     /// A table: entity, its migration file, a ViewSet with allowlists, its registration and a test.
     Resource {
-        /// The table (snake_case, e.g. `products`): also the module and the URL segment `/api/<name>/`.
+        /// The table (snake_case, e.g. `product`): also the module; served at `/api/<plural>/` (`/api/products/`).
         name: String,
-        /// `<name>:<type>` each, `?` for nullable, `=<value>` for a default; types: string, text, i32, i64, f64,
-        /// decimal (DECIMAL(19, 4): 15 digits before the point, 4 after; a JSON string), bool, date, datetime,
-        /// uuid, json, `references:<resource>`.
+        /// `<name>:<type>` each, `?` for nullable, `=<value>` for a default; types: string (at most 255
+        /// characters), text, i32, i64, f64, decimal (DECIMAL(19, 4): 15 digits before the point, 4 after; a JSON
+        /// string), bool, date, datetime, uuid, json, `references:<resource>` (a foreign key, declared on both
+        /// sides), `many_to_many:<resource>` (`tags:many_to_many:tag`: a join table, declared on both sides).
         #[arg(required = true)]
         fields: Vec<String>,
     },
@@ -111,18 +124,25 @@ fn new(
     let path = project::Project::new(name, resource, database, viewset.as_deref(), &date)?.write(dir)?;
     let path = path.display();
     Ok(format!(
-        "created {path}\nnext: cd {path} && API_TOKEN=change-me cargo run\nthen: curl http://127.0.0.1:3000/api/{resource}/"
+        "created {path}\nnext: cd {path} && API_TOKEN=change-me cargo run\nthen: curl http://127.0.0.1:3000/api/{}/",
+        viewset_codegen::plural(resource)
     ))
 }
 
 fn generate(what: Generate, dry_run: bool, project: &std::path::Path) -> Result<String, String> {
     let (operations, arguments) = match what {
         Generate::Resource { name, fields } => {
-            let columns = fields.iter().map(|f| generate::parse_field(f)).collect::<Result<Vec<_>, _>>()?;
+            let parsed = fields.iter().map(|f| generate::parse_argument(f)).collect::<Result<Vec<_>, _>>()?;
             let arguments: Vec<String> = std::iter::once(name.clone()).chain(fields).collect();
-            (generate::resource(&name, columns), arguments)
+            (generate::resource(&name, parsed), arguments)
         }
         Generate::Field { resource, field, viewset } => {
+            if field.contains(":many_to_many:") {
+                return Err(format!(
+                    "`{field}`: `generate field` adds a column; a many-to-many relation comes with a new resource \
+                     (`generate resource <name> {field}`)"
+                ));
+            }
             let column = generate::parse_field(&field)?;
             let viewset = viewset.unwrap_or_else(|| format!("{}ViewSet", pascal(&resource)));
             (generate::field(&resource, &viewset, column), vec![resource, field])
@@ -148,6 +168,7 @@ fn main() -> ExitCode {
             new(&name, &resource, database, &dir, viewset)
         }
         Command::Generate { what, dry_run, project } => generate(what, dry_run, &project),
+        Command::Migrate { what, project } => migrate::run(&project, &what),
     };
     match result {
         Ok(output) => {

@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 
 /// The files of a new project, by path (placeholders allowed), and their templates.
-const FILES: [(&str, &str); 8] = [
+const FILES: [(&str, &str); 9] = [
     ("Cargo.toml", include_str!("../templates/Cargo.toml.tmpl")),
     ("src/main.rs", include_str!("../templates/main.rs.tmpl")),
     ("src/lib.rs", include_str!("../templates/lib.rs.tmpl")),
-    ("src/entity.rs", include_str!("../templates/entity.rs.tmpl")),
+    ("src/entities.rs", include_str!("../templates/entities.rs.tmpl")),
+    ("src/entities/{{table}}.rs", include_str!("../templates/entity.rs.tmpl")),
     ("src/migration.rs", include_str!("../templates/migration.rs.tmpl")),
     ("src/migration/{{first_migration}}.rs", include_str!("../templates/first_migration.rs.tmpl")),
     ("src/viewsets.rs", include_str!("../templates/viewsets.rs.tmpl")),
@@ -86,6 +87,7 @@ impl Project {
             ("crate", name.to_string()),
             ("lib", lib),
             ("table", resource.to_string()),
+            ("route", viewset_codegen::plural(resource)),
             ("ViewSet", format!("{pascal}ViewSet")),
             ("viewset_core", dependency),
             ("backend", backend.to_string()),
@@ -173,6 +175,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_first_resource_is_an_entity_module_served_at_its_plural() {
+        let viewset = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let project = Project::new("shop", "category", Database::Sqlite, Some(&viewset), "20261207").unwrap();
+        let files: std::collections::BTreeMap<String, String> = project.files().into_iter().collect();
+        assert!(!files.contains_key("src/entity.rs"), "one layout: src/entities/");
+        assert_eq!(files["src/entities.rs"].lines().last(), Some("pub mod category;"));
+        assert!(files["src/entities/category.rs"].contains(r#"#[sea_orm(table_name = "category")]"#));
+        assert!(files["src/lib.rs"].contains("\npub mod entities;\n"));
+        let viewsets = &files["src/viewsets.rs"];
+        assert!(
+            viewsets.contains("use crate::entities::category;\n") && viewsets.contains("model = category::Entity,")
+        );
+        assert!(viewsets.contains(r#"prefix = "/api/categories","#), "{viewsets}");
+        assert!(files["tests/api.rs"].contains(r#"Request::get("/api/categories/")"#));
+        assert!(files["src/main.rs"].contains("try GET /api/categories/"));
     }
 
     #[test]

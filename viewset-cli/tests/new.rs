@@ -48,7 +48,15 @@ fn grow_as_the_readme_says(project: &Path) {
     }
     let migrations = std::fs::read_to_string(project.join("src/migration.rs")).unwrap();
     let date = viewset_codegen::today_utc();
-    let names = ["create_items", "create_products", "add_items_rating", "add_index_on_name"];
+    let names = [
+        "create_items",
+        "create_category",
+        "create_product",
+        "create_tag",
+        "create_post",
+        "add_items_rating",
+        "add_index_on_name",
+    ];
     let mut at = 0;
     for (n, name) in names.iter().enumerate() {
         let module = viewset_codegen::migration_name(&date, n + 1, name);
@@ -56,6 +64,33 @@ fn grow_as_the_readme_says(project: &Path) {
         let line = format!("Box::new({module}::Migration)");
         at = at + migrations[at..].find(&line).unwrap_or_else(|| panic!("{line} in order: {migrations}"));
     }
+}
+
+/// `viewset migrate` on the grown project's database, where only the first migrations are applied: `status` lists
+/// the new ones pending, `up` applies them, `down 1` rolls back the last one, `up 1` applies it again.
+fn migrate_by_hand(project: &Path, env: &[(&str, &str)]) {
+    let status = |args: &[&str]| -> Vec<(String, String)> {
+        let out = viewset_ok_with(project, args, env);
+        out.lines()
+            .map(|l| {
+                let (status, name) = l.split_once(' ').unwrap_or_else(|| panic!("{out}"));
+                (status.to_string(), name.trim().to_string())
+            })
+            .collect()
+    };
+    let pending = |list: &[(String, String)]| -> Vec<String> {
+        list.iter().filter(|(s, _)| s == "pending").map(|(_, n)| n.clone()).collect()
+    };
+    let before = status(&["migrate", "status"]);
+    assert_eq!(before.len(), 8, "the framework's, the first and six generated: {before:?}");
+    assert_eq!(pending(&before).len(), 6, "{before:?}");
+    assert!(pending(&before)[0].ends_with("_create_category"), "{before:?}");
+    let up = status(&["migrate", "up"]);
+    assert!(pending(&up).is_empty() && up.iter().all(|(s, _)| s == "applied"), "{up:?}");
+    assert_eq!(status(&["migrate", "status"]), up);
+    let down = status(&["migrate", "down", "1"]);
+    assert_eq!(pending(&down), [up.last().unwrap().1.clone()], "{down:?}");
+    assert!(pending(&status(&["migrate", "up", "1"])).is_empty());
 }
 
 /// The first start: an item in a new database (with the first migration only).
@@ -96,6 +131,7 @@ fn exercise_grown(server: &Server) {
     assert!(created["updated_at"].as_str().unwrap().starts_with("2026-11-27T10:00:00"), "{created}");
     assert_eq!((&created["stock"], &created["active"]), (&json!(0), &json!(true)), "defaults: {created}");
     let id = created["id"].as_i64().unwrap();
+    exercise_relations(server, id);
     let by_code = format!("code={code}");
     for query in ["item_id=1", "active=true", "search=desk", "views__gte=5", "ordering=-price", "cost=12.34"]
         .into_iter()
@@ -122,6 +158,52 @@ fn exercise_grown(server: &Server) {
     assert_eq!(server.call("GET", &format!("/api/products/{id}"), None, false).0, 404);
 }
 
+/// Both sides of the generated relations: `?expand=` and related filters on products and categories (a foreign
+/// key), posts and tags (many-to-many, links written with the post); a filter nobody declared is a 422; a string
+/// longer than 255 characters is refused.
+fn exercise_relations(server: &Server, product: i64) {
+    let (status, tools) = server.call("POST", "/api/categories/", Some(&json!({"name": "Tools"})), true);
+    assert_eq!(status, 201, "{tools}");
+    let (status, _) = server.call("POST", "/api/categories/", Some(&json!({"name": "Food"})), true);
+    assert_eq!(status, 201);
+    let long = json!({"name": "x".repeat(256)});
+    let (status, refused) = server.call("POST", "/api/categories/", Some(&long), true);
+    assert_eq!((status, &refused["detail"][0]["loc"]), (422, &json!(["body", "name"])), "{refused}");
+    let body = json!({"category_id": tools["id"]});
+    let (status, patched) = server.call("PATCH", &format!("/api/products/{product}"), Some(&body), true);
+    assert_eq!(status, 200, "{patched}");
+    let (status, list) = server.call("GET", "/api/products/?category__name=Tools&expand=category", None, false);
+    assert_eq!((status, &list["count"]), (200, &json!(1)), "{list}");
+    assert_eq!(list["results"][0]["category"]["name"], "Tools", "{list}");
+    assert_eq!(server.call("GET", "/api/products/?category__name=Food", None, false).1["count"], 0);
+    let (status, refused) = server.call("GET", "/api/products/?categry__name=Tools", None, false);
+    assert_eq!((status, &refused["detail"][0]["type"]), (422, &json!("unknown_filter")), "{refused}");
+    let (status, list) = server.call("GET", "/api/categories/?products__name=Desk%20lamp&expand=products", None, false);
+    assert_eq!((status, &list["count"]), (200, &json!(1)), "{list}");
+    assert_eq!(list["results"][0]["products"][0]["id"], product, "{list}");
+
+    let mut tags = Vec::new();
+    for name in ["rust", "web"] {
+        let (status, tag) = server.call("POST", "/api/tags/", Some(&json!({"name": name})), true);
+        assert_eq!(status, 201, "{tag}");
+        tags.push(tag["id"].clone());
+    }
+    let post = json!({"title": "Hello", "tags": tags});
+    let (status, created) = server.call("POST", "/api/posts/", Some(&post), true);
+    assert_eq!(status, 201, "{created}");
+    assert_eq!(created["tags"].as_array().map(Vec::len), Some(2), "the links written: {created}");
+    let (status, _) = server.call("POST", "/api/posts/", Some(&json!({"title": "Untagged"})), true);
+    assert_eq!(status, 201);
+    let (status, list) = server.call("GET", "/api/posts/?tags__name=rust&expand=tags", None, false);
+    assert_eq!((status, &list["count"]), (200, &json!(1)), "{list}");
+    assert_eq!(list["results"][0]["tags"].as_array().map(Vec::len), Some(2), "{list}");
+    let both = format!("/api/posts/?tags__id__in={},{}", tags[0], tags[1]);
+    assert_eq!(server.call("GET", &both, None, false).1["count"], 1, "a post matching twice counts once");
+    let (status, list) = server.call("GET", "/api/tags/?posts__title=Hello&expand=posts", None, false);
+    assert_eq!((status, &list["count"]), (200, &json!(2)), "{list}");
+    assert_eq!(list["results"][0]["posts"][0]["title"], "Hello", "{list}");
+}
+
 #[test]
 fn a_sqlite_project_grows_builds_tests_and_serves() {
     let dir = Scratch::new("sqlite");
@@ -133,6 +215,7 @@ fn a_sqlite_project_grows_builds_tests_and_serves() {
     assert!(project.join("shop.db").exists(), "the development database, next to the project");
 
     grow_as_the_readme_says(&project);
+    migrate_by_hand(&project, &[]);
     cargo(&project, &["build", "--quiet", "--all-targets"], &[]);
     cargo(&project, &["test", "--quiet"], &[]);
     let server = Server::start(&project, "shop", &[], &dir.0.join("second.log"));
@@ -186,6 +269,7 @@ fn grows_and_serves(name: &str, backend: &str, server_url: &str, dir: &Scratch, 
     assert!(log.contains(&format!("created the database `{development}`")), "{log}");
 
     grow_as_the_readme_says(&project);
+    migrate_by_hand(&project, &env);
     cargo(&project, &["build", "--quiet", "--all-targets"], &[]);
     // The tests empty TEST_DATABASE_URL (created when missing), never the development database.
     cargo(&project, &["test", "--quiet"], &[("TEST_DATABASE_URL", &test_url), ("DATABASE_URL", &development_url)]);
@@ -257,11 +341,16 @@ fn names_that_cannot_build_and_bad_input_are_refused() {
         (&["generate", "resource", "products", "x:references:nothing"], "no entity of this project has the table"),
         (&["generate", "resource", "items", "name:string"], "already has an entity for `items`"),
         (&["generate", "field", "items", "stock:i32"], "existing rows need a value"),
+        (&["generate", "field", "items", "foo:string"], "`foo:string`: existing rows need a value"),
+        (&["generate", "resource", "post", "tags:many_to_many:nothing"], "no entity of this project has the table"),
+        (&["generate", "resource", "post", "tags:many_to_many"], "is not a field"),
+        (&["generate", "field", "items", "tags:many_to_many:items"], "`generate field` adds a column"),
         (&["generate", "field", "nothing", "stock:i32?"], "no entity of this project has the table `nothing`"),
         (&["generate", "migration", "Add-Index"], "is not a snake_case identifier"),
     ] {
         let error = viewset_refused(&project, args);
         assert!(error.contains(expected), "{args:?}: {error}");
+        assert_eq!(error.lines().count(), 1, "each error once, nothing after it: {error}");
     }
     assert!(sources(&project) == before, "a refused command writes nothing");
 }

@@ -2,9 +2,9 @@
 //!
 //! | file | holds | edited by |
 //! |---|---|---|
-//! | `src/lib.rs` | `pub mod entity; pub mod migration; pub mod viewsets;` and `pub fn api()` with `api.include::<viewsets::X>()?;` | `new_resource` (`pub mod entities;`, one `include` line) |
-//! | `src/entity.rs` | the first entity | `add_column` |
-//! | `src/entities.rs`, `src/entities/<table>.rs` | entities the generator added (`pub mod <table>;` each) | `new_resource`, `add_column` |
+//! | `src/lib.rs` | `pub mod entities; pub mod migration; pub mod viewsets;` and `pub fn api()` with `api.include::<viewsets::X>()?;` | `new_resource` (`pub mod entities;` when absent, one `include` line) |
+//! | `src/entities.rs`, `src/entities/<table>.rs` | every entity, the first one included (`pub mod <table>;` each) | `new_resource` (also the other side of its relations, and join tables), `add_column` |
+//! | `src/entity.rs` | the first entity of a project written before `viewset new` used `src/entities/` | `add_column`, `new_resource` (the other side of a relation) |
 //! | `src/migration.rs` | `Migrator` with `vec![...]` in `fn migrations()`; `mod m<YYYYMMDD>_<NNNNNN>_...;` lines | both (one file per migration in `src/migration/`) |
 //! | `src/viewsets.rs` | the ViewSets (`use viewset_core::prelude::*;`) | `new_resource`, `add_to_allowlist` |
 
@@ -101,12 +101,15 @@ pub(crate) fn entities(ws: &mut Workspace) -> Result<Vec<Entity>, CodegenError> 
     Ok(out)
 }
 
-/// The entity a ViewSet's `model = <path>::Entity` names (`entity::Entity`, `crate::entities::tags::Entity`).
+/// The entity a ViewSet's `model = <path>::Entity` names (`entity::Entity`, `crate::entities::tags::Entity`, or
+/// `tags::Entity` for `crate::entities::tags`).
 pub(crate) fn entity_of_model<'a>(entities: &'a [Entity], model: &str) -> Option<&'a Entity> {
     let model: String = model.split_whitespace().collect();
     let module = model.strip_suffix("::Entity")?;
     let module = module.strip_prefix("crate::").unwrap_or(module);
-    entities.iter().find(|e| e.module.strip_prefix("crate::") == Some(module))
+    let exact = entities.iter().find(|e| e.module.strip_prefix("crate::") == Some(module));
+    // `category::Entity` after `use crate::entities::category;` (as `viewset new` writes the first ViewSet).
+    exact.or_else(|| entities.iter().find(|e| e.module.ends_with(&format!("::entities::{module}"))))
 }
 
 /// `text` with the line `<prefix><module>;` among its top-level `<prefix>...;` lines, in name order (as rustfmt

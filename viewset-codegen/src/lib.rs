@@ -34,6 +34,7 @@
 //! # std::fs::remove_dir_all(&dir)?; Ok(()) }
 //! ```
 
+mod both_sides;
 mod checksum;
 mod columns;
 mod errors;
@@ -41,7 +42,10 @@ mod hand_migration;
 mod layout;
 mod operations;
 mod patch;
+mod plural;
+mod relations;
 mod render;
+mod render_join;
 mod resource;
 mod resource_test;
 mod rust_text;
@@ -57,9 +61,10 @@ use serde_json::{Value, json};
 pub use self::errors::{CodegenError, FieldError, RESERVED_QUERY_NAMES, identifier_problem, is_keyword};
 pub use self::layout::{migration_name, today_utc};
 pub use self::operations::{
-    AddColumn, AddToAllowlist, Allowlist, Column, ColumnType, NewMigration, NewResource, Operation, Reference,
-    ViewSetSpec, operations_json_schema,
+    AddColumn, AddToAllowlist, Allowlist, Column, ColumnType, ManyToMany, NewMigration, NewResource, Operation,
+    Reference, ViewSetSpec, operations_json_schema,
 };
+pub use self::plural::{plural, singular};
 use self::workspace::Workspace;
 pub use self::workspace::resolve;
 

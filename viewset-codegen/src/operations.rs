@@ -22,7 +22,9 @@ pub use json_schema::operations_json_schema;
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Operation {
     /// A new table: its entity (`src/entities/<table>.rs`), a migration creating it, a ViewSet and their
-    /// registration (`mod` lines, the `Migrator`'s list, `api()`).
+    /// registration (`mod` lines, the `Migrator`'s list, `api()`). A foreign key (`references`) or a
+    /// `many_to_many` relation is written on both sides: the other entity's `Relation` / `Related`, and on both
+    /// ViewSets `relations(...)`, `expandable` and related filters (`category__name`).
     NewResource(NewResource),
     /// A field name added to an allowlist of a ViewSet in `src/viewsets.rs` (and the backend it needs).
     AddToAllowlist(AddToAllowlist),
@@ -67,6 +69,27 @@ pub struct NewResource {
     /// The ViewSet serving the table.
     #[serde(default)]
     pub viewset: ViewSetSpec,
+    /// Many-to-many relations to other tables of this project, each through a join table of its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub many_to_many: Vec<ManyToMany>,
+}
+
+/// A many-to-many relation of a new table: `{"name": "tags", "table": "tag"}` on `post` writes the join table
+/// `post_tags` (`post_id`, `tag_id`, the pair its primary key, each deleted with its row), its entity, `Related`
+/// through it on both entities, and on both ViewSets `relations(...)`, `expandable` and related filters.
+///
+/// ```
+/// use viewset_codegen::ManyToMany;
+/// let tags: ManyToMany = serde_json::from_value(serde_json::json!({"name": "tags", "table": "tag"})).unwrap();
+/// assert_eq!((tags.name.as_str(), tags.table.as_str()), ("tags", "tag"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManyToMany {
+    /// The relation's name on the new table (`tags`): `?expand=tags`, `?tags__name=`.
+    pub name: String,
+    /// The related table (an entity of this project with an integer `id`).
+    pub table: String,
 }
 
 /// One column.

@@ -10,7 +10,7 @@ use super::rust_text::{Source, ViewSetDecl, indent_at, model_fields, string_list
 use super::workspace::Workspace;
 
 /// `text` with `item` (`key = value`) added as the last item of the attribute `decl`.
-fn add_item(text: &str, decl: &ViewSetDecl, item: &str) -> String {
+pub(crate) fn add_item(text: &str, decl: &ViewSetDecl, item: &str) -> String {
     let Some(last) = decl.items.last() else {
         return format!("{}{item}{}", &text[..decl.inner.start], &text[decl.inner.end..]);
     };
@@ -30,7 +30,7 @@ fn add_item(text: &str, decl: &ViewSetDecl, item: &str) -> String {
 }
 
 /// `text` with `entry` appended to the list value `value` (`["a"]` → `["a", "b"]`).
-fn append_to_list(text: &str, value: std::ops::Range<usize>, entry: &str) -> String {
+pub(crate) fn append_to_list(text: &str, value: std::ops::Range<usize>, entry: &str) -> String {
     let source = Source::new(text);
     let items = source.split_items(value.start + 1..value.end - 1);
     match items.last() {
@@ -39,7 +39,7 @@ fn append_to_list(text: &str, value: std::ops::Range<usize>, entry: &str) -> Str
     }
 }
 
-fn decl<'a>(decls: &'a [ViewSetDecl], name: &str) -> &'a ViewSetDecl {
+pub(crate) fn decl<'a>(decls: &'a [ViewSetDecl], name: &str) -> &'a ViewSetDecl {
     decls.iter().find(|d| d.name == name).expect("the ViewSet was found before the edit")
 }
 
@@ -70,7 +70,7 @@ pub(crate) fn add_to_allowlist(
             op.viewset
         ))
     })?;
-    let (key, field) = (op.allowlist.key(), op.field.as_str());
+    let field = op.field.as_str();
     if identifier(field, op.allowlist == Allowlist::FilterableFields, &loc!["field"], &mut errors) {
         match entity.field(field) {
             None => errors.push(
@@ -92,32 +92,50 @@ pub(crate) fn add_to_allowlist(
         return Err(CodegenError::Invalid(errors.list));
     }
 
+    if let Some(text) = insert_in_allowlist(&text, &op.viewset, op.allowlist, field, notes)? {
+        ws.write(VIEWSETS, text)?;
+    }
+    Ok(())
+}
+
+/// `text` (`src/viewsets.rs`) with `field` in the allowlist `allowlist` of the ViewSet `viewset` (declared there)
+/// and the filter backend it needs; `None` when it is there already (a note says so).
+pub(crate) fn insert_in_allowlist(
+    text: &str,
+    viewset: &str,
+    allowlist: Allowlist,
+    field: &str,
+    notes: &mut Vec<String>,
+) -> Result<Option<String>, CodegenError> {
+    let key = allowlist.key();
+    let source = Source::new(text);
+    let decls = viewset_decls(&source);
+    let found = decl(&decls, viewset);
     let quoted = format!("\"{field}\"");
-    let mut text = text.clone();
+    let mut text = text.to_string();
     match found.item(key) {
         Some(item) if super::rust_text::string_literal(&text[item.value.clone()]).as_deref() == Some("__all__") => {
-            notes.push(format!("{}: {key} is \"__all__\", which already has `{field}`", op.viewset));
-            return Ok(());
+            notes.push(format!("{viewset}: {key} is \"__all__\", which already has `{field}`"));
+            return Ok(None);
         }
         Some(item) => match string_list(&source, item.value.clone()) {
             Some(list) if list.iter().any(|f| f == field) => {
-                notes.push(format!("{}: `{field}` is already in {key}; nothing to change", op.viewset));
-                return Ok(());
+                notes.push(format!("{viewset}: `{field}` is already in {key}; nothing to change"));
+                return Ok(None);
             }
             Some(_) => text = append_to_list(&text, item.value.clone(), &quoted),
             None => {
                 return Err(CodegenError::UnsupportedLayout(format!(
-                    "{key} of {} is not a literal list of strings; edit it by hand",
-                    op.viewset
+                    "{key} of {viewset} is not a literal list of strings; edit it by hand"
                 )));
             }
         },
         None => text = add_item(&text, found, &format!("{key} = [{quoted}]")),
     }
-    let (backend, satisfied_by) = op.allowlist.backend();
+    let (backend, satisfied_by) = allowlist.backend();
     let source = Source::new(&text);
     let decls = viewset_decls(&source);
-    let current = decl(&decls, &op.viewset);
+    let current = decl(&decls, viewset);
     match current.item("filter_backends") {
         Some(item) => {
             let items = source.split_items(item.value.start + 1..item.value.end - 1);
@@ -127,16 +145,16 @@ pub(crate) fn add_to_allowlist(
             });
             if !has {
                 text = append_to_list(&text, item.value.clone(), backend);
-                notes.push(format!("{}: added {backend} to filter_backends ({key} needs it)", op.viewset));
+                notes.push(format!("{viewset}: added {backend} to filter_backends ({key} needs it)"));
             }
         }
         None => {
             text = add_item(&text, current, &format!("filter_backends = [{backend}]"));
-            notes.push(format!("{}: added filter_backends = [{backend}] ({key} needs it)", op.viewset));
+            notes.push(format!("{viewset}: added filter_backends = [{backend}] ({key} needs it)"));
         }
     }
-    notes.push(format!("{}: `{field}` added to {key}", op.viewset));
-    ws.write(VIEWSETS, text)
+    notes.push(format!("{viewset}: `{field}` added to {key}"));
+    Ok(Some(text))
 }
 
 /// Validates and applies `add_column`.

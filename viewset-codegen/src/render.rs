@@ -73,8 +73,40 @@ pub(crate) fn relation_name(column: &str) -> String {
     super::errors::pascal(column.strip_suffix("_id").unwrap_or(column))
 }
 
-/// The entity file of a new table.
-pub(crate) fn entity(table: &str, columns: &[Resolved]) -> String {
+/// A `belongs_to` attribute (indented by four spaces, ending with a newline), on one line when it fits in 120
+/// columns, else one key per line, as rustfmt writes it.
+pub(crate) fn belongs_to(module: &str, from: &str, to: &str) -> String {
+    let keys =
+        [format!("belongs_to = \"{module}::Entity\""), format!("from = \"Column::{from}\""), format!("to = \"{to}\"")];
+    let line = format!("    #[sea_orm({})]\n", keys.join(", "));
+    if line.len() <= 121 {
+        return line;
+    }
+    format!("    #[sea_orm(\n        {}\n    )]\n", keys.join(",\n        "))
+}
+
+/// `let <name> = <first><calls>;` in a function body (8 spaces in): on one line when it fits in 120 columns, else
+/// the whole chain on the next line, else one call per line, as rustfmt formats a chain; a call holding a line
+/// break always goes on a line of its own.
+pub(crate) fn let_chain(name: &str, first: &str, calls: &[String]) -> String {
+    let flat = format!("{first}{}", calls.concat());
+    if !flat.contains('\n') {
+        let one = format!("        let {name} = {flat};");
+        if one.len() <= 120 {
+            return format!("{one}\n");
+        }
+        // The chain alone on the next line, 12 spaces in, with its `;`: 120 columns at most.
+        if flat.len() <= 107 {
+            return format!("        let {name} =\n            {flat};\n");
+        }
+    }
+    let lines: String = calls.iter().map(|c| format!("\n            {c}")).collect();
+    format!("        let {name} = {first}{lines};\n")
+}
+
+/// The entity file of a new table; `extra` is more `Related` impls (many-to-many ones, through their join
+/// entities), each ending with a newline.
+pub(crate) fn entity(table: &str, columns: &[Resolved], extra: &[String]) -> String {
     let fields: String = columns.iter().map(|c| field(&c.column)).collect();
     let mut relations = String::new();
     let mut related = String::new();
@@ -88,8 +120,10 @@ pub(crate) fn entity(table: &str, columns: &[Resolved]) -> String {
             super::errors::pascal(&reference.column),
         );
         relations.push_str(&format!(
-            "    /// `{}` → `{target_table}.{}`.\n    #[sea_orm(belongs_to = \"{module}::Entity\", from = \"Column::{from}\", to = \"{module}::Column::{to}\")]\n    {variant},\n",
-            c.column.name, reference.column
+            "    /// `{}` → `{target_table}.{}`.\n{}    {variant},\n",
+            c.column.name,
+            reference.column,
+            belongs_to(module, &from, &format!("{module}::Column::{to}"))
         ));
         if !related_to.contains(module) {
             related_to.push(module.clone());
@@ -97,6 +131,10 @@ pub(crate) fn entity(table: &str, columns: &[Resolved]) -> String {
                 "\nimpl Related<{module}::Entity> for Entity {{\n    fn to() -> RelationDef {{\n        Relation::{variant}.def()\n    }}\n}}\n"
             ));
         }
+    }
+    for text in extra {
+        related.push('\n');
+        related.push_str(text);
     }
     let relation_enum = if relations.is_empty() {
         "pub enum Relation {}\n".to_string()
@@ -158,31 +196,46 @@ pub(crate) fn column_def(column: &Column) -> String {
 
 const MIGRATION_HEAD: &str = "use sea_orm_migration::{prelude::*, schema::*};\n\n";
 
-/// The migration creating a new table, with its foreign keys and an index on each.
-pub(crate) fn create_migration(table: &str, columns: &[Resolved]) -> String {
-    let cols: String = columns.iter().map(|c| format!("            .col({})\n", column_def(&c.column))).collect();
-    let mut fks = String::new();
+/// The migration creating a new table, with its foreign keys and an index on each, then its many-to-many
+/// relations' join tables.
+pub(crate) fn create_migration(table: &str, columns: &[Resolved], joins: &[super::render_join::Join]) -> String {
+    let mut calls = vec![format!(".table(\"{table}\")"), ".if_not_exists()".to_string()];
+    calls.extend(columns.iter().map(|c| format!(".col({})", column_def(&c.column))));
     let mut indexes = String::new();
     for c in columns {
         let (Some((_, target)), Some(reference)) = (&c.target, &c.column.references) else { continue };
         let name = &c.column.name;
-        fks.push_str(&format!(
-            "            .foreign_key(
+        calls.push(format!(
+            ".foreign_key(
                 ForeignKey::create()
                     .name(\"fk_{table}_{name}\")
                     .from(\"{table}\", \"{name}\")
                     .to(\"{target}\", \"{}\")
                     .on_delete(ForeignKeyAction::Restrict),
-            )\n",
+            )",
             reference.column
         ));
-        indexes.push_str(&format!(
-            "        let index = Index::create().name(\"idx_{table}_{name}\").table(\"{table}\").col(\"{name}\").to_owned();
-        manager.create_index(index).await?;\n"
-        ));
+        let index =
+            [format!(".name(\"idx_{table}_{name}\")"), format!(".table(\"{table}\")"), format!(".col(\"{name}\")")];
+        let index: Vec<String> = index.into_iter().chain([".to_owned()".to_string()]).collect();
+        indexes.push_str(&let_chain("index", "Index::create()", &index));
+        indexes.push_str("        manager.create_index(index).await?;\n");
     }
+    calls.push(".to_owned()".to_string());
+    let create = let_chain("table", "Table::create()", &calls);
+    let links: String = joins.iter().map(super::render_join::create_statements).collect();
+    let drops: String = joins
+        .iter()
+        .map(|j| format!("        manager.drop_table(Table::drop().table(\"{}\").to_owned()).await?;\n", j.table))
+        .collect();
+    let what = if joins.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = joins.iter().map(|j| format!("`{}`", j.table)).collect();
+        format!(" and its join tables {}", names.join(", "))
+    };
     format!(
-        "//! Creates `{table}` (written by the code generator, `new_resource`).
+        "//! Creates `{table}`{what} (written by the code generator, `new_resource`).
 
 {MIGRATION_HEAD}/// Creates `{table}`.
 #[derive(DeriveMigrationName)]
@@ -191,16 +244,12 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {{
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
-        let table = Table::create()
-            .table(\"{table}\")
-            .if_not_exists()
-{cols}{fks}            .to_owned();
-        manager.create_table(table).await?;
-{indexes}        Ok(())
+{create}        manager.create_table(table).await?;
+{indexes}{links}        Ok(())
     }}
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {{
-        manager.drop_table(Table::drop().table(\"{table}\").to_owned()).await
+{drops}        manager.drop_table(Table::drop().table(\"{table}\").to_owned()).await
     }}
 }}
 "
@@ -244,6 +293,8 @@ pub(crate) struct ViewSetText<'a> {
     pub(crate) ordering_fields: &'a [String],
     pub(crate) ordering: &'a [String],
     pub(crate) permissions: &'a [String],
+    /// Its relations: in `relations(...)` (those with `related`), `expandable`, and their related filters.
+    pub(crate) sides: &'a [super::relations::Side],
 }
 
 fn list(items: &[String]) -> String {
@@ -255,8 +306,10 @@ fn list(items: &[String]) -> String {
 pub(crate) fn viewset(v: &ViewSetText) -> String {
     let mut backends = Vec::new();
     let mut items = vec![format!("model = {}::Entity", v.module), format!("prefix = \"{}\"", v.prefix)];
+    let mut filterable = v.filterable.to_vec();
+    filterable.extend(v.sides.iter().flat_map(|s| s.filter_paths()));
     for (fields, backend, key) in [
-        (v.filterable, "ServiceFilterBackend", "filterable_fields"),
+        (filterable.as_slice(), "ServiceFilterBackend", "filterable_fields"),
         (v.search, "SearchFilter", "search_fields"),
         (v.ordering_fields, "OrderingFilter", "ordering_fields"),
     ] {
@@ -270,6 +323,19 @@ pub(crate) fn viewset(v: &ViewSetText) -> String {
     }
     if !v.ordering.is_empty() {
         items.push(format!("ordering = {}", list(v.ordering)));
+    }
+    let related: Vec<String> =
+        v.sides.iter().filter(|s| s.related).map(|s| format!("{} = {}::Entity", s.name, s.module)).collect();
+    if !related.is_empty() {
+        items.push(format!("relations({})", related.join(", ")));
+    }
+    if !v.sides.is_empty() {
+        let names: Vec<String> = v.sides.iter().map(|s| s.name.clone()).collect();
+        items.push(format!("expandable = {}", list(&names)));
+    }
+    let writable: Vec<String> = v.sides.iter().filter(|s| s.writable).map(|s| s.name.clone()).collect();
+    if !writable.is_empty() {
+        items.push(format!("writable_relations = {}", list(&writable)));
     }
     items.push(format!("permission_classes = [{}]", v.permissions.join(", ")));
     let body: String = items.iter().map(|i| format!("    {i},\n")).collect();
@@ -290,6 +356,22 @@ mod tests {
 
     fn column(name: &str, column_type: ColumnType, nullable: bool) -> Column {
         Column { nullable, ..Column::new(name, column_type) }
+    }
+
+    #[test]
+    fn long_lines_are_broken_as_rustfmt_breaks_them() {
+        assert_eq!(belongs_to("super::a", "AId", "super::a::Column::Id").lines().count(), 1);
+        let long = belongs_to("crate::entities::category", "CategoryId", "crate::entities::category::Column::Id");
+        assert!(long.starts_with("    #[sea_orm(\n        belongs_to = ") && long.ends_with("\"\n    )]\n"), "{long}");
+        let calls = |n: usize| -> Vec<String> { (0..n).map(|i| format!(".col(c{i:02})")).collect() };
+        assert_eq!(let_chain("t", "T::new()", &calls(2)), "        let t = T::new().col(c00).col(c01);\n");
+        let next_line = let_chain("t", "T::new()", &calls(11));
+        assert!(
+            next_line.starts_with("        let t =\n            T::new().col(c00)") && next_line.lines().count() == 2
+        );
+        assert_eq!(let_chain("t", "T::new()", &calls(12)).lines().count(), 13, "one call per line");
+        let block = let_chain("t", "T::new()", &[".a(\n)".to_string()]);
+        assert_eq!(block, "        let t = T::new()\n            .a(\n);\n");
     }
 
     #[test]

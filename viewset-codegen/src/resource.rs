@@ -38,6 +38,7 @@ pub(crate) fn apply(ws: &mut Workspace, op: &NewResource, notes: &mut Vec<String
         }
     }
     let columns = check_table(&op.columns, &entities, &mut errors);
+    super::both_sides::check(op, &columns, &entities, &mut errors);
 
     let viewsets_text = ws.require(VIEWSETS, "ViewSets")?;
     let source = Source::new(&viewsets_text);
@@ -115,14 +116,15 @@ pub(crate) fn apply(ws: &mut Workspace, op: &NewResource, notes: &mut Vec<String
     }
 
     let module = format!("crate::entities::{table}");
-    ws.write(&format!("src/entities/{table}.rs"), render::entity(table, &columns))?;
+    let plan = super::both_sides::plan(ws, op, &columns, &entities, notes)?;
+    ws.write(&format!("src/entities/{table}.rs"), render::entity(table, &columns, &plan.impls))?;
     let list = ws.read(ENTITIES)?;
     ws.write(ENTITIES, layout::add_entity_module(list.as_deref(), table))?;
 
     let migration = ws.require(MIGRATION, "registering the migration")?;
     let count = layout::migration_count(&migration)?;
     let migration_module = layout::migration_module(ws, count, &format!("create_{table}"))?;
-    ws.write(&format!("src/migration/{migration_module}.rs"), render::create_migration(table, &columns))?;
+    ws.write(&format!("src/migration/{migration_module}.rs"), render::create_migration(table, &columns, &plan.joins))?;
     ws.write(MIGRATION, layout::add_migration(&migration, &migration_module)?)?;
 
     let default_permissions = spec.permission_classes.iter().all(|p| p == "IsAuthenticatedOrReadOnly");
@@ -140,8 +142,10 @@ pub(crate) fn apply(ws: &mut Workspace, op: &NewResource, notes: &mut Vec<String
         ordering_fields: &spec.ordering_fields,
         ordering: &spec.ordering,
         permissions: &permissions,
+        sides: &plan.sides,
     });
     ws.write(VIEWSETS, format!("{}\n{declaration}", viewsets_text.trim_end()))?;
+    plan.write_others(ws, notes)?;
 
     let lib = ws.require(LIB, "registering modules and ViewSets")?;
     let lib = layout::add_lib_module(&lib, "entities")?;

@@ -41,6 +41,7 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
         paths,
         [
             "src/entities.rs",
+            "src/entities/books.rs",
             "src/entities/tags.rs",
             "src/lib.rs",
             "src/migration.rs",
@@ -64,9 +65,15 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
     );
     let lib = file(&preview, "src/lib.rs")["diff"].as_str().unwrap();
     assert!(
-        lib.contains("+pub mod entities;") && lib.contains("+    api.include::<viewsets::TagsViewSet>()?;"),
-        "{lib}"
+        !lib.contains("+pub mod entities;") && lib.contains("+    api.include::<viewsets::TagsViewSet>()?;"),
+        "`viewset new` wrote `pub mod entities;` already: {lib}"
     );
+    // The foreign key `book_id` is declared on both sides: the books' entity and ViewSet name their tags.
+    let books = file(&preview, "src/entities/books.rs")["diff"].as_str().unwrap();
+    assert!(books.contains("+    #[sea_orm(has_many = \"crate::entities::tags::Entity\")]\n+    Tags,"), "{books}");
+    let viewsets = file(&preview, "src/viewsets.rs")["diff"].as_str().unwrap();
+    assert!(viewsets.contains("+    relations(tags = crate::entities::tags::Entity),"), "{viewsets}");
+    assert!(viewsets.contains("+    relations(book = crate::entities::books::Entity),"), "{viewsets}");
     let migrations = file(&preview, "src/migration.rs")["diff"].as_str().unwrap();
     let module = migration.trim_start_matches("src/migration/").trim_end_matches(".rs");
     assert!(migrations.contains(&format!("+mod {module};")), "{migrations}");
@@ -77,7 +84,7 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
     // Deterministic: the same operation on the same files is the same preview.
     let (_, again) = post(&c.app, "/ai/codegen/preview", json!({"operation": new_tags()})).await;
     assert_eq!((&again["preview_id"], &again["diff"]), (&preview["preview_id"], &preview["diff"]));
-    assert!(!c.project.dir.join("src/entities").exists(), "a preview writes nothing");
+    assert!(!c.project.dir.join("src/entities/tags.rs").exists(), "a preview writes nothing");
     assert_eq!(read(&c.project.dir, "src/viewsets.rs"), before);
 
     let (status, patch) = post(&c.app, "/ai/patch/preview", json!({"operations": edits()})).await;
@@ -90,7 +97,7 @@ async fn previews_give_diffs_and_ids_and_write_nothing(c: Codegen) {
         patch["steps"][3]["notes"][0],
         "BooksViewSet: `archived` is already in filterable_fields; nothing to change"
     );
-    let entity = file(&patch, "src/entity.rs")["diff"].as_str().unwrap();
+    let entity = file(&patch, "src/entities/books.rs")["diff"].as_str().unwrap();
     assert!(entity.contains("+    pub subtitle: Option<String>,"), "{entity}");
     let migration = file(&patch, &migration_file(2, "add_books_subtitle"))["diff"].as_str().unwrap();
     assert!(migration.contains("Table::alter()") && migration.contains(".add_column("), "{migration}");
@@ -208,7 +215,7 @@ async fn invalid_operations_are_422_with_locs(c: Codegen) {
         let got = found["loc"].as_array().unwrap();
         assert_eq!(&got[..loc.as_array().unwrap().len()], loc.as_array().unwrap().as_slice(), "{answer}");
     }
-    assert!(!c.project.dir.join("src/entities").exists());
+    assert!(!c.project.dir.join("src/entities/tags.rs").exists());
 }
 
 async fn apply_needs_confirmation_and_unchanged_files(c: Codegen) {
@@ -232,7 +239,7 @@ async fn apply_needs_confirmation_and_unchanged_files(c: Codegen) {
     let (status, _) =
         post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "operations": [new_tags()], "confirm": true})).await;
     assert_eq!(status, StatusCode::CONFLICT, "the operations' id is recomputed on the files now");
-    assert!(!c.project.dir.join("src/entities").exists());
+    assert!(!c.project.dir.join("src/entities/tags.rs").exists());
     std::fs::write(&viewsets, &original).unwrap();
 
     // Unchanged again: apply writes exactly the previewed files.
@@ -257,7 +264,7 @@ async fn apply_needs_confirmation_and_unchanged_files(c: Codegen) {
     // Operations without a preview: previewed and written in one step.
     let (status, applied) = post(&c.app, "/ai/patch/apply", json!({"operations": edits(), "confirm": true})).await;
     assert_eq!(status, StatusCode::OK, "{applied}");
-    assert!(read(&c.project.dir, "src/entity.rs").contains("pub subtitle: Option<String>,"));
+    assert!(read(&c.project.dir, "src/entities/books.rs").contains("pub subtitle: Option<String>,"));
     assert!(c.project.dir.join(migration_file(3, "add_books_subtitle")).exists());
 }
 
@@ -266,15 +273,19 @@ async fn apply_never_writes_outside_the_project(c: Codegen) {
     let id = preview["preview_id"].as_str().unwrap();
     let outside = c.project.dir.parent().unwrap().join("outside");
     std::fs::create_dir_all(&outside).unwrap();
-    std::os::unix::fs::symlink(&outside, c.project.dir.join("src/entities")).unwrap();
+    // `src/entities/` (where `viewset new` wrote the books' entity) replaced by a link out of the project.
+    let entities = c.project.dir.join("src/entities");
+    std::fs::rename(&entities, c.project.dir.join("src/entities.kept")).unwrap();
+    std::os::unix::fs::symlink(&outside, &entities).unwrap();
     let (status, answer) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::FORBIDDEN, &json!("outside_project")), "{answer}");
     assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "nothing written outside");
-    assert!(!read(&c.project.dir, "src/lib.rs").contains("pub mod entities;"), "nor inside");
+    assert!(!read(&c.project.dir, "src/lib.rs").contains("TagsViewSet"), "nor inside");
     let (status, answer) = post(&c.app, "/ai/codegen/preview", json!({"operation": new_tags()})).await;
     assert_eq!((status, &answer["code"]), (StatusCode::FORBIDDEN, &json!("outside_project")), "{answer}");
     // A file that is a symlink out of the project is neither read nor written.
-    std::fs::remove_file(c.project.dir.join("src/entities")).unwrap();
+    std::fs::remove_file(&entities).unwrap();
+    std::fs::rename(c.project.dir.join("src/entities.kept"), &entities).unwrap();
     let secret = outside.join("viewsets.rs");
     std::fs::write(&secret, "pub struct Secret;\n").unwrap();
     std::fs::remove_file(c.project.dir.join("src/viewsets.rs")).unwrap();
@@ -300,8 +311,8 @@ async fn patch_apply_applies_only_patch_operations(c: Codegen) {
         assert_eq!((&detail["loc"], &detail["type"]), (&loc, &json!("wrong_endpoint")), "{answer}");
         assert!(detail["msg"].as_str().unwrap().contains("/ai/plan/apply"), "{answer}");
     }
-    assert!(!c.project.dir.join("src/entities").exists(), "nothing written");
-    assert!(!read(&c.project.dir, "src/entity.rs").contains("subtitle"), "not even the patch before it");
+    assert!(!c.project.dir.join("src/entities/tags.rs").exists(), "nothing written");
+    assert!(!read(&c.project.dir, "src/entities/books.rs").contains("subtitle"), "not even the patch before it");
     let (status, applied) = post(&c.app, "/ai/plan/apply", json!({"preview_id": id, "confirm": true})).await;
     assert_eq!(status, StatusCode::OK, "{applied}");
 }
@@ -334,7 +345,7 @@ async fn the_gate_guards_the_generator(c: Codegen) {
     )
     .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
-    assert!(!read(&c.project.dir, "src/entity.rs").contains("subtitle"));
+    assert!(!read(&c.project.dir, "src/entities/books.rs").contains("subtitle"));
 }
 
 async fn apply_only_in_development(c: Codegen) {
@@ -346,7 +357,7 @@ async fn apply_only_in_development(c: Codegen) {
         let (status, answer) = post(&c.app, path, json!({"preview_id": id, "confirm": true})).await;
         assert_eq!((status, &answer["code"]), (StatusCode::FORBIDDEN, &json!("not_development")), "{answer}");
     }
-    assert!(!read(&c.project.dir, "src/entity.rs").contains("subtitle"));
+    assert!(!read(&c.project.dir, "src/entities/books.rs").contains("subtitle"));
     let (_, handshake) = ai_request(&c.app, Method::GET, "/studio/handshake", true, None, None).await;
     let caps = handshake["capabilities"].as_array().unwrap();
     assert!(caps.contains(&json!("ai_codegen")) && !caps.contains(&json!("ai_patch")), "{caps:?}");

@@ -40,6 +40,22 @@ pub fn viewset(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_viewset")).args(args).current_dir(dir).output().unwrap()
 }
 
+/// `viewset <args>` in `dir` with `env` and cargo's target in `target/starter` (for `viewset migrate`, which builds
+/// and runs the project), which must succeed; its stdout.
+pub fn viewset_ok_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_viewset"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", starter_target())
+        .env_remove("DATABASE_URL")
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "viewset {args:?}: {stderr}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
 /// `viewset <args>` in `dir`, which must succeed; its stdout.
 pub fn viewset_ok(dir: &Path, args: &[&str]) -> String {
     let output = viewset(dir, args);
