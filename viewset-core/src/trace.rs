@@ -265,19 +265,23 @@ impl Extractor for Headers<'_> {
     }
 }
 
-/// Makes the trace the request's W3C `traceparent` (and `tracestate`) names the parent of `span`; nothing when it
-/// has none or no export layer sees the span.
-pub(crate) fn adopt_parent(span: &tracing::Span, headers: &HeaderMap) {
-    if !headers.contains_key("traceparent") {
-        return;
+/// Makes the trace the request's W3C `traceparent` (and `tracestate`) names the parent of `span` (nothing when it
+/// has none or no export layer sees the span), and tells `started` the trace for the access log's line.
+pub(crate) fn adopt(span: &tracing::Span, headers: &HeaderMap, started: &crate::measure::Started) {
+    if headers.contains_key("traceparent") {
+        let parent = TraceContextPropagator::new().extract(&Headers(headers));
+        let _ = span.set_parent(parent);
     }
-    let parent = TraceContextPropagator::new().extract(&Headers(headers));
-    let _ = span.set_parent(parent);
+    started.traced(span);
 }
 
 /// The id of the trace the current span belongs to, when an export layer records it.
 pub(crate) fn current_trace_id() -> Option<String> {
-    let span = tracing::Span::current();
+    trace_id_of(&tracing::Span::current())
+}
+
+/// The id of the trace `span` belongs to, when an export layer records it.
+pub(crate) fn trace_id_of(span: &tracing::Span) -> Option<String> {
     if span.is_none() {
         return None;
     }

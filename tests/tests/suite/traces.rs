@@ -148,8 +148,11 @@ async fn traced_blog(backend: Backend) -> Traced {
         ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
         ("OTEL_BSP_SCHEDULE_DELAY", "100"),
         ("OTEL_SERVICE_NAME", "blog-traced"),
+        // The access log's lines name their trace.
+        ("SERVICE_LOG_FORMAT", "json"),
+        ("RUST_LOG", "warn,viewset::access=info"),
     ];
-    let blog = blog_on(backend, &env, Stdio::null()).await;
+    let blog = blog_on(backend, &env, Stdio::piped()).await;
     let system = match backend {
         Backend::Sqlite => "sqlite",
         Backend::Postgres => "postgresql",
@@ -244,6 +247,20 @@ async fn a_patch_is_one_trace_from_request_to_event(traced: Traced) {
     }
     let service = AnyValue { value: Some(any_value::Value::StringValue("blog-traced".into())) };
     assert!(spans[0].1.iter().any(|kv| kv.key == "service.name" && kv.value.as_ref() == Some(&service)));
+    // Each request's access-log line names its trace: the caller's, or a new one.
+    let output = blog.output();
+    let lines: Vec<Value> = output.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+    let access = |operation: &str| -> Vec<&Value> {
+        lines.iter().filter(|l| l["target"] == "viewset::access" && l["operation"] == operation).collect()
+    };
+    let (updates, retrieves) = (access("posts_update"), access("posts_retrieve"));
+    assert_eq!(updates.len(), 1, "{output}");
+    assert_eq!(updates[0]["trace_id"], TRACE, "{output}");
+    let traces: Vec<&str> = retrieves.iter().map(|l| l["trace_id"].as_str().unwrap_or("")).collect();
+    assert_eq!(traces.len(), 2, "{output}");
+    assert!(traces.contains(&REFUSED_TRACE), "{output}");
+    let fresh = traces.iter().find(|t| **t != REFUSED_TRACE).expect("the first retrieve's trace");
+    assert!(fresh.len() == 32 && fresh.bytes().all(|b| b.is_ascii_hexdigit()) && *fresh != TRACE, "{fresh}");
 }
 
 /// `OTEL_EXPORTER_OTLP_PROTOCOL=grpc` (the blog built with `otel-grpc`): the same request span, with its caller's

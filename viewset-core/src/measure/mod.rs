@@ -96,6 +96,8 @@ pub(crate) struct Started {
     at: Option<Instant>,
     /// The method and path (without the query) for the access log, when a subscriber wants that line.
     access: Option<Box<(Method, String)>>,
+    /// The trace the request belongs to, for the access log (feature `otel`, when an export layer records it).
+    trace_id: std::cell::OnceCell<String>,
 }
 
 impl Started {
@@ -106,7 +108,16 @@ impl Started {
         let at = (ON || access.is_some()).then(Instant::now);
         #[cfg(feature = "metrics")]
         registry::get().http.in_flight.inc();
-        Started { at, access }
+        Started { at, access, trace_id: std::cell::OnceCell::new() }
+    }
+
+    /// The request runs in `span`: its access-log line names the span's trace (when it has that line and the span
+    /// is exported).
+    #[cfg(feature = "otel")]
+    pub(crate) fn traced(&self, span: &tracing::Span) {
+        if let Some(trace_id) = self.access.as_ref().and_then(|_| crate::trace::trace_id_of(span)) {
+            let _ = self.trace_id.set(trace_id);
+        }
     }
 
     /// The request was answered `status` by `route`: counted and timed, and its access-log line written.
@@ -125,6 +136,8 @@ impl Started {
                 status = status.as_u16(),
                 latency_ms = elapsed.as_secs_f64() * 1000.0,
                 request_id = id.and_then(|id| id.to_str().ok()).unwrap_or(""),
+                // Absent (not empty) when the request is not traced.
+                trace_id = self.trace_id.get().map(String::as_str),
                 "request"
             );
         }
