@@ -6,6 +6,7 @@ mod support;
 
 mod after_commit;
 mod aggregate;
+mod aggregate_bounds;
 mod aggregate_surfaces;
 mod ai;
 mod ai_catalog;

@@ -55,13 +55,16 @@
 //!
 //! An override of [`crate::Hooks::list`] is not run: what narrows a list for every caller belongs in
 //! `get_queryset` or a row policy, which the aggregate applies. The statement is bounded as every request is, by
-//! the request timeout of [`crate::limits::Limits`].
+//! the request timeout of [`crate::limits::Limits`], and by the database itself at
+//! [`crate::query::QueryLimits::max_aggregate_time`] (20 s; PostgreSQL, MariaDB and MySQL stop the statement and
+//! the answer is 503 `statement_timeout`; SQLite has no such bound).
 //!
 //! **Typed answers.** Group keys and `min`/`max` are typed as their field (a boolean is `true`, a decimal its JSON
 //! form), sums of integers are integers, averages are numbers, counts integers, NULL is `null` (NULL keys form a
 //! group of their own). Every bad parameter is a 422 at `["query", "<parameter>"]`.
 
 mod answer;
+mod bounded;
 mod bucket;
 mod params;
 mod statement;
@@ -145,10 +148,12 @@ async fn run(
 ) -> Result<Response, ApiError> {
     // Room for a typical answer up front; a large one grows as it is read.
     let capacity = (plan.limit as usize).saturating_add(1).min(256);
-    let rows = crate::store::replica::read_rows(request.reader(), statement, capacity, "aggregate").await;
+    let limit = request.query.limits().max_aggregate_time;
+    let rows = bounded::read(request.reader(), statement, capacity, limit).await;
     let zoned = plan.tz.is_some();
     let rows = rows.map_err(|err| match bucket::unknown_zone(&err, zoned) {
         Some(refused) => refused,
+        None if bounded::timed_out(&err) => bounded::stopped(limit),
         // A computed value out of its type's range (PostgreSQL's `avg` of huge doubles): a 422 at the query.
         None => match ApiError::from_db(err, table) {
             ApiError::Validation { detail, .. } => ApiError::input(["query"], detail, "out_of_range"),

@@ -77,6 +77,7 @@ impl ApiError {
                     414 => "uri_too_long",
                     431 => "request_header_fields_too_large",
                     _ if *limit == "throttle_store" => "throttle_unavailable",
+                    _ if *limit == "max_aggregate_time" => "statement_timeout",
                     _ if *limit != "request_timeout" => "overloaded",
                     _ => "request_timeout",
                 };

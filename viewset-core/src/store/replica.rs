@@ -92,6 +92,26 @@ pub(crate) async fn read_rows(
     }
 }
 
+/// What `read` answers on the reader's replica when it has one it may try, else (or when the replica cannot be
+/// reached) on its primary: [`read_rows`] for a read that is more than one statement (an aggregate's bounded
+/// transaction, `aggregate/bounded.rs`).
+pub(crate) async fn read_with<'a, T, F, Fut>(reader: Reader<'a>, read: F) -> Result<T, DbErr>
+where
+    F: Fn(&'a DatabaseConnection) -> Fut,
+    Fut: Future<Output = Result<T, DbErr>>,
+{
+    let Some(replica) = reader.replica().filter(|replica| replica.try_now()) else {
+        return read(reader.primary()).await;
+    };
+    match read(replica.connection()).await {
+        Err(err) if replica.unreachable(&err) => read(reader.primary()).await,
+        done => {
+            replica.reached();
+            done
+        }
+    }
+}
+
 /// The first row of `statement` ([`row`]) read on `on`: through a reader as [`read_rows`] reads, or in a
 /// transaction. Without a replica to try (the common case) this is [`row`]'s own future, without a level of its own.
 pub(crate) fn read_row<'a>(

@@ -14,6 +14,7 @@ use crate::error::ApiError;
 /// | `max_search_length` | 1,000 | a `search`, `__contains` or `__icontains` value longer than this (characters) |
 /// | `max_group_depth` | 3 | an `or` group nested deeper than this (the top group is level 1) |
 /// | `max_group_terms` | 20 | an `or` group with more terms than this |
+/// | `max_aggregate_time` | 20 s | an aggregate the database runs longer than this: it stops the statement (PostgreSQL `statement_timeout`, MariaDB `max_statement_time`, MySQL `MAX_EXECUTION_TIME`) and the answer is 503 `statement_timeout`; SQLite has no such bound (the request timeout still answers) |
 ///
 /// ```
 /// use viewset_core::query::{QueryLimits, QueryParams};
@@ -41,6 +42,8 @@ pub struct QueryLimits {
     pub max_group_depth: usize,
     /// Most terms in an `or` group.
     pub max_group_terms: usize,
+    /// Longest time the database may run one aggregate statement (`GET <prefix>/aggregate`).
+    pub max_aggregate_time: std::time::Duration,
 }
 
 impl QueryLimits {
@@ -52,6 +55,7 @@ impl QueryLimits {
         max_search_length: 1_000,
         max_group_depth: 3,
         max_group_terms: 20,
+        max_aggregate_time: std::time::Duration::from_secs(20),
     };
 
     /// These limits with [`QueryLimits::max_query_params`] set.
@@ -99,6 +103,20 @@ impl QueryLimits {
     /// These limits with [`QueryLimits::max_group_terms`] set.
     pub const fn with_max_group_terms(mut self, terms: usize) -> Self {
         self.max_group_terms = terms;
+        self
+    }
+
+    /// These limits with [`QueryLimits::max_aggregate_time`] set (below the request timeout, so the database
+    /// stops a slow aggregate before the request is given up on).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use viewset_core::query::QueryLimits;
+    /// const QUICK: QueryLimits = QueryLimits::DEFAULT.with_max_aggregate_time(Duration::from_secs(5));
+    /// assert_eq!(QUICK.max_aggregate_time, Duration::from_secs(5));
+    /// ```
+    pub const fn with_max_aggregate_time(mut self, time: std::time::Duration) -> Self {
+        self.max_aggregate_time = time;
         self
     }
 
