@@ -152,14 +152,7 @@ pub(crate) fn plan(
             impl_text: relations::related_impl(&doc, &module, &variant_name),
         });
         if let Some(d) = decl {
-            let side = Side {
-                name: reverse.clone(),
-                module: module.clone(),
-                filters: own_strings.clone(),
-                related: true,
-                writable: false,
-            };
-            plan.viewsets.push((d.name.clone(), side));
+            plan.viewsets.push((d.name.clone(), Side::reverse(&reverse, &module, &own_strings)));
         }
     }
     let own_key = columns.iter().find(|c| c.column.primary_key).map_or("i32", |c| c.column.column_type.rust_type());
@@ -194,14 +187,7 @@ pub(crate) fn plan(
             if target.field(&reverse).is_some() {
                 notes.push(format!("`{}` has a field `{reverse}`: its side of `{}` is not declared", m.table, m.name));
             } else {
-                let side = Side {
-                    name: reverse.clone(),
-                    module: module.clone(),
-                    filters: own_strings.clone(),
-                    related: true,
-                    writable: false,
-                };
-                plan.viewsets.push((d.name.clone(), side));
+                plan.viewsets.push((d.name.clone(), Side::reverse(&reverse, &module, &own_strings)));
             }
         }
         plan.joins.push(join);

@@ -27,6 +27,20 @@ pub(crate) struct Side {
 }
 
 impl Side {
+    /// The other side of a relation the new table declares: the referenced ViewSet's `name` back to the new table's
+    /// `module`, filtered on its `filters`, named in `relations(...)`, never written through.
+    pub(crate) fn reverse(name: &str, module: &str, filters: &[String]) -> Side {
+        Side {
+            name: name.to_owned(),
+            module: module.to_owned(),
+            filters: filters.to_vec(),
+            related: true,
+            writable: false,
+        }
+    }
+}
+
+impl Side {
     /// The related paths it adds to `filterable_fields`.
     pub(crate) fn filter_paths(&self) -> Vec<String> {
         if !self.related {
