@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { toCsv } from '../src/ui/assets/dom.js';
-import { parseCsv, recordsOf } from '../src/ui/assets/records.js';
+import { jsonField, parseCsv, recordsOf, structured } from '../src/ui/assets/records.js';
 
 const schema = {
   type: 'object',
@@ -46,4 +46,21 @@ test('JSON is sent as it is: an array, or one object as an array of one', () => 
   assert.deepEqual(recordsOf('a.json', '[{"title": "x", "extra": 1}]', schema), { records: [{ title: 'x', extra: 1 }], ignored: [] });
   assert.deepEqual(recordsOf('upload', ' {"title": "y"}', schema).records, [{ title: 'y' }]);
   assert.throws(() => recordsOf('a.json', '[{', schema), SyntaxError);
+});
+
+test('an array or an object is edited as JSON; a scalar, even nullable, is not', () => {
+  assert.equal(structured({ type: 'object', properties: { add: { type: 'array' } } }), true);
+  assert.equal(structured({ type: 'array', items: { type: 'integer' } }), true);
+  assert.equal(structured({ oneOf: [{ type: 'null' }, { type: 'array' }] }), true);
+  assert.equal(structured({ type: 'string' }), false);
+  assert.equal(structured({ oneOf: [{ type: 'integer' }, { $ref: '#/components/schemas/authors_create' }] }), false);
+  assert.equal(structured({ oneOf: [{ type: 'null' }, { type: 'number' }] }), false);
+  assert.equal(structured({ $ref: '#/components/schemas/x' }), false);
+});
+
+test('a JSON field: blank is left out, text is parsed, bad text throws', () => {
+  assert.equal(jsonField('  '), undefined);
+  assert.deepEqual(jsonField('{"add": [{"title": "t"}]}'), { add: [{ title: 't' }] });
+  assert.deepEqual(jsonField('[1, 2]'), [1, 2]);
+  assert.throws(() => jsonField('{add'), SyntaxError);
 });

@@ -67,6 +67,20 @@ async fn chromium_signs_in_and_uses_every_panel() {
     click(&client, &format!("{detail} button"), "Author 2").await;
     text(&client, detail, "Author 2").await;
     text(&client, detail, "Posts (2)").await;
+    // An author's PATCH body has a to-many `posts` (`{"add": [...]}`): a JSON field, left out when blank, so the
+    // edit writes the name alone (as staff: authors are staff-written).
+    act_as(&client, "alice-token").await;
+    click(&client, &format!("{records} tbody tr"), "Alan Turing").await;
+    click(&client, &format!("{detail} button"), "Edit").await;
+    find(&client, "form.record textarea[name=posts][data-json]").await;
+    fill(&client, "form.record [name=name]", "Alan M. Turing").await;
+    click(&client, "form.record button", "Save").await;
+    text(&client, &format!("{detail} dl"), "Alan M. Turing").await;
+    let (_, author) = app.send(reqwest::Method::GET, "/authors/2", Some("alice-token"), None).await;
+    assert_eq!(author["name"], "Alan M. Turing", "{author}");
+    act_as(&client, "bob-token").await;
+    click(&client, &format!("{records} tbody tr"), "Alan M. Turing").await;
+    text(&client, detail, "Posts (2)").await;
     click(&client, &format!("{detail} button"), "Posts (2)").await;
     text(&client, &format!("{records} [data-count]"), "of 2").await;
     click(&client, "ul.list button", "Post").await; // the model list: a fresh view of the posts

@@ -9,6 +9,7 @@ import { h, mount, table, show, errorView, download, toCsv, labelled, kv } from 
 import { filterParams, FilterBuilder } from './query.js';
 import { bulkControls, showSelection } from './bulk.js';
 import { chartPanel } from './aggregates.js';
+import { jsonField, structured, typesOf } from './records.js';
 
 let view = null;
 let openapi = null;
@@ -222,11 +223,6 @@ function confirmDelete(ctx, record) {
 }
 
 /** Types of a JSON Schema property: ['integer'], ['number', 'null'], ... */
-function typesOf(schema) {
-  if (schema.type) return [].concat(schema.type);
-  return (schema.oneOf || schema.anyOf || []).flatMap(typesOf);
-}
-
 async function editRecord(ctx, record) {
   const { viewset, detail } = view;
   const creating = !record;
@@ -239,7 +235,9 @@ async function editRecord(ctx, record) {
     const types = typesOf(prop);
     const current = record ? record[name] : undefined;
     let input;
-    if (types.includes('boolean')) input = h('input', { type: 'checkbox', name, checked: !!current });
+    // An array or an object (a to-many relation written through this ViewSet): JSON, left out when blank.
+    if (structured(prop)) input = h('textarea', { name, 'data-json': '', placeholder: 'JSON; blank leaves it out' }, current === undefined ? '' : JSON.stringify(current));
+    else if (types.includes('boolean')) input = h('input', { type: 'checkbox', name, checked: !!current });
     else if (types.includes('integer') || types.includes('number')) input = h('input', { type: 'number', name, step: types.includes('integer') ? '1' : 'any', value: current ?? '' });
     else if (name === 'body' || (prop.maxLength ?? 1000) > 500) input = h('textarea', { name }, current ?? '');
     // No maxlength: the server validates, and its 422 shows next to the field.
@@ -257,7 +255,13 @@ async function editRecord(ctx, record) {
     const body = {};
     for (const [name, { input, types, initial }] of Object.entries(inputs)) {
       let value;
-      if (input.type === 'checkbox') value = input.checked;
+      if (input.dataset.json !== undefined) {
+        try { value = jsonField(input.value); } catch (err) {
+          input.closest('[data-field]').querySelector('.field-error').textContent = `not JSON: ${err.message}`;
+          return;
+        }
+        if (value !== undefined && JSON.stringify(value) === JSON.stringify(initial)) continue;
+      } else if (input.type === 'checkbox') value = input.checked;
       else if (input.value === '') value = types.includes('null') ? null : (creating ? undefined : input.value);
       else if (types.includes('integer') || types.includes('number')) value = Number(input.value);
       else value = input.value;

@@ -26,7 +26,7 @@ export function parseCsv(text) {
 }
 
 /** Types of a JSON Schema property: ['integer'], ['number', 'null'], ... */
-function typesOf(schema) {
+export function typesOf(schema) {
   if (!schema) return [];
   if (schema.type) return [].concat(schema.type);
   return (schema.oneOf || schema.anyOf || []).flatMap(typesOf);
@@ -63,4 +63,21 @@ export function recordsOf(name, text, schema) {
     return record;
   });
   return { records, ignored };
+}
+
+/**
+ * Whether a body property is written as JSON rather than as one value: an array or an object (a to-many writable
+ * relation such as `{"add": [...]}`, a list of keys), never a scalar.
+ */
+export function structured(schema) {
+  const types = typesOf(schema).filter((t) => t !== 'null');
+  return types.length > 0 && types.every((t) => t === 'array' || t === 'object');
+}
+
+/**
+ * The value of a JSON field's text in an edit form: `undefined` when it is blank (left out of the body, so a PATCH
+ * does not touch it), else the parsed JSON. Throws a SyntaxError on text that is not JSON.
+ */
+export function jsonField(text) {
+  return text.trim() === '' ? undefined : JSON.parse(text);
 }

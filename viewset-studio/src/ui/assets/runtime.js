@@ -55,8 +55,8 @@ export async function render(root, ctx) {
   const healthBox = h('section.card', { 'aria-label': 'Health' });
   const feedBox = h('section.card', { 'aria-label': 'Live events' });
   const metricsBox = h('section.card', { 'aria-label': 'Metrics' }, h('h3', {}, 'Metrics'), h('p.muted', {}, 'Loading…'));
-  const webhooks = webhooksCard();
   const handshake = await studioJson('/studio/handshake');
+  const webhooks = webhooksCard(handshake.metadata);
   ctx.handshake = handshake;
   const p = handshake.project;
   mount(root, h('div.split', {}, healthBox, h('section.card', {},

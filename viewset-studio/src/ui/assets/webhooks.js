@@ -47,12 +47,24 @@ function endpointView(endpoint, act) {
     }))));
 }
 
-/** The card and its refresh (called by the Runtime Panel's poll). */
-export function webhooksCard() {
+/**
+ * Why the handshake's `metadata` says there is nothing to show (null when webhooks are registered): the paths would
+ * answer 501 or 409, which the page does not ask for (a browser logs every refused request as an error).
+ */
+function absent(metadata) {
+  if (metadata?.webhooks_registered) return null;
+  return metadata?.webhooks_feature
+    ? 'No webhooks registered: the application passes its running webhooks to Studio::webhooks to show them here.'
+    : 'This build of viewset-studio has no webhooks (its `webhooks` feature is off).';
+}
+
+/** The card and its refresh (called by the Runtime Panel's poll), for the handshake's `metadata`. */
+export function webhooksCard(metadata) {
   const box = h('section.card', { 'aria-label': 'Webhooks' }, h('h3', {}, 'Webhooks'), h('p.muted', {}, 'Loading…'));
   let shown = null; // the text of the last answer drawn
   let message = null; // what the last action answered
-  let unavailable = null; // the answer that said this application has no webhooks (asked once)
+  let unavailable = absent(metadata); // why there is nothing to ask for, or the answer that said so
+  if (unavailable) mount(box, h('h3', {}, 'Webhooks'), h('p.muted', { 'data-webhooks': 'unavailable' }, unavailable));
   const draw = (body) => mount(box, h('h3', {}, 'Webhooks'), message,
     body.endpoints.length ? body.endpoints.map((e) => endpointView(e, act)) : h('p.muted', {}, 'No endpoint.'));
   const refresh = async (force = false) => {
