@@ -152,6 +152,18 @@ impl Drop for CuttableProxy {
 /// The Studio token of the tests.
 pub const TOKEN: &str = "studio-test-token";
 
+/// What a Studio path answers a caller the gate admitted, in these fixtures: 200, but `/studio/webhooks`, which
+/// answers 409 `webhooks_unavailable` since no fixture registers webhooks (`studio_webhooks.rs` does).
+///
+/// ```
+/// use reqwest::StatusCode;
+/// use viewset_tests::studio_fixtures::admitted;
+/// assert_eq!((admitted("/studio/health"), admitted("/studio/webhooks")), (StatusCode::OK, StatusCode::CONFLICT));
+/// ```
+pub fn admitted(path: &str) -> reqwest::StatusCode {
+    if path == viewset_studio::paths::WEBHOOKS { reqwest::StatusCode::CONFLICT } else { reqwest::StatusCode::OK }
+}
+
 /// `GET path` with optional bearer token, Origin and cookie: status and raw body.
 pub async fn request(
     app: &TestApp,

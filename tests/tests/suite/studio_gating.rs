@@ -4,7 +4,7 @@
 use reqwest::StatusCode;
 use viewset_studio::{STUDIO_PATHS, Studio, StudioSettings};
 use viewset_tests::harness::{Backend, TestApp, TestDb};
-use viewset_tests::studio_fixtures::{TOKEN, code, json, request, settings, sqlite_app, with_auth};
+use viewset_tests::studio_fixtures::{TOKEN, admitted, code, json, request, settings, sqlite_app, with_auth};
 
 // ---------------------------------------------------------------------------------------------------------------
 // Gating
@@ -96,9 +96,9 @@ async fn origin_allowed_missing_disallowed_and_star() {
     let app = sqlite_app(with_auth()).await;
     for path in STUDIO_PATHS {
         let allowed = request(&app, path, Some(TOKEN), Some("http://studio.local"), None).await;
-        assert_eq!(allowed.0, StatusCode::OK, "allowed origin {path}: {}", allowed.1);
-        assert_eq!(request(&app, path, Some(TOKEN), Some("https://dev.example.com/"), None).await.0, StatusCode::OK);
-        assert_eq!(request(&app, path, Some(TOKEN), None, None).await.0, StatusCode::OK, "no Origin {path}");
+        assert_eq!(allowed.0, admitted(path), "allowed origin {path}: {}", allowed.1);
+        assert_eq!(request(&app, path, Some(TOKEN), Some("https://dev.example.com/"), None).await.0, admitted(path));
+        assert_eq!(request(&app, path, Some(TOKEN), None, None).await.0, admitted(path), "no Origin {path}");
         let (status, body) = request(&app, path, Some(TOKEN), Some("http://evil.example"), None).await;
         assert_eq!(status, StatusCode::FORBIDDEN, "disallowed origin {path}");
         assert_eq!(code(&body), "origin_not_allowed");
@@ -121,7 +121,7 @@ async fn origin_allowed_missing_disallowed_and_star() {
 async fn token_right_wrong_missing_and_staff_cookie() {
     let app = sqlite_app(with_auth()).await;
     for path in STUDIO_PATHS {
-        assert_eq!(request(&app, path, Some(TOKEN), None, None).await.0, StatusCode::OK, "right token {path}");
+        assert_eq!(request(&app, path, Some(TOKEN), None, None).await.0, admitted(path), "right token {path}");
         for wrong in ["studio-test-tokem", "studio-test-token-and-more", "x", "alice-token"] {
             let (status, body) = request(&app, path, Some(wrong), None, None).await;
             assert_eq!(status, StatusCode::UNAUTHORIZED, "wrong token {wrong} {path}");
@@ -138,7 +138,7 @@ async fn token_right_wrong_missing_and_staff_cookie() {
         }
         // The blog's staff-session hook: a staff user's session cookie passes, a non-staff one does not.
         let staff = request(&app, path, None, None, Some("theme=dark; blog_session=alice-token")).await;
-        assert_eq!(staff.0, StatusCode::OK, "staff cookie {path}");
+        assert_eq!(staff.0, admitted(path), "staff cookie {path}");
         let (status, _) = request(&app, path, None, None, Some("blog_session=bob-token")).await;
         assert_eq!(status, StatusCode::UNAUTHORIZED, "non-staff cookie {path}");
         let (status, _) = request(&app, path, None, None, Some("blog_session=forged")).await;
