@@ -15,7 +15,8 @@
 // with PKCE (S256). The login is oidc-provider's development interaction, scriptable over HTTP: the login form
 // (`prompt=login`, `login=<user>`, any `password`), then the consent form (`prompt=consent`). Users and the claims
 // of their access tokens: `bob` (none besides `sub`), `alice` (`https://blog.example/staff: true`); any other login
-// is a user with no extra claim.
+// is a user with no extra claim. The `client_credentials` clients may then ask for `mcp:tools` too (the Rust tests of
+// the gate, tests/tests/suite/mcp_oauth.rs).
 //
 // The signing keys are RSA keys generated at start (never stored). Test-only endpoints, not oidc-provider's:
 //   POST /__rotate   a new signing key, published first and used from now on; the older keys stay published
@@ -59,7 +60,7 @@ function build(issuer) {
     grant_types: ['client_credentials'],
     redirect_uris: [],
     response_types: [],
-    scope: 'posts:read posts:write',
+    scope: MCP_RESOURCE ? 'posts:read posts:write mcp:tools' : 'posts:read posts:write',
   });
   return new Provider(issuer, {
     clients: [client('staff'), client('reader')],

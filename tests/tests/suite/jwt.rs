@@ -35,9 +35,9 @@ on_every_database!(not_mysql("the verifier does not touch the database: SQLite a
 pub struct ScopedPosts;
 
 /// A running provider (killed when dropped).
-struct Oidc {
+pub(crate) struct Oidc {
     child: Child,
-    issuer: String,
+    pub(crate) issuer: String,
     http: reqwest::Client,
 }
 
@@ -54,7 +54,7 @@ fn provider_dir() -> PathBuf {
 
 /// Whether Node.js and npm run here, with the provider's packages installed (`npm ci` once per process); a note
 /// (or a panic with `VIEWSET_REQUIRE_OIDC=1`) when they do not.
-fn node_ready() -> bool {
+pub(crate) fn node_ready() -> bool {
     static READY: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     let ready = READY.get_or_init(|| {
         let runs = |program: &str| Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
@@ -83,9 +83,15 @@ fn node_ready() -> bool {
 impl Oidc {
     /// Starts the provider on `port` (0: a free one) and waits until it listens.
     async fn start(port: u16) -> Oidc {
+        Oidc::start_with(port, &[]).await
+    }
+
+    /// [`Oidc::start`] with these environment variables (`MCP_RESOURCE`: the MCP endpoint it issues tokens for).
+    pub(crate) async fn start_with(port: u16, env: &[(&str, &str)]) -> Oidc {
         let mut child = Command::new("node")
             .arg("provider.js")
             .arg(port.to_string())
+            .envs(env.iter().copied())
             .current_dir(provider_dir())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -114,7 +120,7 @@ impl Oidc {
     }
 
     /// [`Oidc::token`] granting `scope`.
-    async fn token_with_scope(&self, client: &str, resource: &str, scope: &str) -> String {
+    pub(crate) async fn token_with_scope(&self, client: &str, resource: &str, scope: &str) -> String {
         let form = [("grant_type", "client_credentials"), ("scope", scope), ("resource", resource)];
         let request = self
             .http

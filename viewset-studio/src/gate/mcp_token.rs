@@ -133,7 +133,7 @@ impl McpTokenGate {
         };
         // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
         let plain =
-            |s: &String| !s.is_empty() && s.bytes().all(|b| b == 0x21 || (0x23..=0x7e).contains(&b) && b != 0x5c);
+            |s: &String| !s.is_empty() && s.bytes().all(|b| b == 0x21 || ((0x23..=0x7e).contains(&b) && b != 0x5c));
         if let Some(bad) = tokens.scopes.iter().find(|s| !plain(s)) {
             return Err(SettingsError(format!("Studio::mcp_tokens: `{bad}` is not an OAuth scope token")));
         }
@@ -150,10 +150,8 @@ impl McpTokenGate {
     /// Verifies `token` for this resource, then its scopes.
     pub(crate) async fn verify(&self, token: &str) -> Verdict {
         match self.verifier.verify(token).await {
-            Ok(principal) => match self.scopes.iter().all(|s| principal.has_scope(s)) {
-                true => Verdict::Admitted(principal),
-                false => Verdict::Refused(ApiError::insufficient_scope(self.scopes.join(" "))),
-            },
+            Ok(principal) if self.scopes.iter().all(|s| principal.has_scope(s)) => Verdict::Admitted(principal),
+            Ok(_) => Verdict::Refused(ApiError::insufficient_scope(self.scopes.join(" "))),
             Err(refused) => Verdict::Refused(refused),
         }
     }
