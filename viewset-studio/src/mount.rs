@@ -48,7 +48,7 @@ impl Studio {
         #[cfg(feature = "jwt")]
         let mcp_scope = mcp_tokens.as_ref().and_then(|tokens| tokens.scope());
         #[cfg(not(feature = "jwt"))]
-        let mcp_scope = None;
+        let mcp_scope: Option<String> = None;
         let metadata = Arc::new(ResourceMetadata {
             require_auth: self.settings.studio_require_auth,
             authorization_servers,
