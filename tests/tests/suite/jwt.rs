@@ -81,12 +81,8 @@ pub(crate) fn node_ready() -> bool {
 }
 
 impl Oidc {
-    /// Starts the provider on `port` (0: a free one) and waits until it listens.
-    async fn start(port: u16) -> Oidc {
-        Oidc::start_with(port, &[]).await
-    }
-
-    /// [`Oidc::start`] with these environment variables (`MCP_RESOURCE`: the MCP endpoint it issues tokens for).
+    /// Starts the provider on `port` (0: a free one) with these environment variables (`MCP_RESOURCE`: the MCP
+    /// endpoint it issues tokens for, `mcp_oauth.rs`) and waits until it listens.
     pub(crate) async fn start_with(port: u16, env: &[(&str, &str)]) -> Oidc {
         let mut child = Command::new("node")
             .arg("provider.js")
@@ -197,7 +193,7 @@ async fn setup(backend: Backend) -> Option<Setup> {
     if !node_ready() {
         return None;
     }
-    Some(Setup { oidc: Oidc::start(0).await, backend })
+    Some(Setup { oidc: Oidc::start_with(0, &[]).await, backend })
 }
 
 /// `GET /authors/` (identity required) with `token`: status, headers and JSON body.
@@ -380,7 +376,7 @@ async fn a_provider_down_at_start_is_a_503_until_it_answers(setup: Option<Setup>
     assert_eq!(headers["retry-after"], "1", "the next fetch is due within the 1 s interval");
     assert!(headers.get("www-authenticate").is_none(), "not a refusal of the token");
     // The provider comes up on that address: once the interval has passed, its tokens pass.
-    let oidc = Oidc::start(port).await;
+    let oidc = Oidc::start_with(port, &[]).await;
     let token = oidc.token("staff", AUDIENCE).await;
     let mut status = StatusCode::SERVICE_UNAVAILABLE;
     for _ in 0..40 {
