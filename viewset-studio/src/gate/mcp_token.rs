@@ -177,3 +177,67 @@ pub(crate) fn presented<'h>(headers: &'h HeaderMap, studio_token: Option<&str>) 
     let token = viewset_core::auth::bearer_token(headers)?;
     (!token.is_empty() && !super::authorization_is_token(headers, studio_token)).then_some(token)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens() -> McpTokens {
+        McpTokens::new(JwtConfig::hmac_secret("s").audience("https://api.example.com"))
+    }
+
+    #[test]
+    fn the_resource_needs_a_public_url_and_plain_scopes() {
+        let error = McpTokenGate::new(tokens(), None).unwrap_err();
+        assert!(error.0.contains("Studio::public_url"), "{error}");
+        for bad in ["", "a b", "a\"b", "a\\b", "é"] {
+            let error = McpTokenGate::new(tokens().require_scope(bad), Some("https://api.example.com")).unwrap_err();
+            assert!(error.0.contains("scope token"), "{bad:?}: {error}");
+        }
+        let gate = McpTokenGate::new(tokens().require_scope("mcp:tools").require_scope("x"), Some("https://a.b"));
+        assert_eq!(gate.unwrap().scope().as_deref(), Some("mcp:tools x"));
+        assert_eq!(McpTokenGate::new(tokens(), Some("https://a.b")).unwrap().scope(), None);
+    }
+
+    #[test]
+    fn refusals_name_the_resource_metadata() {
+        let tail = r#", realm="studio", resource_metadata="https://a.b/m""#;
+        let response = refusal(ApiError::invalid_token("The token has expired."), tail);
+        assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            response.headers()[WWW_AUTHENTICATE],
+            r#"Bearer error="invalid_token", error_description="The token has expired.", realm="studio", resource_metadata="https://a.b/m""#
+        );
+        let response = refusal(ApiError::insufficient_scope("mcp:tools"), tail);
+        assert_eq!(response.status(), StatusCode::FORBIDDEN);
+        assert_eq!(
+            response.headers()[WWW_AUTHENTICATE],
+            r#"Bearer error="insufficient_scope", scope="mcp:tools", realm="studio", resource_metadata="https://a.b/m""#
+        );
+        let response = refusal(ApiError::IdentityProviderUnavailable { retry_after: 5 }, tail);
+        assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(response.headers().get(WWW_AUTHENTICATE).is_none());
+    }
+
+    #[tokio::test]
+    async fn only_the_resource_audience_with_the_scope_is_admitted() {
+        use jsonwebtoken::{EncodingKey, Header, encode};
+        let gate = McpTokenGate::new(tokens().require_scope("mcp:tools"), Some("https://api.example.com")).unwrap();
+        let exp = chrono::Utc::now().timestamp() + 300;
+        let token = |aud: &str, scope: &str| {
+            let claims = serde_json::json!({"sub": "bob", "aud": aud, "exp": exp, "scope": scope});
+            encode(&Header::default(), &claims, &EncodingKey::from_secret(b"s").unwrap()).unwrap()
+        };
+        let resource = "https://api.example.com/ai/tools/mcp";
+        match gate.verify(&token(resource, "mcp:tools")).await {
+            Verdict::Admitted(principal) => assert_eq!(principal.user_id.as_deref(), Some("bob")),
+            Verdict::Refused(error) => panic!("{error:?}"),
+        }
+        let Verdict::Refused(error) = gate.verify(&token("https://api.example.com", "mcp:tools")).await else {
+            panic!("the API's own audience is another resource")
+        };
+        assert_eq!(error.status(), StatusCode::UNAUTHORIZED);
+        let Verdict::Refused(error) = gate.verify(&token(resource, "posts:read")).await else { panic!("no scope") };
+        assert_eq!(error.status(), StatusCode::FORBIDDEN);
+    }
+}
