@@ -46,6 +46,10 @@ impl Studio {
             None => None,
         };
         #[cfg(feature = "jwt")]
+        if mcp_tokens.is_some() && !self.settings.studio_require_auth {
+            tracing::warn!("Studio::mcp_tokens without SERVICE_STUDIO_REQUIRE_AUTH: /ai/tools/mcp takes no credential");
+        }
+        #[cfg(feature = "jwt")]
         let mcp_scope = mcp_tokens.as_ref().and_then(|tokens| tokens.scope());
         #[cfg(not(feature = "jwt"))]
         let mcp_scope: Option<String> = None;
