@@ -2,11 +2,13 @@
 # The official MCP Python SDK (`mcp` from PyPI, pinned) as the client of /ai/tools/mcp: the blog and tenants examples
 # with Studio mounted (token required), on SQLite, PostgreSQL and MariaDB, as anonymous, users and staff; every call is also
 # compared with the same request over REST, and the blog's resources (its OpenAPI document, each ViewSet's schema)
-# are listed and read (tests/mcp/check_*.py). Exits non-zero on any failure.
+# are listed and read (tests/mcp/check_*.py); then MCP authorization end to end with the SDK's OAuth client and a
+# real OpenID provider (tests/mcp/check_oauth.py, tests/oidc). Exits non-zero on any failure.
 #
 # Usage: bash .ci/mcp.sh   (from anywhere; builds the examples if needed)
 # Environment: VIEWSET_TEST_PG_URL (default postgres://postgres:postgres@127.0.0.1:5432), MCP_BACKENDS
-# ("sqlite postgres mysql"), VIEWSET_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306), MCP_EXAMPLES ("blog tenants"). Server logs go to target/mcp/.
+# ("sqlite postgres mysql"), VIEWSET_TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306), MCP_EXAMPLES ("blog tenants"), MCP_OAUTH (0 skips the OAuth phase), MCP_OAUTH_BACKENDS ("sqlite postgres").
+# Server logs go to target/mcp/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source .ci/server.sh # build_examples, free_port, server, stop_server (on exit)
@@ -67,4 +69,62 @@ for example in $examples; do
     rm -rf "$workdir"
   done
 done
+# MCP authorization end to end (tests/mcp/check_oauth.py): the official SDK's OAuth client against a real OpenID
+# provider (tests/oidc/provider.js on 127.0.0.1, `npm ci` there first), the blog verifying its tokens
+# (`SERVICE_JWT_*`) and admitting those issued for its MCP endpoint (`SERVICE_STUDIO_PUBLIC_URL`,
+# `SERVICE_MCP_SCOPES`). On SQLite and PostgreSQL (the verifier touches no database; the policy is the blog's).
+# MCP_OAUTH=0 skips it; MCP_OAUTH_BACKENDS narrows it.
+oauth_backends=${MCP_OAUTH_BACKENDS:-sqlite postgres}
+if [[ ${MCP_OAUTH:-1} != 0 ]]; then
+  provider=""
+  trap 'stop_server; [[ -z $provider ]] || kill "$provider" 2>/dev/null || true' EXIT
+  [[ -d tests/oidc/node_modules/oidc-provider ]] || (cd tests/oidc && npm ci --no-audit --no-fund)
+  for backend in $oauth_backends; do
+    workdir=$(mktemp -d)
+    if [[ $backend == sqlite ]]; then
+      db_url="sqlite://$workdir/blog.db?mode=rwc"
+    else
+      db_name="viewset_mcp_oauth_$$"
+      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
+      db_url="$pg_url/$db_name"
+    fi
+    port=$(free_port)
+    base="http://127.0.0.1:$port"
+    (cd tests/oidc && exec env MCP_RESOURCE="$base/ai/tools/mcp" node provider.js 0 >"$logs/oidc-$backend.log" 2>&1) &
+    provider=$!
+    issuer=""
+    for _ in $(seq 1 50); do
+      issuer=$(awk '/^ready /{print $2}' "$logs/oidc-$backend.log")
+      [[ -n "$issuer" ]] && break
+      kill -0 "$provider" 2>/dev/null || { cat "$logs/oidc-$backend.log"; echo "the provider exited" >&2; exit 1; }
+      sleep 0.2
+    done
+    [[ -n "$issuer" ]] || { echo "the provider did not start" >&2; kill "$provider"; exit 1; }
+    (cd "$workdir" && exec env DATABASE_URL="$db_url" SERVICE_BIND="127.0.0.1:$port" RUST_LOG=warn \
+      SERVICE_ENABLE_STUDIO=true SERVICE_STUDIO_REQUIRE_AUTH=true SERVICE_STUDIO_AUTH_TOKEN="$token" \
+      SERVICE_JWT_ISSUER="$issuer" SERVICE_JWT_AUDIENCE=https://blog.example \
+      SERVICE_JWT_STAFF_CLAIM=https://blog.example/staff SERVICE_STUDIO_PUBLIC_URL="$base" \
+      SERVICE_MCP_SCOPES=mcp:tools "$target/debug/blog" >"$logs/blog-oauth-$backend.log" 2>&1) &
+    server=$!
+    for _ in $(seq 1 60); do
+      curl -fsS -o /dev/null -H "X-Studio-Token: $token" "$base/studio/health" 2>/dev/null && break
+      kill -0 "$server" 2>/dev/null || { cat "$logs/blog-oauth-$backend.log"; echo "blog exited" >&2; exit 1; }
+      sleep 1
+    done
+    echo "==> MCP OAuth: blog on $backend, provider $issuer"
+    status=0
+    (cd tests/mcp && "$venv/bin/python" check_oauth.py "$base" "$issuer") || status=$?
+    stop_server
+    kill "$provider" 2>/dev/null || true
+    wait "$provider" 2>/dev/null || true
+    if [[ $backend == postgres ]]; then
+      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name"
+    fi
+    rm -rf "$workdir"
+    if [[ $status != 0 ]]; then
+      echo "MCP OAuth check failed on $backend (logs: $logs/blog-oauth-$backend.log, $logs/oidc-$backend.log)" >&2
+      exit "$status"
+    fi
+  done
+fi
 echo "MCP checks passed"

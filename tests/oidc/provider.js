@@ -9,6 +9,15 @@
 //   staff:  https://blog.example/staff: true, https://blog.example/tenant: "acme", realm_access.roles: ["admin"]
 //   reader: https://blog.example/tenant: "acme", realm_access.roles: ["reader"]
 //
+// MCP authorization (tests/mcp/check_oauth.py): with `MCP_RESOURCE=<the MCP endpoint's URL>` in the environment,
+// that resource is accepted too (scopes `mcp:tools posts:read posts:write`), and a public client may register
+// itself (dynamic client registration, `token_endpoint_auth_method: none`) and use the authorization code grant
+// with PKCE (S256). The login is oidc-provider's development interaction, scriptable over HTTP: the login form
+// (`prompt=login`, `login=<user>`, any `password`), then the consent form (`prompt=consent`). Users and the claims
+// of their access tokens: `bob` (none besides `sub`), `alice` (`https://blog.example/staff: true`); any other login
+// is a user with no extra claim. The `client_credentials` clients may then ask for `mcp:tools` too (the Rust tests of
+// the gate, tests/tests/suite/mcp_oauth.rs).
+//
 // The signing keys are RSA keys generated at start (never stored). Test-only endpoints, not oidc-provider's:
 //   POST /__rotate   a new signing key, published first and used from now on; the older keys stay published
 //   POST /__retire   only the newest key stays published
@@ -21,7 +30,9 @@ import http from 'node:http';
 import * as jose from 'jose';
 import Provider, { errors } from 'oidc-provider';
 
-const RESOURCES = ['https://blog.example', 'https://other.example'];
+const MCP_RESOURCE = process.env.MCP_RESOURCE;
+const RESOURCES = ['https://blog.example', 'https://other.example', ...(MCP_RESOURCE ? [MCP_RESOURCE] : [])];
+const USERS = { alice: { 'https://blog.example/staff': true }, bob: {} };
 const EXTRA = {
   staff: {
     'https://blog.example/staff': true,
@@ -49,15 +60,17 @@ function build(issuer) {
     grant_types: ['client_credentials'],
     redirect_uris: [],
     response_types: [],
-    scope: 'posts:read posts:write',
+    scope: MCP_RESOURCE ? 'posts:read posts:write mcp:tools' : 'posts:read posts:write',
   });
   return new Provider(issuer, {
     clients: [client('staff'), client('reader')],
     jwks: { keys },
-    scopes: ['openid', 'posts:read', 'posts:write'],
+    scopes: ['openid', 'offline_access', 'posts:read', 'posts:write', 'mcp:tools'],
+    pkce: { required: () => true },
     features: {
       clientCredentials: { enabled: true },
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: true },
+      registration: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => RESOURCES[0],
@@ -65,7 +78,7 @@ function build(issuer) {
         getResourceServerInfo: (_ctx, indicator) => {
           if (!RESOURCES.includes(indicator)) throw new errors.InvalidTarget();
           return {
-            scope: 'posts:read posts:write',
+            scope: indicator === MCP_RESOURCE ? 'mcp:tools posts:read posts:write' : 'posts:read posts:write',
             audience: indicator,
             accessTokenFormat: 'jwt',
             accessTokenTTL: 300,
@@ -74,7 +87,7 @@ function build(issuer) {
         },
       },
     },
-    extraTokenClaims: (_ctx, token) => EXTRA[token.clientId],
+    extraTokenClaims: (_ctx, token) => (token.accountId ? USERS[token.accountId] : EXTRA[token.clientId]),
   });
 }
 

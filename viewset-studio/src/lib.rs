@@ -55,6 +55,8 @@ mod ui;
 #[cfg(feature = "codegen")]
 pub use ai::codegen;
 pub use checksum::{canonical, checksum, constant_time_eq};
+#[cfg(feature = "jwt")]
+pub use gate::mcp_token::McpTokens;
 pub use gate::staff::{STAFF_COOKIE, staff_payload};
 pub use gate::{STUDIO_TOKEN, StaffSessionHook, cookie};
 pub use migrations::{AppliedState, GraphError, MigrationGraph, MigrationNode};

@@ -7,6 +7,8 @@ use axum::Router;
 use sea_orm::DatabaseConnection;
 
 use crate::gate::Gate;
+#[cfg(feature = "jwt")]
+use crate::gate::mcp_token::McpTokenGate;
 use crate::gate::resource::{ResourceMetadata, checked_url};
 use crate::settings::{Environment, SettingsError};
 use crate::studio::Studio;
@@ -38,14 +40,34 @@ impl Studio {
             .iter()
             .map(|url| checked_url("Studio::authorization_servers", url, false))
             .collect::<Result<Vec<_>, _>>()?;
+        #[cfg(feature = "jwt")]
+        let mcp_tokens = match self.mcp_tokens.clone() {
+            Some(tokens) => Some(Arc::new(McpTokenGate::new(tokens, public_url.as_deref())?)),
+            None => None,
+        };
+        #[cfg(feature = "jwt")]
+        if mcp_tokens.is_some() && !self.settings.studio_require_auth {
+            tracing::warn!("Studio::mcp_tokens without SERVICE_STUDIO_REQUIRE_AUTH: /ai/tools/mcp takes no credential");
+        }
+        #[cfg(feature = "jwt")]
+        let mcp_scope = mcp_tokens.as_ref().and_then(|tokens| tokens.scope());
+        #[cfg(not(feature = "jwt"))]
+        let mcp_scope: Option<String> = None;
         let metadata = Arc::new(ResourceMetadata {
             require_auth: self.settings.studio_require_auth,
             authorization_servers,
             public_url: public_url.clone(),
             project: self.name.clone(),
+            scopes_supported: mcp_scope.iter().flat_map(|s| s.split(' ').map(str::to_string)).collect(),
         });
         let staff_session = self.staff_session.clone();
-        let gate = Arc::new(Gate::new(&self.settings, staff_session, crate::ui::sign_in_page, public_url));
+        let mut gate = Gate::new(&self.settings, staff_session, crate::ui::sign_in_page, public_url);
+        gate.mcp_scope = mcp_scope;
+        #[cfg(feature = "jwt")]
+        {
+            gate.mcp_tokens = mcp_tokens;
+        }
+        let gate = Arc::new(gate);
         let studio_token = self.settings.studio_auth_token.clone();
         let project = self.name.clone();
         let tools = crate::ai::tools(&self);

@@ -78,6 +78,9 @@ pub struct Studio {
     pub(crate) authorization_servers: Vec<String>,
     /// [`Studio::public_url`]: the origin of Studio's absolute URLs.
     pub(crate) public_url: Option<String>,
+    /// [`Studio::mcp_tokens`]: access tokens issued for the MCP endpoint.
+    #[cfg(feature = "jwt")]
+    pub(crate) mcp_tokens: Option<crate::McpTokens>,
     /// [`Studio::metrics`]: the state whose metrics `/studio/metrics` reads.
     pub(crate) metrics: Option<viewset_core::ServiceState>,
     /// [`Studio::webhooks`]: the running webhooks `/studio/webhooks` reads and acts on.
@@ -117,6 +120,8 @@ impl Studio {
             apply_migrations: None,
             authorization_servers: Vec::new(),
             public_url: None,
+            #[cfg(feature = "jwt")]
+            mcp_tokens: None,
             metrics: None,
             #[cfg(feature = "webhooks")]
             webhooks: None,

@@ -137,10 +137,11 @@ pub fn migration_graph() -> MigrationGraph {
 }
 
 /// What Studio knows about the blog: its ViewSets, routes, models and migrations, and a demo staff session (the
-/// cookie `blog_session=<token>` of a staff demo user; demo only, as the tokens are).
+/// cookie `blog_session=<token>` of a staff demo user; demo only, as the tokens are), and MCP authorization when
+/// `SERVICE_JWT_ISSUER` and `SERVICE_STUDIO_PUBLIC_URL` are set ([`auth::mcp_from_vars`]).
 pub fn studio(settings: StudioSettings) -> Studio {
     let tokens = auth::DemoTokens::from_env();
-    Studio::new(settings)
+    let studio = Studio::new(settings)
         .project("blog", env!("CARGO_PKG_VERSION"))
         .apps(["blog"])
         .api(&api())
@@ -152,7 +153,9 @@ pub fn studio(settings: StudioSettings) -> Studio {
             viewset_studio::cookie(headers, "blog_session")
                 .and_then(|session| tokens.principal(&session))
                 .is_some_and(|principal| principal.is_staff)
-        })
+        });
+    // MCP authorization against the identity provider of `SERVICE_JWT_*` (`SERVICE_STUDIO_PUBLIC_URL`).
+    auth::mcp_from_vars(studio, |name| std::env::var(name).ok()).unwrap_or_else(|error| panic!("{error}"))
 }
 
 /// `app` with Studio mounted when `settings` say so (unchanged otherwise); unsafe settings are an error.

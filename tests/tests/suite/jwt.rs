@@ -35,9 +35,9 @@ on_every_database!(not_mysql("the verifier does not touch the database: SQLite a
 pub struct ScopedPosts;
 
 /// A running provider (killed when dropped).
-struct Oidc {
+pub(crate) struct Oidc {
     child: Child,
-    issuer: String,
+    pub(crate) issuer: String,
     http: reqwest::Client,
 }
 
@@ -54,7 +54,7 @@ fn provider_dir() -> PathBuf {
 
 /// Whether Node.js and npm run here, with the provider's packages installed (`npm ci` once per process); a note
 /// (or a panic with `VIEWSET_REQUIRE_OIDC=1`) when they do not.
-fn node_ready() -> bool {
+pub(crate) fn node_ready() -> bool {
     static READY: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     let ready = READY.get_or_init(|| {
         let runs = |program: &str| Command::new(program).arg("--version").output().is_ok_and(|o| o.status.success());
@@ -81,11 +81,13 @@ fn node_ready() -> bool {
 }
 
 impl Oidc {
-    /// Starts the provider on `port` (0: a free one) and waits until it listens.
-    async fn start(port: u16) -> Oidc {
+    /// Starts the provider on `port` (0: a free one) with these environment variables (`MCP_RESOURCE`: the MCP
+    /// endpoint it issues tokens for, `mcp_oauth.rs`) and waits until it listens.
+    pub(crate) async fn start_with(port: u16, env: &[(&str, &str)]) -> Oidc {
         let mut child = Command::new("node")
             .arg("provider.js")
             .arg(port.to_string())
+            .envs(env.iter().copied())
             .current_dir(provider_dir())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -114,7 +116,7 @@ impl Oidc {
     }
 
     /// [`Oidc::token`] granting `scope`.
-    async fn token_with_scope(&self, client: &str, resource: &str, scope: &str) -> String {
+    pub(crate) async fn token_with_scope(&self, client: &str, resource: &str, scope: &str) -> String {
         let form = [("grant_type", "client_credentials"), ("scope", scope), ("resource", resource)];
         let request = self
             .http
@@ -191,7 +193,7 @@ async fn setup(backend: Backend) -> Option<Setup> {
     if !node_ready() {
         return None;
     }
-    Some(Setup { oidc: Oidc::start(0).await, backend })
+    Some(Setup { oidc: Oidc::start_with(0, &[]).await, backend })
 }
 
 /// `GET /authors/` (identity required) with `token`: status, headers and JSON body.
@@ -374,7 +376,7 @@ async fn a_provider_down_at_start_is_a_503_until_it_answers(setup: Option<Setup>
     assert_eq!(headers["retry-after"], "1", "the next fetch is due within the 1 s interval");
     assert!(headers.get("www-authenticate").is_none(), "not a refusal of the token");
     // The provider comes up on that address: once the interval has passed, its tokens pass.
-    let oidc = Oidc::start(port).await;
+    let oidc = Oidc::start_with(port, &[]).await;
     let token = oidc.token("staff", AUDIENCE).await;
     let mut status = StatusCode::SERVICE_UNAVAILABLE;
     for _ in 0..40 {

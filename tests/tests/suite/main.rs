@@ -57,6 +57,7 @@ mod load_shedding;
 mod logs;
 mod many_to_many;
 mod mariadb;
+mod mcp_oauth;
 mod metrics;
 mod nested_updates;
 mod nested_writes;

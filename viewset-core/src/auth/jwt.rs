@@ -112,12 +112,69 @@ impl Authenticate {
     /// assert!(Authenticate::jwt(none).is_err());
     /// ```
     pub fn jwt(config: JwtConfig) -> Result<Authenticate, JwtError> {
-        let jwt = Arc::new(Jwt::new(config).map_err(JwtError)?);
+        Ok(Authenticate::jwt_verifier(JwtVerifier::new(config)?))
+    }
+
+    /// The layer of a [`JwtVerifier`] already made (one verifier, and its cached keys, shared with another user of
+    /// it, such as Studio's MCP endpoint).
+    ///
+    /// ```
+    /// use viewset_core::auth::{Authenticate, jwt::{JwtConfig, JwtVerifier}};
+    /// let verifier = JwtVerifier::new(JwtConfig::hmac_secret("s").any_audience()).unwrap();
+    /// let _auth = Authenticate::jwt_verifier(verifier);
+    /// ```
+    pub fn jwt_verifier(verifier: JwtVerifier) -> Authenticate {
         let verify: Verifier = Arc::new(move |token: String| {
-            let jwt = jwt.clone();
+            let jwt = verifier.0.clone();
             Box::pin(async move { jwt.verify(&token).await })
         });
-        Ok(Authenticate { source: Source::Bearer, verify, refused_as_anonymous: false })
+        Authenticate { source: Source::Bearer, verify, refused_as_anonymous: false }
+    }
+}
+
+/// A [`JwtConfig`] made ready: verifies a token and reads its [`Principal`], with every check of the
+/// [module](self), outside of a request (what [`Authenticate::jwt`] does for each one). Clones share the keys.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use viewset_core::auth::jwt::{JwtConfig, JwtVerifier};
+/// let verifier = JwtVerifier::new(JwtConfig::hmac_secret("s").audience("https://api.example.com")).unwrap();
+/// let refused = verifier.verify("not.a.token").await.unwrap_err();
+/// assert_eq!(refused.status(), axum::http::StatusCode::UNAUTHORIZED);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct JwtVerifier(Arc<Jwt>);
+
+impl std::fmt::Debug for JwtVerifier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JwtVerifier").field("algorithms", &self.0.allowed).finish_non_exhaustive()
+    }
+}
+
+impl JwtVerifier {
+    /// The verifier of `config`; a configuration that cannot work is an error ([`Authenticate::jwt`]).
+    ///
+    /// ```
+    /// use viewset_core::auth::jwt::{JwtConfig, JwtVerifier};
+    /// assert!(JwtVerifier::new(JwtConfig::jwks_url("https://id.example.com/jwks")).is_err(), "no audience");
+    /// ```
+    pub fn new(config: JwtConfig) -> Result<JwtVerifier, JwtError> {
+        Ok(JwtVerifier(Arc::new(Jwt::new(config).map_err(JwtError)?)))
+    }
+
+    /// The principal of `token`, or the error a request carrying it answers: a 401 `invalid_token` naming the check
+    /// that failed, a 503 `identity_provider_unavailable` while the provider's keys were never fetched.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use viewset_core::auth::jwt::{JwtConfig, JwtVerifier};
+    /// let verifier = JwtVerifier::new(JwtConfig::hmac_secret("s").any_audience()).unwrap();
+    /// assert!(verifier.verify("").await.is_err());
+    /// # });
+    /// ```
+    pub async fn verify(&self, token: &str) -> Result<Principal, ApiError> {
+        self.0.verify(token).await
     }
 }
 

@@ -133,6 +133,30 @@ impl JwtConfig {
         self.audiences.push(audience.into());
         self
     }
+    /// This configuration with `audience` as its only accepted audience (the ones named before and
+    /// [`any_audience`](Self::any_audience) dropped): the same issuer, keys and claim paths for another resource,
+    /// such as Studio's MCP endpoint, whose tokens must be issued for it alone (RFC 8707).
+    ///
+    /// ```
+    /// use viewset_core::auth::jwt::JwtConfig;
+    /// let api = JwtConfig::issuer("https://id.example.com").audience("https://api.example.com");
+    /// let mcp = api.clone().only_audience("https://api.example.com/ai/tools/mcp");
+    /// assert_eq!(mcp.audiences(), ["https://api.example.com/ai/tools/mcp"]);
+    /// ```
+    pub fn only_audience(mut self, audience: impl Into<String>) -> Self {
+        self.audiences = vec![audience.into()];
+        self.any_audience = false;
+        self
+    }
+    /// The accepted audiences (empty with [`any_audience`](Self::any_audience) alone).
+    ///
+    /// ```
+    /// let config = viewset_core::auth::jwt::JwtConfig::hmac_secret("s").audience("a").audience("b");
+    /// assert_eq!(config.audiences(), ["a", "b"]);
+    /// ```
+    pub fn audiences(&self) -> &[String] {
+        &self.audiences
+    }
     /// Accepts any audience: only when every token of this issuer is meant for this API.
     ///
     /// ```

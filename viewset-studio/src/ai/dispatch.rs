@@ -5,7 +5,8 @@
 //!
 //! The credential rule: the request keeps every header of the `/ai` request except Studio's own credential
 //! (`X-Studio-Token`, `Authorization` when it holds the Studio token, the `studio_session` cookie and its
-//! `X-Studio-CSRF` header) and the headers of the `/ai` transport
+//! `X-Studio-CSRF` header; `Authorization` when it holds an access token issued for the MCP endpoint, whose principal
+//! the gate attached as an extension: a token is not passed through to another resource) and the headers of the `/ai` transport
 //! (body framing, `Accept`, MCP session headers, conditional headers: `If-Match` comes from the `if_match`
 //! argument only). So the application's middleware sees the caller's own `Authorization`/cookies and attaches
 //! the same principal REST would; a Studio credential alone leaves the call anonymous. The request's extensions
@@ -20,7 +21,7 @@ use tower::ServiceExt;
 
 use super::catalog::{BODY, IF_MATCH, PK, Tool};
 use crate::gate::session::{CSRF_HEADER, without_session_cookie};
-use crate::gate::{STUDIO_TOKEN, authorization_is_token};
+use crate::gate::{Admission, STUDIO_TOKEN, authorization_is_token};
 
 /// Largest answer read back from a route (the list routes are bounded by `max_limit`).
 const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
@@ -77,7 +78,9 @@ const TRANSPORT: [&str; 10] = [
 impl Caller<'_> {
     fn forwarded_headers(&self) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        let studio_bearer = authorization_is_token(self.headers, self.studio_token);
+        // Studio's token, or an access token issued for the MCP endpoint (its principal is an extension already).
+        let studio_bearer = authorization_is_token(self.headers, self.studio_token)
+            || matches!(self.extensions.get::<Admission>(), Some(Admission::McpToken { .. }));
         for (name, value) in self.headers {
             let skip = TRANSPORT.contains(&name.as_str())
                 || name.as_str() == STUDIO_TOKEN

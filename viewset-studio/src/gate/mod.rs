@@ -1,10 +1,13 @@
 //! The checks every Studio request passes, in order: Origin, then (when auth is required) credentials: the Studio
 //! token, the application's staff session (its hook, or by default a `studio_staff` cookie signed with the Studio
 //! secret, see [`staff`]), or a Studio session cookie (whose writes also need the session's CSRF header, see
-//! [`session`]). A `401` of the MCP endpoint names its protected resource metadata ([`resource`]). The gate knows
-//! the credentials, not the pages: the sign-in page it answers a browser with is the UI's, handed over when Studio is
-//! mounted ([`SignInPage`]).
+//! [`session`]). A `401` of the MCP endpoint names its protected resource metadata ([`resource`]); with feature
+//! `jwt` and `Studio::mcp_tokens`, that endpoint also admits an OAuth access token issued for it (`mcp_token`). The
+//! gate knows the credentials, not the pages: the sign-in page it answers a browser with is the UI's, handed over
+//! when Studio is mounted ([`SignInPage`]).
 
+#[cfg(feature = "jwt")]
+pub(crate) mod mcp_token;
 pub(crate) mod resource;
 pub(crate) mod session;
 pub(crate) mod staff;
@@ -47,6 +50,11 @@ pub(crate) struct Gate {
     pub(crate) sign_in_page: SignInPage,
     /// `Studio::public_url`: the origin of the absolute URLs in the MCP endpoint's `401`.
     pub(crate) public_url: Option<String>,
+    /// The scopes an MCP access token needs, space-separated: named in the MCP endpoint's `401` challenge.
+    pub(crate) mcp_scope: Option<String>,
+    /// `Studio::mcp_tokens`: access tokens issued for the MCP endpoint.
+    #[cfg(feature = "jwt")]
+    pub(crate) mcp_tokens: Option<Arc<mcp_token::McpTokenGate>>,
 }
 
 /// How a request got through the gate (a request extension the handlers read).
@@ -62,6 +70,9 @@ pub(crate) enum Admission {
     StaffSession { user: Option<String> },
     /// A Studio session cookie, with its CSRF value.
     Session { csrf: String, expires_at: std::time::SystemTime },
+    /// An OAuth access token issued for the MCP endpoint (`Studio::mcp_tokens`), with its subject; its `Principal`
+    /// is a request extension beside this one, and the token is not forwarded to the application's routes.
+    McpToken { user: Option<String> },
 }
 
 impl Gate {
@@ -82,6 +93,9 @@ impl Gate {
             sessions: Sessions::new(settings),
             sign_in_page,
             public_url,
+            mcp_scope: None,
+            #[cfg(feature = "jwt")]
+            mcp_tokens: None,
         }
     }
 
@@ -174,6 +188,9 @@ impl Gate {
             challenge.push_str(", error=\"invalid_token\"");
         }
         if path == AI_TOOLS_MCP {
+            if let Some(scope) = &self.mcp_scope {
+                challenge.push_str(&format!(", scope=\"{scope}\""));
+            }
             challenge.extend(resource::challenge_parameter(self.public_url.as_deref(), headers));
         }
         if let Ok(value) = HeaderValue::from_str(&challenge) {
@@ -236,6 +253,25 @@ pub(crate) async fn check(State(gate): State<Arc<Gate>>, mut request: Request, n
         Ok(admission) => {
             request.extensions_mut().insert(admission);
             next.run(request).await
+        }
+        #[cfg(feature = "jwt")]
+        Err(refusal) if refusal.status() == StatusCode::UNAUTHORIZED && request.uri().path() == AI_TOOLS_MCP => {
+            let Some(tokens) = gate.mcp_tokens.clone() else { return *refusal };
+            let presented = mcp_token::presented(request.headers(), gate.token.as_deref()).map(str::to_owned);
+            let Some(token) = presented else { return *refusal };
+            match tokens.verify(&token).await {
+                mcp_token::Verdict::Admitted(principal) => {
+                    let user = principal.user_id.clone();
+                    request.extensions_mut().insert(principal);
+                    request.extensions_mut().insert(Admission::McpToken { user });
+                    next.run(request).await
+                }
+                mcp_token::Verdict::Refused(error) => {
+                    let mut tail = String::from(", realm=\"studio\"");
+                    tail.extend(resource::challenge_parameter(gate.public_url.as_deref(), request.headers()));
+                    mcp_token::refusal(error, &tail)
+                }
+            }
         }
         Err(refusal) => *refusal,
     }

@@ -4,7 +4,8 @@
 //! `/.well-known/oauth-protected-resource/ai/tools/mcp` (the well-known string inserted before the resource's path,
 //! RFC 9728 §3.1), and that document is served without a credential: `resource` (the MCP endpoint's absolute URL),
 //! `authorization_servers` (the application's, when registered with `Studio::authorization_servers`),
-//! `bearer_methods_supported: ["header"]` and `resource_name`.
+//! `bearer_methods_supported: ["header"]`, `resource_name`, and `scopes_supported` when `Studio::mcp_tokens`
+//! requires scopes.
 //! Without Studio authentication the endpoint takes no credential and the document answers 404 `not_protected`.
 //!
 //! Absolute URLs start with `Studio::public_url` when set (behind a proxy that rewrites `Host`), otherwise with the
@@ -34,6 +35,8 @@ pub(crate) struct ResourceMetadata {
     pub(crate) public_url: Option<String>,
     /// The application's name.
     pub(crate) project: String,
+    /// The scopes an MCP access token needs (`Studio::mcp_tokens`), listed as `scopes_supported`.
+    pub(crate) scopes_supported: Vec<String>,
 }
 
 /// The metadata route over `metadata`; the gate lets `GET` through without a credential.
@@ -87,6 +90,9 @@ async fn document(State(metadata): State<Arc<ResourceMetadata>>, headers: Header
     });
     if !metadata.authorization_servers.is_empty() {
         body["authorization_servers"] = json!(metadata.authorization_servers);
+    }
+    if !metadata.scopes_supported.is_empty() {
+        body["scopes_supported"] = json!(metadata.scopes_supported);
     }
     ([(axum::http::header::CACHE_CONTROL, "no-store")], axum::Json(body)).into_response()
 }
