@@ -28,6 +28,20 @@ if [[ "$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version(
   "$venv/bin/python" -m pip install -q "mcp==$version"
 fi
 
+# A fresh database `name` of `backend` (a file in `dir` on SQLite); prints its URL.
+fresh_database() {
+  local backend=$1 name=$2 dir=$3
+  case $backend in
+    sqlite) echo "sqlite://$dir/$name.db?mode=rwc" ;;
+    mysql)
+      mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $name; CREATE DATABASE $name" >&2
+      echo "$mysql_url/$name" ;;
+    *)
+      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name" >&2
+      echo "$pg_url/$name" ;;
+  esac
+}
+
 build_examples
 logs=$target/mcp
 rm -rf "$logs" && mkdir -p "$logs"
@@ -36,17 +50,8 @@ rm -rf "$logs" && mkdir -p "$logs"
 for example in $examples; do
   for backend in $backends; do
     workdir=$(mktemp -d)
-    if [[ $backend == sqlite ]]; then
-      db_url="sqlite://$workdir/$example.db?mode=rwc"
-    elif [[ $backend == mysql ]]; then
-      db_name="viewset_mcp_${example}_$$"
-      mariadb -h 127.0.0.1 -P 3306 -u root -e "DROP DATABASE IF EXISTS $db_name; CREATE DATABASE $db_name"
-      db_url="$mysql_url/$db_name"
-    else
-      db_name="viewset_mcp_${example}_$$"
-      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
-      db_url="$pg_url/$db_name"
-    fi
+    db_name="viewset_mcp_${example}_$$"
+    db_url=$(fresh_database "$backend" "$db_name" "$workdir")
     port=$(free_port)
     (cd "$workdir" && exec env DATABASE_URL="$db_url" SERVICE_BIND="127.0.0.1:$port" RUST_LOG=warn \
       SERVICE_ENABLE_STUDIO=true SERVICE_STUDIO_REQUIRE_AUTH=true SERVICE_STUDIO_AUTH_TOKEN="$token" \
@@ -81,13 +86,8 @@ if [[ ${MCP_OAUTH:-1} != 0 ]]; then
   [[ -d tests/oidc/node_modules/oidc-provider ]] || (cd tests/oidc && npm ci --no-audit --no-fund)
   for backend in $oauth_backends; do
     workdir=$(mktemp -d)
-    if [[ $backend == sqlite ]]; then
-      db_url="sqlite://$workdir/blog.db?mode=rwc"
-    else
-      db_name="viewset_mcp_oauth_$$"
-      psql -q "$pg_url/postgres" -c "DROP DATABASE IF EXISTS $db_name" -c "CREATE DATABASE $db_name"
-      db_url="$pg_url/$db_name"
-    fi
+    db_name="viewset_mcp_oauth_$$"
+    db_url=$(fresh_database "$backend" "$db_name" "$workdir")
     port=$(free_port)
     base="http://127.0.0.1:$port"
     (cd tests/oidc && exec env MCP_RESOURCE="$base/ai/tools/mcp" node provider.js 0 >"$logs/oidc-$backend.log" 2>&1) &

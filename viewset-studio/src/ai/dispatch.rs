@@ -21,7 +21,7 @@ use tower::ServiceExt;
 
 use super::catalog::{BODY, IF_MATCH, PK, Tool};
 use crate::gate::session::{CSRF_HEADER, without_session_cookie};
-use crate::gate::{Admission, STUDIO_TOKEN, authorization_is_token};
+use crate::gate::{STUDIO_TOKEN, authorization_is_token};
 
 /// Largest answer read back from a route (the list routes are bounded by `max_limit`).
 const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
@@ -79,8 +79,12 @@ impl Caller<'_> {
     fn forwarded_headers(&self) -> HeaderMap {
         let mut headers = HeaderMap::new();
         // Studio's token, or an access token issued for the MCP endpoint (its principal is an extension already).
-        let studio_bearer = authorization_is_token(self.headers, self.studio_token)
-            || matches!(self.extensions.get::<Admission>(), Some(Admission::McpToken { .. }));
+        #[cfg(feature = "jwt")]
+        let mcp_token =
+            matches!(self.extensions.get::<crate::gate::Admission>(), Some(crate::gate::Admission::McpToken { .. }));
+        #[cfg(not(feature = "jwt"))]
+        let mcp_token = false;
+        let studio_bearer = authorization_is_token(self.headers, self.studio_token) || mcp_token;
         for (name, value) in self.headers {
             let skip = TRANSPORT.contains(&name.as_str())
                 || name.as_str() == STUDIO_TOKEN

@@ -72,6 +72,7 @@ pub(crate) enum Admission {
     Session { csrf: String, expires_at: std::time::SystemTime },
     /// An OAuth access token issued for the MCP endpoint (`Studio::mcp_tokens`), with its subject; its `Principal`
     /// is a request extension beside this one, and the token is not forwarded to the application's routes.
+    #[cfg(feature = "jwt")]
     McpToken { user: Option<String> },
 }
 
