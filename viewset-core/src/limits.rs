@@ -279,7 +279,7 @@ where
             Either::Right(self.inner.call(request))
         } else {
             #[cfg(feature = "otel")]
-            crate::trace::adopt(&span, request.headers(), &started);
+            started.traced(crate::trace::adopt(&span, request.headers(), started.logs_access()));
             Either::Left(span.in_scope(|| self.inner.call(request)).instrument(span))
         };
         deadline::KEEPER.keep_ahead_of(limits.request_timeout);

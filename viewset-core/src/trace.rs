@@ -266,13 +266,13 @@ impl Extractor for Headers<'_> {
 }
 
 /// Makes the trace the request's W3C `traceparent` (and `tracestate`) names the parent of `span` (nothing when it
-/// has none or no export layer sees the span), and tells `started` the trace for the access log's line.
-pub(crate) fn adopt(span: &tracing::Span, headers: &HeaderMap, started: &crate::measure::Started) {
+/// has none or no export layer sees the span); answers the span's trace id when `want_id` (the access log's line).
+pub(crate) fn adopt(span: &tracing::Span, headers: &HeaderMap, want_id: bool) -> Option<String> {
     if headers.contains_key("traceparent") {
         let parent = TraceContextPropagator::new().extract(&Headers(headers));
         let _ = span.set_parent(parent);
     }
-    started.traced(span);
+    want_id.then(|| trace_id_of(span)).flatten()
 }
 
 /// The id of the trace the current span belongs to, when an export layer records it.

@@ -111,11 +111,16 @@ impl Started {
         Started { at, access, trace_id: std::cell::OnceCell::new() }
     }
 
-    /// The request runs in `span`: its access-log line names the span's trace (when it has that line and the span
-    /// is exported).
+    /// Whether this request's access-log line is written (so its trace id is worth reading).
     #[cfg(feature = "otel")]
-    pub(crate) fn traced(&self, span: &tracing::Span) {
-        if let Some(trace_id) = self.access.as_ref().and_then(|_| crate::trace::trace_id_of(span)) {
+    pub(crate) fn logs_access(&self) -> bool {
+        self.access.is_some()
+    }
+
+    /// The trace the request runs in, for its access-log line.
+    #[cfg(feature = "otel")]
+    pub(crate) fn traced(&self, trace_id: Option<String>) {
+        if let Some(trace_id) = trace_id {
             let _ = self.trace_id.set(trace_id);
         }
     }
