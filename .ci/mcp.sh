@@ -42,6 +42,22 @@ fresh_database() {
   esac
 }
 
+# Starts `example` (in `workdir`, on `db_url`) on `port` with Studio behind its token and the extra `NAME=value`
+# settings, its output in `log`, and waits until Studio answers (`server` is its process, for `stop_server`).
+serve() {
+  local example=$1 log=$2 port=$3
+  shift 3
+  (cd "$workdir" && exec env DATABASE_URL="$db_url" SERVICE_BIND="127.0.0.1:$port" RUST_LOG=warn \
+    SERVICE_ENABLE_STUDIO=true SERVICE_STUDIO_REQUIRE_AUTH=true SERVICE_STUDIO_AUTH_TOKEN="$token" "$@" \
+    "$target/debug/$example" >"$log" 2>&1) &
+  server=$!
+  for _ in $(seq 1 60); do
+    curl -fsS -o /dev/null -H "X-Studio-Token: $token" "http://127.0.0.1:$port/studio/health" 2>/dev/null && return 0
+    kill -0 "$server" 2>/dev/null || { cat "$log"; echo "$example exited" >&2; exit 1; }
+    sleep 1
+  done
+}
+
 build_examples
 logs=$target/mcp
 rm -rf "$logs" && mkdir -p "$logs"
@@ -53,15 +69,7 @@ for example in $examples; do
     db_name="viewset_mcp_${example}_$$"
     db_url=$(fresh_database "$backend" "$db_name" "$workdir")
     port=$(free_port)
-    (cd "$workdir" && exec env DATABASE_URL="$db_url" SERVICE_BIND="127.0.0.1:$port" RUST_LOG=warn \
-      SERVICE_ENABLE_STUDIO=true SERVICE_STUDIO_REQUIRE_AUTH=true SERVICE_STUDIO_AUTH_TOKEN="$token" \
-      "$target/debug/$example" >"$logs/$example-$backend.log" 2>&1) &
-    server=$!
-    for _ in $(seq 1 60); do
-      curl -fsS -o /dev/null -H "X-Studio-Token: $token" "http://127.0.0.1:$port/studio/health" 2>/dev/null && break
-      kill -0 "$server" 2>/dev/null || { cat "$logs/$example-$backend.log"; echo "$example exited" >&2; exit 1; }
-      sleep 1
-    done
+    serve "$example" "$logs/$example-$backend.log" "$port"
     echo "==> MCP: $example on $backend"
     (cd tests/mcp && "$venv/bin/python" "check_$example.py" "http://127.0.0.1:$port" "$token")
     stop_server
@@ -100,17 +108,9 @@ if [[ ${MCP_OAUTH:-1} != 0 ]]; then
       sleep 0.2
     done
     [[ -n "$issuer" ]] || { echo "the provider did not start" >&2; kill "$provider"; exit 1; }
-    (cd "$workdir" && exec env DATABASE_URL="$db_url" SERVICE_BIND="127.0.0.1:$port" RUST_LOG=warn \
-      SERVICE_ENABLE_STUDIO=true SERVICE_STUDIO_REQUIRE_AUTH=true SERVICE_STUDIO_AUTH_TOKEN="$token" \
-      SERVICE_JWT_ISSUER="$issuer" SERVICE_JWT_AUDIENCE=https://blog.example \
-      SERVICE_JWT_STAFF_CLAIM=https://blog.example/staff SERVICE_STUDIO_PUBLIC_URL="$base" \
-      SERVICE_MCP_SCOPES=mcp:tools "$target/debug/blog" >"$logs/blog-oauth-$backend.log" 2>&1) &
-    server=$!
-    for _ in $(seq 1 60); do
-      curl -fsS -o /dev/null -H "X-Studio-Token: $token" "$base/studio/health" 2>/dev/null && break
-      kill -0 "$server" 2>/dev/null || { cat "$logs/blog-oauth-$backend.log"; echo "blog exited" >&2; exit 1; }
-      sleep 1
-    done
+    serve blog "$logs/blog-oauth-$backend.log" "$port" SERVICE_JWT_ISSUER="$issuer" \
+      SERVICE_JWT_AUDIENCE=https://blog.example SERVICE_JWT_STAFF_CLAIM=https://blog.example/staff \
+      SERVICE_STUDIO_PUBLIC_URL="$base" SERVICE_MCP_SCOPES=mcp:tools
     echo "==> MCP OAuth: blog on $backend, provider $issuer"
     status=0
     (cd tests/mcp && "$venv/bin/python" check_oauth.py "$base" "$issuer") || status=$?
